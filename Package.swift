@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "imgwarm",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "imgwarm", targets: ["imgwarm"]),
+        .library(name: "ImgwarmKit", targets: ["ImgwarmKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // C libraries from Debian's -dev packages, each behind its own shim.
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(
+            name: "CMagickWand", pkgConfig: "MagickWand",
+            providers: [.apt(["libmagickwand-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+
+        // Small C helpers for system calls Glibc does not show Swift (statx).
+        .target(name: "CImgwarmSys"),
+
+        // Thin Swift owners of the C handles.
+        .target(name: "Curl", dependencies: ["CCurl"]),
+        .target(name: "Magick", dependencies: ["CMagickWand"]),
+        .target(name: "SQLite", dependencies: ["CSQLite"]),
+
+        // The engine: never parses argv, never prints.
+        .target(name: "ImgwarmKit", dependencies: ["CImgwarmSys", "Curl", "Magick", "SQLite"]),
+
+        // The command-line tool.
+        .executableTarget(
+            name: "imgwarm",
+            dependencies: [
+                "ImgwarmKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        // Fixture paths, temporary folders and a process runner shared by the test targets.
+        .target(name: "TestSupport"),
+
+        .testTarget(name: "CurlTests", dependencies: ["Curl", "TestSupport"]),
+        .testTarget(name: "MagickTests", dependencies: ["Magick", "TestSupport"]),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
+        .testTarget(name: "ImgwarmKitTests", dependencies: ["ImgwarmKit", "TestSupport"]),
+        .testTarget(name: "imgwarmTests", dependencies: ["imgwarm", "ImgwarmKit", "TestSupport"]),
+    ]
+)

@@ -1,0 +1,57 @@
+#ifndef IMGWARM_CCURL_SHIM_H
+#define IMGWARM_CCURL_SHIM_H
+
+#include <curl/curl.h>
+
+/* curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic,
+   which Swift cannot call: these typed wrappers are what Swift sees. */
+
+static inline CURLcode imgwarm_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode imgwarm_easy_setopt_off(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode imgwarm_easy_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode imgwarm_easy_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode imgwarm_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+typedef size_t (*imgwarm_data_callback)(char *buffer, size_t size, size_t count, void *userdata);
+static inline CURLcode imgwarm_easy_setopt_data_callback(CURL *handle, CURLoption option, imgwarm_data_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}
+typedef int (*imgwarm_progress_callback)(void *userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow);
+static inline CURLcode imgwarm_easy_setopt_progress_callback(CURL *handle, imgwarm_progress_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
+}
+static inline CURLcode imgwarm_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+static inline CURLcode imgwarm_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+static inline CURLcode imgwarm_easy_getinfo_string(CURL *handle, CURLINFO info, char **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+static inline CURLcode imgwarm_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+static inline CURLMcode imgwarm_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
+    return curl_multi_setopt(handle, option, value);
+}
+/* CURLMsg.data is a union; Swift reads its `result` member through this. */
+static inline CURLcode imgwarm_msg_result(const CURLMsg *message) {
+    return message->data.result;
+}
+
+/* CURLVERSION_NOW is a macro naming the newest struct version this header knows. */
+static inline curl_version_info_data *imgwarm_version_info(void) {
+    return curl_version_info(CURLVERSION_NOW);
+}
+
+#endif

@@ -1,0 +1,12 @@
+#ifndef IMGWARM_CSQLITE_SHIM_H
+#define IMGWARM_CSQLITE_SHIM_H
+
+#include <sqlite3.h>
+
+/* SQLITE_TRANSIENT is a cast of -1 to a function pointer, which Swift cannot
+   import as a constant. */
+static inline sqlite3_destructor_type imgwarm_sqlite_transient(void) {
+    return SQLITE_TRANSIENT;
+}
+
+#endif

@@ -1,0 +1,25 @@
+import CCurl
+
+/// Process-wide libcurl facts and set-up.
+public enum Curl {
+    private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_ALL))
+
+    /// Runs `curl_global_init` once per process, before any handle exists.
+    public static func start() {
+        _ = globalInit
+    }
+
+    /// The libcurl version, e.g. `7.88.1`.
+    public static var version: String {
+        start()
+        guard let info = imgwarm_version_info() else { return "unknown" }
+        return String(cString: info.pointee.version)
+    }
+
+    /// True when libcurl was built with HTTP/2 (nghttp2).
+    public static var supportsHTTP2: Bool {
+        start()
+        guard let info = imgwarm_version_info() else { return false }
+        return info.pointee.features & CURL_VERSION_HTTP2 != 0
+    }
+}

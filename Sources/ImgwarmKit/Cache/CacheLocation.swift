@@ -1,0 +1,134 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a disk cache folder is, as SDWebImage lays it out (SPEC §1).
+///
+/// The caches root plays the part of the app's `Library/Caches`; the disk cache folder is
+/// `<root>/com.hackemist.SDImageCache/<namespace>`, unless a folder is named directly. imgwarm's own
+/// files (state database, temporary files, lock) live in the hidden sibling folder
+/// `<parent>/.imgwarm/<folder name>/`, never inside the cache folder itself.
+public struct CacheLocation: Sendable, Equatable {
+    /// The disk cache folder: flat, one file per cache key. Always an absolute path.
+    public var folder: String
+
+    /// The folder SDWebImage's `SDImageCache` uses for its disk caches inside the caches root.
+    public static let sdImageCacheFolderName = "com.hackemist.SDImageCache"
+    /// The namespace `SDImageCache.sharedImageCache` uses. `"default"` by default.
+    public static let defaultNamespace = "default"
+
+    public init(folder: String) {
+        self.folder = CacheLocation.absolute(folder)
+    }
+
+    /// The folder for a caches root and a namespace.
+    public init(root: String, namespace: String = CacheLocation.defaultNamespace) throws(CacheLocationError) {
+        try CacheLocation.validate(namespace: namespace)
+        self.init(folder: CacheLocation.join(CacheLocation.join(root, CacheLocation.sdImageCacheFolderName), namespace))
+    }
+
+    /// Resolves the location from the command-line options and the environment.
+    ///
+    /// `diskCachePath` wins; otherwise the caches root is `cacheDir`, else `$IMGWARM_CACHE_DIR`,
+    /// else `$XDG_CACHE_HOME`, else `~/.cache`.
+    public static func resolve(
+        cacheDir: String?, namespace: String?, diskCachePath: String?,
+        environment: [String: String]
+    ) throws(CacheLocationError) -> CacheLocation {
+        if let diskCachePath {
+            guard !diskCachePath.isEmpty else { throw .emptyPath("--disk-cache-path") }
+            if namespace != nil || cacheDir != nil { throw .conflictingOptions }
+            return CacheLocation(folder: diskCachePath)
+        }
+        let root: String
+        if let cacheDir {
+            guard !cacheDir.isEmpty else { throw .emptyPath("--cache-dir") }
+            root = cacheDir
+        } else if let value = environment["IMGWARM_CACHE_DIR"], !value.isEmpty {
+            root = value
+        } else if let value = environment["XDG_CACHE_HOME"], !value.isEmpty {
+            root = value
+        } else if let home = environment["HOME"], !home.isEmpty {
+            root = join(home, ".cache")
+        } else {
+            throw .noHome
+        }
+        return try CacheLocation(root: root, namespace: namespace ?? defaultNamespace)
+    }
+
+    /// The path of the cache file for `key`.
+    public func path(forKey key: String) -> String {
+        CacheLocation.join(folder, SDFileName.forKey(key))
+    }
+
+    /// imgwarm's private folder for this cache: `<parent>/.imgwarm/<folder name>`.
+    public var privateFolder: String {
+        let (parent, name) = CacheLocation.split(folder)
+        return CacheLocation.join(CacheLocation.join(parent, ".imgwarm"), name.isEmpty ? "root" : name)
+    }
+
+    static func validate(namespace: String) throws(CacheLocationError) {
+        if namespace.isEmpty || namespace == "." || namespace == ".." || namespace.contains("/")
+            || namespace.contains("\u{0}")
+        {
+            throw .invalidNamespace(namespace)
+        }
+    }
+
+    // MARK: - Path helpers
+
+    static func join(_ base: String, _ component: String) -> String {
+        base.hasSuffix("/") ? base + component : base + "/" + component
+    }
+
+    /// Splits an absolute path into its parent and last component.
+    static func split(_ path: String) -> (parent: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let parent = slash == path.startIndex ? "/" : String(path[..<slash])
+        return (parent, String(path[path.index(after: slash)...]))
+    }
+
+    /// `path` made absolute against the working directory, `.` and `..` components and repeated
+    /// or trailing slashes removed (textually: symbolic links are not resolved).
+    static func absolute(_ path: String) -> String {
+        var full = path
+        if !path.hasPrefix("/") {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let cwd = getcwd(&buffer, buffer.count).map { _ in
+                String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            } ?? "/"
+            full = join(cwd, path)
+        }
+        var components: [Substring] = []
+        for component in full.split(separator: "/", omittingEmptySubsequences: true) {
+            if component == "." { continue }
+            if component == ".." {
+                if !components.isEmpty { components.removeLast() }
+                continue
+            }
+            components.append(component)
+        }
+        return "/" + components.joined(separator: "/")
+    }
+}
+
+/// Why a cache location could not be resolved. Each is a usage error.
+public enum CacheLocationError: Error, Equatable, Sendable, CustomStringConvertible {
+    case invalidNamespace(String)
+    case emptyPath(String)
+    case conflictingOptions
+    case noHome
+
+    public var description: String {
+        switch self {
+        case .invalidNamespace(let name):
+            return "invalid namespace '\(name)': use a single folder name such as 'default' or 'avatars'"
+        case .emptyPath(let option):
+            return "\(option) needs a folder path, e.g. \(option) /var/cache/app-images"
+        case .conflictingOptions:
+            return "--disk-cache-path names the folder directly: drop --cache-dir and --namespace, or drop --disk-cache-path"
+        case .noHome:
+            return "no cache location: set --cache-dir, IMGWARM_CACHE_DIR, XDG_CACHE_HOME or HOME"
+        }
+    }
+}

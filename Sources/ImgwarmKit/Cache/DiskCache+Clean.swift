@@ -1,0 +1,131 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SDWebImage's `removeExpiredData`, run on demand (SPEC §3), plus `--all`.
+extension DiskCache {
+    /// What a clean pass removes. The defaults are SDWebImage's: access dates, one week, no size
+    /// limit.
+    public struct CleanPolicy: Sendable, Equatable {
+        /// The date files are judged by. `.access` by default.
+        public var expireType: ExpireType = .access
+        /// Files whose date is at or before now − maxAge are expired; nil never expires.
+        /// `604800` (7 days) by default.
+        public var maxAge: Double? = 7 * 86400
+        /// When the allocated size of what remains is strictly above this, the oldest files go
+        /// until it is strictly below half of it. `0` (no limit) by default.
+        public var maxSize: UInt64 = 0
+        /// Remove every entry that is not a folder, hidden ones and links (never their targets)
+        /// included. `false` by default.
+        public var removeAll = false
+
+        public init() {}
+    }
+
+    /// Why a file was removed.
+    public enum RemovalReason: String, Codable, Sendable {
+        /// Its date was at or before now − max-age.
+        case expired
+        /// The size pass removed it, oldest first.
+        case trimmed
+        /// `--all` removed it.
+        case cleared
+    }
+
+    /// One removed (or, in a dry run, removable) entry.
+    public struct Removal: Sendable {
+        public var entry: CacheEntry
+        public var reason: RemovalReason
+    }
+
+    /// A file that should have gone and could not.
+    public struct RemovalFailure: Sendable {
+        public var entry: CacheEntry
+        public var code: Int32
+        public var message: String { SystemError.message(code) }
+    }
+
+    /// The outcome of a clean pass.
+    public struct CleanResult: Sendable {
+        public var before: DiskTotals
+        public var after: DiskTotals
+        public var removed: [Removal] = []
+        public var failures: [RemovalFailure] = []
+        /// The totals of the files the age and size passes looked at, after the pass.
+        public var remainingAllocated: UInt64 = 0
+        public var folderExists: Bool
+    }
+
+    /// Runs the age pass and then the size pass over `scan`, exactly as SDWebImage does.
+    ///
+    /// Only non-hidden regular files take part: hidden entries, folders (never entered), symbolic
+    /// links and other kinds are neither counted in the size pass nor removed. `remove` deletes one
+    /// entry and returns 0 or an `errno` value; a dry run passes one that deletes nothing. As in
+    /// SDWebImage, a file that cannot be removed does not lower the size the trim works towards.
+    public static func clean(
+        _ scan: Scan, policy: CleanPolicy, now: Timestamp,
+        remove: (CacheEntry) -> Int32
+    ) -> CleanResult {
+        var result = CleanResult(before: scan.totals, after: scan.totals, folderExists: scan.exists)
+        func attempt(_ entry: CacheEntry, _ reason: RemovalReason) -> Bool {
+            let code = remove(entry)
+            if code == 0 {
+                result.removed.append(Removal(entry: entry, reason: reason))
+                result.after.subtract(logical: entry.logicalSize, allocated: entry.allocatedSize)
+                return true
+            }
+            if code != ENOENT && code != ESTALE { result.failures.append(RemovalFailure(entry: entry, code: code)) }
+            return false
+        }
+
+        if policy.removeAll {
+            for entry in scan.entries where entry.kind != .directory && entry.kind != .other {
+                _ = attempt(entry, .cleared)
+            }
+            return result
+        }
+
+        let expiration = policy.maxAge.map { now.adding(seconds: -$0) }
+        var remaining: [CacheEntry] = []
+        var currentSize: UInt64 = 0
+        for entry in scan.entries where entry.kind == .file && !entry.isHidden {
+            if let expiration, entry.date <= expiration {
+                // Like SDWebImage, an expired file that cannot be removed is not counted again.
+                _ = attempt(entry, .expired)
+                continue
+            }
+            remaining.append(entry)
+            currentSize &+= entry.allocatedSize
+        }
+
+        if policy.maxSize > 0 && currentSize > policy.maxSize {
+            let desired = policy.maxSize / 2
+            remaining.sort { $0.date != $1.date ? $0.date < $1.date : $0.name < $1.name }
+            for entry in remaining {
+                if attempt(entry, .trimmed) {
+                    currentSize -= entry.allocatedSize
+                    if currentSize < desired { break }
+                }
+            }
+        }
+        result.remainingAllocated = currentSize
+        return result
+    }
+
+    /// Deletes `entry` from the folder if it is still the file that was scanned; returns 0 or an
+    /// `errno` value. A file replaced since the scan (same name, another inode) is left alone
+    /// (`ESTALE`), as is one already gone (`ENOENT`).
+    public func removeIfUnchanged(_ entry: CacheEntry, in directory: Int32) -> Int32 {
+        var info = stat()
+        guard fstatat(directory, entry.name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return errno }
+        guard UInt64(info.st_ino) == entry.inode, UInt64(info.st_dev) == entry.device else { return ESTALE }
+        return unlinkat(directory, entry.name, 0) == 0 ? 0 : errno
+    }
+
+    /// Opens the folder for `removeIfUnchanged`; the caller closes the descriptor.
+    public func openFolder() throws(DiskCacheError) -> Int32 {
+        let descriptor = open(location.folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .unreadable(location.folder, errno) }
+        return descriptor
+    }
+}

@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads a file descriptor line by line in large chunks, without holding more than one chunk and
+/// one line in memory.
+///
+/// A line longer than `maxLineLength` is not accumulated: the reader hands it over cut to that
+/// length with `truncated` set, and skips to the next line ending, so a hostile megabyte-long
+/// line costs no more memory than the limit.
+public struct LineReader {
+    public let descriptor: Int32
+    public let maxLineLength: Int
+    /// The `errno` of a failed read, if one happened.
+    public private(set) var readError: Int32 = 0
+
+    public init(descriptor: Int32, maxLineLength: Int = 1 << 20) {
+        self.descriptor = descriptor
+        self.maxLineLength = maxLineLength
+    }
+
+    /// Calls `body` with each line, without its `\n` (a `\r` before it is kept).
+    public mutating func forEachLine(_ body: (ArraySlice<UInt8>) -> Void) {
+        forEachLine { line, _ in body(line) }
+    }
+
+    /// Calls `body` with each line and whether it was cut at `maxLineLength`.
+    public mutating func forEachLine(_ body: (ArraySlice<UInt8>, _ truncated: Bool) -> Void) {
+        let chunkSize = 1 << 16
+        var chunk = [UInt8](repeating: 0, count: chunkSize)
+        var pending: [UInt8] = []
+        var truncated = false
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, chunkSize) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                readError = errno
+                break
+            }
+            if count == 0 { break }
+            var start = 0
+            while start < count {
+                guard let newline = chunk[start..<count].firstIndex(of: UInt8(ascii: "\n")) else {
+                    append(chunk[start..<count], to: &pending, truncated: &truncated)
+                    break
+                }
+                if pending.isEmpty && !truncated {
+                    if newline - start > maxLineLength {
+                        body(chunk[start..<(start + maxLineLength)], true)
+                    } else {
+                        body(chunk[start..<newline], false)
+                    }
+                } else {
+                    append(chunk[start..<newline], to: &pending, truncated: &truncated)
+                    body(pending[...], truncated)
+                    pending.removeAll(keepingCapacity: pending.count <= chunkSize)
+                    truncated = false
+                }
+                start = newline + 1
+            }
+        }
+        if !pending.isEmpty || truncated { body(pending[...], truncated) }
+    }
+
+    private func append(_ bytes: ArraySlice<UInt8>, to pending: inout [UInt8], truncated: inout Bool) {
+        let room = maxLineLength - pending.count
+        if bytes.count > room {
+            pending.append(contentsOf: bytes.prefix(max(0, room)))
+            truncated = true
+        } else {
+            pending.append(contentsOf: bytes)
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import CMagickWand
+
+/// Process-wide set-up of ImageMagick (MagickWand 6): started once, limits set explicitly.
+public enum Magick {
+    /// The resource limits ImageMagick enforces while reading. They can only lower what the
+    /// system policy (`/etc/ImageMagick-6/policy.xml`) allows, never raise it.
+    public struct ResourceLimits: Sendable, Equatable {
+        /// Largest width and height in pixels. `16384` by default (Debian's policy value).
+        public var width: UInt64 = 16384
+        public var height: UInt64 = 16384
+        /// Largest pixel area. `100_000_000` by default.
+        public var area: UInt64 = 100_000_000
+        /// Pixel cache memory and memory map, in bytes. `256 MiB` by default.
+        public var memory: UInt64 = 256 << 20
+        public var map: UInt64 = 512 << 20
+        /// Pixel cache on disk: none, so a hostile file cannot fill the disk. `0` by default.
+        public var disk: UInt64 = 0
+        /// Threads one decode may use: one, so validation does not fight the downloader. `1` by default.
+        public var threads: UInt64 = 1
+        /// Seconds one operation may run. `30` by default.
+        public var time: UInt64 = 30
+
+        public init() {}
+    }
+
+    private static let genesis: Void = {
+        MagickWandGenesis()
+    }()
+
+    /// Starts ImageMagick (once per process) and applies `limits`.
+    public static func start(limits: ResourceLimits) {
+        _ = genesis
+        MagickSetResourceLimit(WidthResource, MagickSizeType(limits.width))
+        MagickSetResourceLimit(HeightResource, MagickSizeType(limits.height))
+        MagickSetResourceLimit(AreaResource, MagickSizeType(limits.area))
+        MagickSetResourceLimit(MemoryResource, MagickSizeType(limits.memory))
+        MagickSetResourceLimit(MapResource, MagickSizeType(limits.map))
+        MagickSetResourceLimit(DiskResource, MagickSizeType(limits.disk))
+        MagickSetResourceLimit(ThreadResource, MagickSizeType(limits.threads))
+        MagickSetResourceLimit(TimeResource, MagickSizeType(limits.time))
+    }
+
+    /// ImageMagick's version string, e.g. `ImageMagick 6.9.11-60 Q16 x86_64 …`.
+    public static var version: String {
+        _ = genesis
+        var number = 0
+        guard let text = MagickGetVersion(&number) else { return "unknown" }
+        return String(cString: text)
+    }
+
+    /// True when this ImageMagick build has a coder that can read `coder` (e.g. `HEIC`).
+    public static func canRead(coder: String) -> Bool {
+        _ = genesis
+        var count = 0
+        guard let formats = MagickQueryFormats(coder, &count) else { return false }
+        defer { MagickRelinquishMemory(UnsafeMutableRawPointer(formats)) }
+        for index in 0..<count {
+            if let name = formats[index] {
+                let found = String(cString: name).uppercased() == coder.uppercased()
+                MagickRelinquishMemory(name)
+                if found { return true }
+            }
+        }
+        return false
+    }
+}
+
+/// Why ImageMagick could not read an image.
+public struct MagickError: Error, Sendable, CustomStringConvertible {
+    /// ImageMagick's `ExceptionType` (warnings 300–399, errors 400–499, fatal 700+); 0 when it
+    /// failed without saying why (as it does when a policy limit refuses an image).
+    public var severity: Int32
+    public var message: String
+
+    public var description: String { message }
+}
+
+/// What reading an image's header (or whole image) found.
+public struct ImageProperties: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    /// The coder ImageMagick read it with, e.g. `JPEG`.
+    public var coder: String
+    public var frames: Int
+}

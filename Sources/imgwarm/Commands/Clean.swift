@@ -1,0 +1,127 @@
+import ArgumentParser
+import ImgwarmKit
+
+/// `imgwarm clean`: SDWebImage's removeExpiredData on demand (SPEC §3).
+struct Clean: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Expire and trim a disk cache the way SDWebImage does.",
+        discussion: """
+            First the age pass: every cache file whose date (--expire-type) is at or before now \
+            minus --max-age is deleted. Then the size pass: if the allocated size of the remaining \
+            files is strictly above --max-size, files are deleted oldest first until it is strictly \
+            below half of --max-size. Hidden entries and subfolders are neither deleted nor entered; \
+            symbolic links are never followed. --all empties the folder instead (every entry but \
+            subfolders; links are removed, never their targets).
+
+            Sizes: bytes, or K M G T and KiB MiB GiB TiB (powers of 1024), KB MB GB TB (powers of \
+            1000). Ages: s m h d w, 'never' or a negative value (no age pass), 0 (everything expires).
+
+            Examples:
+              imgwarm clean --max-size 500M
+              imgwarm clean --max-age 30d --expire-type modification --report clean.json
+              imgwarm clean --dry-run --max-size 1GiB --report - | jq '.removed[].name'
+              # cron, every night at 03:15:
+              15 3 * * * /usr/local/bin/imgwarm clean --max-age 14d --max-size 2G --quiet
+
+            \(ExitStatus.helpText)
+            """)
+
+    @OptionGroup var location: CacheLocationOptions
+
+    @Option(
+        name: .customLong("expire-type"),
+        help: ArgumentHelp("The date that decides age and order: access (default), modification, creation or change.", valueName: "type"),
+        transform: Parse.expireType)
+    var expireType: ExpireType = .access
+
+    @Option(
+        name: .customLong("max-age"),
+        help: ArgumentHelp("Delete files whose date is at least this old (default 7d). Units s m h d w; 'never' disables.", valueName: "age"),
+        transform: Parse.age)
+    var maxAge: Double??
+
+    @Option(
+        name: .customLong("max-size"),
+        help: ArgumentHelp("Trim to below half of this when the cache is above it (default: no limit), e.g. 500M, 2GiB.", valueName: "size"),
+        transform: Parse.size)
+    var maxSize: UInt64?
+
+    @Flag(name: .customLong("dry-run"), help: "Delete nothing; report what would be deleted.")
+    var dryRun = false
+
+    @Flag(help: "Delete every entry of the folder except subfolders, whatever its date.")
+    var all = false
+
+    @Option(help: ArgumentHelp("Write a JSON report to this file, or - for standard output.", valueName: "file"))
+    var report: String?
+
+    @Flag(name: .shortAndLong, help: "Print nothing on success.")
+    var quiet = false
+
+    @Flag(name: .shortAndLong, help: "List every deleted file on standard error.")
+    var verbose = false
+
+    func validate() throws {
+        if all && (maxAge != nil || maxSize != nil) {
+            throw ValidationError("--all empties the folder: drop --max-age and --max-size, or drop --all")
+        }
+        if quiet && verbose { throw ValidationError("--quiet and --verbose contradict each other: use one") }
+    }
+
+    func run() throws {
+        let location = try location.location()
+        var configuration = CleanJob.Configuration()
+        configuration.policy.expireType = expireType
+        if let maxAge { configuration.policy.maxAge = maxAge }
+        configuration.policy.maxSize = maxSize ?? 0
+        configuration.policy.removeAll = all
+        configuration.dryRun = dryRun
+
+        let reportFile = try report.map(ReportFile.openForCommand)
+
+        let started = Timestamp.now()
+        let result: DiskCache.CleanResult
+        do {
+            result = try CleanJob(location: location, configuration: configuration).run(now: started)
+        } catch DiskCacheError.noBirthTime(let path) {
+            throw CommandFailure.usage(DiskCacheError.noBirthTime(path).description)
+        } catch {
+            throw CommandFailure.cache(error.description)
+        }
+        let finished = Timestamp.now()
+
+        if let reportFile {
+            let document = CleanReport(
+                location: location, configuration: configuration, result: result, startedAt: started,
+                finishedAt: finished)
+            reportFile.write(document.json())
+            do { try reportFile.commit() } catch { throw CommandFailure.cache(error.description) }
+        }
+        printSummary(result, location: location)
+        if !result.failures.isEmpty { throw ExitStatus.cacheUnusable }
+    }
+
+    private func printSummary(_ result: DiskCache.CleanResult, location: CacheLocation) {
+        for failure in result.failures {
+            Console.error("cannot delete \(location.folder)/\(failure.entry.name): \(failure.message)")
+        }
+        if quiet { return }
+        if !result.folderExists {
+            Console.warning("\(location.folder) does not exist: nothing to clean")
+            return
+        }
+        if verbose {
+            for removal in result.removed {
+                Console.writeError("\(dryRun ? "would delete" : "deleted") \(removal.entry.name) (\(removal.reason.rawValue), \(Quantities.formatBytes(removal.entry.allocatedSize)))\n")
+            }
+        }
+        let removedBytes = result.removed.reduce(UInt64(0)) { $0 + $1.entry.allocatedSize }
+        let expired = result.removed.filter { $0.reason == .expired }.count
+        let trimmed = result.removed.filter { $0.reason == .trimmed }.count
+        let verb = dryRun ? "would delete" : "deleted"
+        let detail = all ? "" : " (\(expired) expired, \(trimmed) trimmed)"
+        Console.writeError(
+            "imgwarm clean: \(verb) \(result.removed.count) files, \(Quantities.formatBytes(removedBytes))\(detail); "
+                + "\(result.after.entries) entries, \(Quantities.formatBytes(result.after.allocatedBytes)) remain in \(location.folder)\n")
+    }
+}

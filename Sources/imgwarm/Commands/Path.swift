@@ -1,0 +1,106 @@
+import ArgumentParser
+import ImgwarmKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `imgwarm path KEY...`: where SDWebImage stores each key (SPEC §7).
+struct Path: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the cache file path of each key.",
+        discussion: """
+            A key is any string, usually an image URL exactly as the app passes it to SDWebImage. \
+            The file name is SDWebImage 5.21's: the MD5 of the key plus the extension of its URL \
+            path. With - the keys are read from standard input, one per line (only the line ending \
+            is removed), so one process handles any number of keys.
+
+            Examples:
+              imgwarm path https://example.com/a.jpg
+              imgwarm path --name-only 'https://example.com/a.jpg?w=100'
+              cut -f1 keys.tsv | imgwarm path - > paths.txt
+
+            \(ExitStatus.helpText)
+            """)
+
+    @OptionGroup var location: CacheLocationOptions
+
+    @Flag(name: .customLong("name-only"), help: "Print only the file names, not the folder.")
+    var nameOnly = false
+
+    @Argument(help: ArgumentHelp("The keys; - reads them from standard input.", valueName: "key"))
+    var keys: [String] = []
+
+    func validate() throws {
+        if keys.isEmpty { throw ValidationError("give at least one key, or - to read keys from standard input") }
+    }
+
+    func run() throws {
+        let folder = try location.location().folder
+        var output = OutputBuffer()
+        let prefix = nameOnly ? "" : (folder.hasSuffix("/") ? folder : folder + "/")
+        var failures = 0
+        for key in keys {
+            if key == "-" {
+                failures += readKeys(prefix: prefix, into: &output)
+            } else {
+                output.append(prefix)
+                output.append(SDFileName.forKey(key))
+                output.append("\n")
+            }
+        }
+        output.flush()
+        if failures > 0 { throw ExitStatus.partial }
+    }
+
+    /// Prints the path of every line of standard input; returns how many lines were not UTF-8.
+    private func readKeys(prefix: String, into output: inout OutputBuffer) -> Int {
+        var failures = 0
+        var lineNumber = 0
+        var reader = LineReader(descriptor: STDIN_FILENO, maxLineLength: 16 << 20)
+        reader.forEachLine { line, truncated in
+            lineNumber += 1
+            if truncated {
+                output.flush()
+                Console.error("standard input line \(lineNumber): the key is longer than 16 MiB; skipped")
+                failures += 1
+                return
+            }
+            var bytes = line
+            if bytes.last == UInt8(ascii: "\r") { bytes = bytes.dropLast() }
+            guard let key = String(validating: bytes, as: UTF8.self) else {
+                output.flush()
+                Console.error("standard input line \(lineNumber): the key is not valid UTF-8; skipped")
+                failures += 1
+                return
+            }
+            output.append(prefix)
+            output.append(SDFileName.forKey(key))
+            output.append("\n")
+        }
+        if reader.readError != 0 {
+            output.flush()
+            Console.error("cannot read standard input: \(SystemError.message(reader.readError))")
+            failures += 1
+        }
+        return failures
+    }
+}
+
+/// Buffers standard output in 64 KiB writes.
+struct OutputBuffer {
+    private var bytes: [UInt8] = []
+
+    init() { bytes.reserveCapacity(1 << 16) }
+
+    mutating func append(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+        if bytes.count >= 1 << 16 { flush() }
+    }
+
+    mutating func flush() {
+        guard !bytes.isEmpty else { return }
+        Console.output(bytes)
+        bytes.removeAll(keepingCapacity: true)
+    }
+}

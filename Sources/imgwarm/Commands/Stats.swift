@@ -1,0 +1,71 @@
+import ArgumentParser
+import ImgwarmKit
+
+/// `imgwarm stats`: what SDWebImage's totalDiskSize / totalDiskCount would say, and more.
+struct Stats: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the size, entry count, formats and dates of a disk cache.",
+        discussion: """
+            Entries and logical bytes are SDWebImage's totalDiskCount and totalDiskSize: every \
+            entry of the folder at any depth, hidden ones and subfolders included. Allocated bytes \
+            are what the entries take on disk (what clean --max-size counts). Formats are sniffed \
+            from each cache file's first bytes, and dates are those of --expire-type. Reading the \
+            files does not move their access times.
+
+            Examples:
+              imgwarm stats
+              imgwarm stats --namespace avatars --json | jq .totals
+
+            \(ExitStatus.helpText)
+            """)
+
+    @OptionGroup var location: CacheLocationOptions
+
+    @Option(
+        name: .customLong("expire-type"),
+        help: ArgumentHelp("The date shown as oldest/newest: access, modification, creation or change.", valueName: "type"),
+        transform: Parse.expireType)
+    var expireType: ExpireType = .access
+
+    @Flag(help: "Print JSON on standard output instead of text.")
+    var json = false
+
+    func run() throws {
+        let location = try location.location()
+        let stats: DiskCache.Statistics
+        do {
+            stats = try DiskCache(location: location).statistics(expireType: expireType)
+        } catch {
+            throw CommandFailure.cache(error.description)
+        }
+        if json {
+            Console.output(StatsReport(location: location, expireType: expireType, statistics: stats).json())
+        } else {
+            Console.output(text(location: location, stats: stats))
+        }
+    }
+
+    private func text(location: CacheLocation, stats: DiskCache.Statistics) -> String {
+        var lines = ["Cache folder:   \(location.folder)\(stats.exists ? "" : " (does not exist yet)")"]
+        let totals = stats.totals
+        lines.append("Entries:        \(totals.entries) (SDWebImage totalDiskCount)")
+        lines.append(
+            "Size:           \(totals.logicalBytes) bytes, \(Quantities.formatBytes(totals.logicalBytes)) "
+                + "(SDWebImage totalDiskSize); \(Quantities.formatBytes(totals.allocatedBytes)) allocated")
+        let formats = stats.formats.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+        lines.append("Cache files:    \(stats.files)" + (formats.isEmpty ? "" : ": " + formats.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
+        if let oldest = stats.oldest, let newest = stats.newest {
+            lines.append("\(expireType.rawValue.capitalized) dates:".padding(16) + "oldest \(oldest.iso8601), newest \(newest.iso8601)")
+        }
+        if stats.hiddenEntries + stats.directories + stats.symlinks > 0 {
+            lines.append("Other entries:  \(stats.hiddenEntries) hidden, \(stats.directories) folders, \(stats.symlinks) symbolic links")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension String {
+    func padding(_ width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}

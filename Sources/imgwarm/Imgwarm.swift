@@ -1,0 +1,47 @@
+import ArgumentParser
+import ImgwarmKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct Imgwarm: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "imgwarm",
+        abstract: "Warm SDWebImage disk caches from lists of image URLs.",
+        discussion: """
+            imgwarm downloads images, validates each one, and stores it exactly where and how \
+            SDWebImage's disk cache would, so an app using SDWebImage finds them as its own cache \
+            hits. It also trims and expires that cache on demand.
+
+            \(ExitStatus.helpText)
+            """,
+        version: ImgwarmVersion.current,
+        subcommands: [Path.self, Stats.self, Clean.self])
+
+    /// Runs the command line and exits with imgwarm's exit codes (usage errors are 2, not 64).
+    static func main() {
+        let status: ExitStatus
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+            status = .success
+        } catch let failure as CommandFailure {
+            Console.error(failure.message)
+            status = failure.status
+        } catch let exit as ExitStatus {
+            status = exit
+        } catch {
+            if exitCode(for: error) == .success {
+                print(fullMessage(for: error))
+                status = .success
+            } else {
+                Console.writeError(fullMessage(for: error) + "\n")
+                status = .usage
+            }
+        }
+        Console.flush()
+        Glibc.exit(status.rawValue)
+    }
+}

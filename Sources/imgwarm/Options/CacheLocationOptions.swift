@@ -1,0 +1,56 @@
+import ArgumentParser
+import ImgwarmKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The cache location options every command accepts (SPEC §1).
+struct CacheLocationOptions: ParsableArguments {
+    @Option(
+        name: .customLong("cache-dir"),
+        help: ArgumentHelp(
+            "The caches root (the app's Library/Caches).",
+            discussion: "Default: $IMGWARM_CACHE_DIR, else $XDG_CACHE_HOME, else ~/.cache.",
+            valueName: "dir"))
+    var cacheDir: String?
+
+    @Option(help: ArgumentHelp(
+        "The SDImageCache namespace: the folder is <caches root>/com.hackemist.SDImageCache/<namespace>.",
+        discussion: "Default: default.", valueName: "name"))
+    var namespace: String?
+
+    @Option(
+        name: .customLong("disk-cache-path"),
+        help: ArgumentHelp(
+            "The disk cache folder itself, for apps that give SDImageCache their own directory.",
+            valueName: "path"))
+    var diskCachePath: String?
+
+    /// The resolved location, or a usage failure.
+    func location() throws -> CacheLocation {
+        do {
+            return try CacheLocation.resolve(
+                cacheDir: cacheDir, namespace: namespace, diskCachePath: diskCachePath,
+                environment: Environment.current)
+        } catch {
+            throw CommandFailure.usage(error.description)
+        }
+    }
+}
+
+enum Environment {
+    /// The process environment as a dictionary.
+    static var current: [String: String] {
+        var result: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            pointer += 1
+        }
+        return result
+    }
+}

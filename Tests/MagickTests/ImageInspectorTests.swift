@@ -1,0 +1,64 @@
+import Foundation
+import Magick
+import Testing
+import TestSupport
+
+/// Real ImageMagick on real image files, always restricted to one named coder.
+@Suite struct ImageInspectorTests {
+    init() { Magick.start(limits: Magick.ResourceLimits()) }
+
+    func ping(_ fixture: String, coder: String) throws -> Result<ImageProperties, MagickError> {
+        let data = try Fixtures.data("images/" + fixture)
+        return data.withUnsafeBytes { ImageInspector().ping($0, coder: coder) }
+    }
+
+    @Test(arguments: [
+        ("valid/photo.jpg", "JPEG", 320, 240), ("valid/gradient.png", "PNG", 200, 120), ("valid/anim.gif", "GIF", 48, 48),
+        ("valid/scan.tiff", "TIFF", 96, 64), ("valid/sticker.webp", "WEBP", 128, 128), ("valid/photo.heic", "HEIC", 64, 64),
+        ("valid/photo.avif", "AVIF", 64, 64), ("valid/icon.bmp", "BMP", 32, 24),
+    ])
+    func pingsEveryFormat(fixture: String, coder: String, width: Int, height: Int) throws {
+        let properties = try ping(fixture, coder: coder).get()
+        #expect(properties.width == width)
+        #expect(properties.height == height)
+    }
+
+    @Test func animatedGIFHasFrames() throws {
+        #expect(try ping("valid/anim.gif", coder: "GIF").get().frames == 2)
+    }
+
+    /// The coder is forced: a PNG read as JPEG does not silently become a PNG.
+    @Test func coderIsNotAutoDetected() throws {
+        switch try ping("valid/gradient.png", coder: "JPEG") {
+        case .success(let properties):
+            #expect(properties.width == 0 || properties.coder == "JPEG")
+            #expect(properties.width == 0, "a PNG read by the JPEG coder has no dimensions")
+        case .failure:
+            break
+        }
+        // Auto-detection would read HTML through some text coder; the PNG coder refuses it.
+        #expect(throws: MagickError.self) { try ping("hostile/page.html", coder: "PNG").get() }
+    }
+
+    @Test func brokenFilesFail() throws {
+        #expect(throws: MagickError.self) { try ping("hostile/header-only.gif", coder: "GIF").get() }
+        #expect(throws: MagickError.self) { try ping("hostile/lying-chunk.png", coder: "PNG").get() }
+    }
+
+    /// A header-only ping accepts a JPEG whose scan is cut short; a full decode does not.
+    @Test func fullDecodeCatchesTruncatedPixels() throws {
+        let data = try Fixtures.data("images/hostile/truncated.jpg")
+        let inspector = ImageInspector()
+        let pinged = data.withUnsafeBytes { inspector.ping($0, coder: "JPEG") }
+        #expect(try pinged.get().width == 320)
+        let decoded = data.withUnsafeBytes { inspector.decode($0, coder: "JPEG") }
+        #expect(throws: MagickError.self) { try decoded.get() }
+        let good = try Fixtures.data("images/valid/photo.jpg")
+        #expect(try good.withUnsafeBytes { inspector.decode($0, coder: "JPEG") }.get().height == 240)
+    }
+
+    @Test func coderAvailability() {
+        #expect(Magick.canRead(coder: "JPEG"))
+        #expect(!Magick.canRead(coder: "NOSUCHCODER"))
+    }
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Regenerates the image fixtures under Tests/Fixtures/images (committed; tests never run this).
+# Needs ImageMagick 6 (apt-get install imagemagick) with its HEIC/AVIF coders, gzip and python3.
+# The output is deterministic for a given ImageMagick build: plasma uses a fixed seed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=Tests/Fixtures/images
+mkdir -p "$out/valid" "$out/hostile"
+# /usr/local/bin may hold a stand-in `convert`; use Debian's.
+C=/usr/bin/convert-im6.q16
+[ -x "$C" ] || C=$(command -v convert)
+
+$C -seed 7 -size 320x240 plasma:fractal -quality 85 -strip "$out/valid/photo.jpg"
+$C -size 200x120 gradient:'#1e90ff'-'#ff8c00' -strip "$out/valid/gradient.png"
+$C -size 48x48 xc:white -fill '#c00' -draw 'circle 24,24 24,4' \
+   \( -size 48x48 xc:white -fill '#00c' -draw 'rectangle 8,8 40,40' \) \
+   -set delay 20 -loop 0 "$out/valid/anim.gif"
+$C -seed 3 -size 96x64 plasma:fractal -compress lzw "$out/valid/scan.tiff"
+$C -seed 5 -size 128x128 plasma:fractal -quality 80 "$out/valid/sticker.webp"
+$C -seed 9 -size 64x64 plasma:fractal "$out/valid/photo.heic"
+$C -seed 11 -size 64x64 plasma:fractal "$out/valid/photo.avif"
+$C -size 32x24 gradient:green-yellow -type truecolor "BMP3:$out/valid/icon.bmp"
+
+# Hostile or broken bodies.
+head -c 1200 "$out/valid/photo.jpg" > "$out/hostile/truncated.jpg"          # header intact, scan cut short
+{ printf '\xff\xd8\xff\xe0'; head -c 600 /dev/zero | tr '\0' 'Z'; } > "$out/hostile/corrupt.jpg"  # SOI then junk
+printf '<!doctype html><html><body>Not found</body></html>\n' > "$out/hostile/page.html"
+printf 'GIF89a' > "$out/hostile/header-only.gif"                              # magic bytes and nothing else
+python3 - "$out/hostile" <<'PY'
+import struct, sys, zlib, os
+d = sys.argv[1]
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
+sig = b"\x89PNG\r\n\x1a\n"
+# A PNG that declares 60000 x 60000 pixels (3.6 gigapixels) in 300 bytes.
+ihdr = struct.pack(">IIBBBBB", 60000, 60000, 8, 0, 0, 0, 0)
+rows = zlib.compress(b"\x00" + b"\x00" * 60000, 9)
+open(os.path.join(d, "huge-dimensions.png"), "wb").write(sig + chunk(b"IHDR", ihdr) + chunk(b"IDAT", rows[:200]))
+# A small PNG whose next chunk claims 2 GiB.
+ihdr = struct.pack(">IIBBBBB", 16, 16, 8, 0, 0, 0, 0)
+open(os.path.join(d, "lying-chunk.png"), "wb").write(
+    sig + chunk(b"IHDR", ihdr) + struct.pack(">I", 0x7ffffff0) + b"tEXt" + b"x" * 64)
+PY
+# Transfer-encoded bodies: a gzip-encoded image and a gzip bomb (64 MiB of zeros).
+gzip -9 -n -c "$out/valid/gradient.png" > "$out/hostile/gradient.png.gz"
+head -c $((64 * 1024 * 1024)) /dev/zero | gzip -9 -n -c > "$out/hostile/bomb.gz"
+ls -l "$out/valid" "$out/hostile"

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The test command: installs the missing Debian packages, builds imgwarm and runs every test.
+#   scripts/test.sh                 # all tests
+#   scripts/test.sh --filter Clean  # extra arguments go to `swift test`
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+
+bash scripts/install-deps.sh
+swift --version
+swift build
+swift test "$@"
