@@ -42,10 +42,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
-        // Fixture paths, temporary folders and a process runner shared by the test targets.
-        .target(name: "TestSupport"),
+        // A loopback HTTP/1.1 server with misbehaving routes, for the tests and scripts/demo.sh.
+        .target(name: "LoopbackServer"),
+        .executableTarget(name: "imgwarm-testserver", dependencies: ["LoopbackServer"]),
 
-        .testTarget(name: "CurlTests", dependencies: ["Curl", "TestSupport"]),
+        // Fixture paths, temporary folders and a process runner shared by the test targets.
+        .target(name: "TestSupport", dependencies: ["LoopbackServer"]),
+
+        .testTarget(name: "CurlTests", dependencies: ["Curl", "LoopbackServer", "TestSupport"]),
         .testTarget(name: "MagickTests", dependencies: ["Magick", "TestSupport"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
         .testTarget(name: "ImgwarmKitTests", dependencies: ["ImgwarmKit", "TestSupport"]),

@@ -18,3 +18,70 @@ enum Parse {
         return type
     }
 }
+
+extension Parse {
+    static func seconds(_ option: String) -> @Sendable (String) throws -> Double {
+        { text in
+            do throws(Quantities.ParseError) { return try Quantities.parseSeconds(text, option: option) } catch { throw ValidationError(error.description) }
+        }
+    }
+
+    static func priority(_ text: String) throws -> Priority {
+        guard let priority = Priority(rawValue: text.lowercased()) else {
+            throw ValidationError("invalid priority '\(text)': use high, normal or low")
+        }
+        return priority
+    }
+
+    static func order(_ text: String) throws -> ExecutionOrder {
+        guard let order = ExecutionOrder(rawValue: text.lowercased()) else {
+            throw ValidationError("invalid order '\(text)': use fifo or lifo")
+        }
+        return order
+    }
+
+    static func format(_ text: String) throws -> ListFormat {
+        guard let format = ListFormat(rawValue: text.lowercased()) else {
+            throw ValidationError("invalid list format '\(text)': use auto, plain or jsonl")
+        }
+        return format
+    }
+
+    static func validationMode(_ text: String) throws -> ValidationConfiguration.Mode {
+        guard let mode = ValidationConfiguration.Mode(rawValue: text.lowercased()) else {
+            throw ValidationError("invalid validation '\(text)': use header or full")
+        }
+        return mode
+    }
+
+    /// A pixel count: a number with an optional K, M or G (powers of 1000), or WIDTHxHEIGHT.
+    static func pixels(_ text: String) throws -> Int {
+        let lower = text.lowercased()
+        let parts = lower.split(separator: "x")
+        if parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0 {
+            return width * height
+        }
+        let multipliers: [Character: Double] = ["k": 1e3, "m": 1e6, "g": 1e9]
+        var number = Substring(lower)
+        var multiplier = 1.0
+        if let last = number.last, let found = multipliers[last] {
+            multiplier = found
+            number = number.dropLast()
+        }
+        guard let value = Double(number), value > 0, value * multiplier < 9e18 else {
+            throw ValidationError("invalid pixel limit '\(text)': use a count such as 100M or 40000000, or a size such as 8000x8000")
+        }
+        return Int(value * multiplier)
+    }
+
+    /// A request header `Name: value` (curl's syntax; `Name:` removes a default header).
+    static func header(_ text: String) throws -> String {
+        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex,
+            !text[..<colon].contains(where: { $0 == " " || $0 == "\t" }),
+            !text.contains("\r"), !text.contains("\n")
+        else {
+            throw ValidationError("invalid header '\(text)': use 'Name: value', e.g. --header 'Authorization: Bearer abc'")
+        }
+        return text
+    }
+}

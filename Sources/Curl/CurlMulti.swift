@@ -1,0 +1,67 @@
+import CCurl
+
+/// One libcurl multi handle: the connection cache, HTTP/2 multiplexing and the event loop of
+/// every transfer. Driven from one thread; only `wakeup()` may be called from others.
+public final class CurlMulti: @unchecked Sendable {
+    public let handle: UnsafeMutableRawPointer
+
+    public init() throws(CurlError) {
+        Curl.start()
+        guard let handle = curl_multi_init() else { throw CurlError(code: -1, message: "curl_multi_init failed") }
+        self.handle = handle
+    }
+
+    deinit {
+        curl_multi_cleanup(handle)
+    }
+
+    @discardableResult
+    public func set(_ option: CURLMoption, _ value: Int) -> Bool {
+        imgwarm_multi_setopt_long(handle, option, value) == CURLM_OK
+    }
+
+    public func add(_ easy: CurlEasy) throws(CurlError) {
+        let code = curl_multi_add_handle(handle, easy.handle)
+        guard code == CURLM_OK else { throw CurlError(multi: code) }
+    }
+
+    public func remove(_ easy: CurlEasy) {
+        curl_multi_remove_handle(handle, easy.handle)
+    }
+
+    /// Runs whatever the transfers can do now; returns how many are still running.
+    @discardableResult
+    public func perform() -> Int {
+        var running: Int32 = 0
+        curl_multi_perform(handle, &running)
+        return Int(running)
+    }
+
+    /// Waits until a transfer has something to do, `wakeup()` is called, or `timeoutMilliseconds`.
+    public func poll(timeoutMilliseconds: Int) {
+        var count: Int32 = 0
+        curl_multi_poll(handle, nil, 0, Int32(clamping: timeoutMilliseconds), &count)
+    }
+
+    /// Ends a `poll` early, from any thread.
+    public func wakeup() {
+        curl_multi_wakeup(handle)
+    }
+
+    /// A finished transfer: its easy handle and its result code (`CURLE_OK` is 0).
+    public struct Completion {
+        public var easyHandle: UnsafeMutableRawPointer
+        public var result: Int32
+    }
+
+    /// The next finished transfer, or nil when there is none.
+    public func nextCompletion() -> Completion? {
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(handle, &remaining) {
+            if message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle {
+                return Completion(easyHandle: easy, result: Int32(imgwarm_msg_result(message).rawValue))
+            }
+        }
+        return nil
+    }
+}

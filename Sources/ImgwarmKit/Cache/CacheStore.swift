@@ -1,0 +1,194 @@
+import CImgwarmSys
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes cache files the way a reader may never catch half-done: the bytes go to a temporary
+/// file in imgwarm's private folder (same file system, outside the cache folder), then
+/// `rename(2)` puts the complete file in place (SPEC §1).
+public final class CacheStore: Sendable {
+    public let location: CacheLocation
+    /// Where temporary files go: `<private folder>/tmp`, or the cache folder itself (hidden
+    /// names) when the private folder is on another file system.
+    public let temporaryFolder: String
+    private let folderDescriptor: Int32
+    private let temporaryDescriptor: Int32
+    /// Prefix of temporary file names: empty, or `.imgwarm-` when they live in the cache folder.
+    public let temporaryPrefix: String
+    private let counter = Mutex(0)
+
+    /// Opens (creating when missing) the cache folder and the temporary folder, and checks that
+    /// both can be written. Throws before any download when they cannot.
+    public init(location: CacheLocation) throws(CacheStoreError) {
+        self.location = location
+        try CacheStore.makeFolders(location.folder)
+        let folder = open(location.folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { throw .unusable(location.folder, errno) }
+        var temporary = location.privateFolder + "/tmp"
+        var prefix = ""
+        do {
+            try CacheStore.makeFolders(temporary)
+        } catch {
+            close(folder)
+            throw error
+        }
+        var folderInfo = stat(), temporaryInfo = stat()
+        fstat(folder, &folderInfo)
+        stat(temporary, &temporaryInfo)
+        if folderInfo.st_dev != temporaryInfo.st_dev {
+            // A rename cannot cross file systems: fall back to hidden names in the folder itself.
+            temporary = location.folder
+            prefix = ".imgwarm-"
+        }
+        let temporaryFD = open(temporary, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard temporaryFD >= 0 else {
+            let code = errno
+            close(folder)
+            throw .unusable(temporary, code)
+        }
+        folderDescriptor = folder
+        temporaryDescriptor = temporaryFD
+        temporaryFolder = temporary
+        temporaryPrefix = prefix
+        // Both must be writable: try it, as root bypasses the permission bits but not a
+        // read-only mount.
+        for (descriptor, path) in [(temporaryFD, temporary), (folder, location.folder)] {
+            let probe = ".imgwarm-probe-\(getpid())"
+            let file = openat(descriptor, probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard file >= 0 else {
+                let code = errno
+                close(folder)
+                close(temporaryFD)
+                throw .notWritable(path, code)
+            }
+            close(file)
+            unlinkat(descriptor, probe, 0)
+        }
+    }
+
+    deinit {
+        close(folderDescriptor)
+        close(temporaryDescriptor)
+    }
+
+    /// True when the temporary folder is the cache folder (see `init`).
+    public var usesHiddenTemporaryFiles: Bool { !temporaryPrefix.isEmpty }
+
+    private static func makeFolders(_ path: String) throws(CacheStoreError) {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw .notADirectory(path) }
+            return
+        }
+        let (parent, _) = CacheLocation.split(path)
+        if parent != path && parent != "/" { try makeFolders(parent) }
+        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw .unusable(path, errno) }
+    }
+
+    // MARK: Hits
+
+    /// What is at a cache file name.
+    public enum Lookup: Sendable, Equatable {
+        /// A non-empty regular file: a cache hit.
+        case hit(size: Int)
+        /// Nothing usable (absent, empty, or not a regular file other than a folder).
+        case miss
+        /// A folder stands where the file should: it can never be written.
+        case blocked
+    }
+
+    public func lookup(_ name: String) -> Lookup {
+        var info = stat()
+        guard fstatat(folderDescriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return .miss }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return info.st_size > 0 ? .hit(size: Int(info.st_size)) : .miss
+        case S_IFDIR: return .blocked
+        default: return .miss
+        }
+    }
+
+    /// Sets the file's access time to now: a cache hit counts as a read (SPEC §3), whatever the
+    /// mount's atime policy.
+    @discardableResult
+    public func touch(_ name: String) -> Bool {
+        imgwarm_set_atime_at(folderDescriptor, name, timespec(), 1) == 0
+    }
+
+    // MARK: Writing
+
+    /// A fresh temporary file name (unique in this process).
+    public func temporaryName() -> String {
+        let serial = counter.withLock { value -> Int in
+            value += 1
+            return value
+        }
+        return "\(temporaryPrefix)\(getpid())-\(serial).tmp"
+    }
+
+    /// Writes `bytes` under `name`, atomically; nothing is left behind on failure.
+    public func store(_ bytes: UnsafeRawBufferPointer, as name: String) throws(StoreFailure) {
+        let temporary = temporaryName()
+        let file = openat(temporaryDescriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard file >= 0 else { throw StoreFailure(code: errno, step: "create a temporary file") }
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(file, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                close(file)
+                unlinkat(temporaryDescriptor, temporary, 0)
+                throw StoreFailure(code: code, step: "write")
+            }
+            offset += written
+        }
+        if close(file) != 0 {
+            let code = errno
+            unlinkat(temporaryDescriptor, temporary, 0)
+            throw StoreFailure(code: code, step: "write")
+        }
+        try moveIntoPlace(temporaryName: temporary, name: name)
+    }
+
+    /// Renames a complete temporary file (a name inside `temporaryFolder`) to `name`.
+    public func moveIntoPlace(temporaryName: String, name: String) throws(StoreFailure) {
+        if renameat(temporaryDescriptor, temporaryName, folderDescriptor, name) != 0 {
+            let code = errno
+            unlinkat(temporaryDescriptor, temporaryName, 0)
+            throw StoreFailure(code: code, step: "move the file into the cache")
+        }
+    }
+
+    /// Removes a temporary file that will not be used.
+    public func discard(temporaryName: String) {
+        unlinkat(temporaryDescriptor, temporaryName, 0)
+    }
+}
+
+/// The cache folder or its private folder cannot be used: the run stops (exit code 3).
+public enum CacheStoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    case notADirectory(String)
+    case unusable(String, Int32)
+    case notWritable(String, Int32)
+
+    public var description: String {
+        switch self {
+        case .notADirectory(let path): return "\(path) is not a folder"
+        case .unusable(let path, let code): return "cannot use \(path): \(SystemError.message(code))"
+        case .notWritable(let path, let code): return "cannot write in \(path): \(SystemError.message(code))"
+        }
+    }
+}
+
+/// Storing one file failed (a per-URL failure; a full disk also ends the run).
+public struct StoreFailure: Error, Equatable, Sendable, CustomStringConvertible {
+    public var code: Int32
+    public var step: String
+
+    /// True when nothing more can be written: disk full or out of quota.
+    public var isDiskFull: Bool { code == ENOSPC || code == EDQUOT }
+
+    public var description: String { "cannot \(step): \(SystemError.message(code))" }
+}

@@ -1,0 +1,241 @@
+import CCurl
+import Curl
+
+/// Drives every transfer through one libcurl multi handle, from the one thread that owns it:
+/// one connection cache, HTTP/2 multiplexing where the server offers it, no thread per download.
+///
+/// `start` hands it a URL; `completions()` returns what finished. Only `wakeup()` may be called
+/// from other threads.
+final class Downloader {
+    let configuration: FetchConfiguration
+    private let multi: CurlMulti
+    private let headerList: [String]
+    private var idle: [Transfer] = []
+    private var active: [UnsafeMutableRawPointer: Transfer] = [:]
+    private let spillFolder: String
+    private let spillPrefix: String
+
+    init(configuration: FetchConfiguration, spillFolder: String, spillPrefix: String) throws(CurlError) {
+        self.configuration = configuration
+        self.spillFolder = spillFolder
+        self.spillPrefix = spillPrefix
+        multi = try CurlMulti()
+        multi.set(CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        multi.set(CURLMOPT_MAXCONNECTS, max(16, configuration.concurrency * 2))
+        headerList = configuration.requestHeaders
+    }
+
+    var inFlight: Int { active.count }
+
+    /// Wakes a `poll` in progress (thread-safe).
+    func wakeup() { multi.wakeup() }
+
+    /// Conditional-request validators for `--refresh`.
+    struct Validators: Sendable {
+        var etag: String?
+        var lastModified: String?
+    }
+
+    /// Starts downloading `entry` (its key is the URL).
+    func start(_ entry: PendingEntry, validators: Validators? = nil) throws(CurlError) {
+        let transfer: Transfer
+        if let reused = idle.popLast() {
+            reused.easy.reset()
+            reused.prepare(for: entry)
+            transfer = reused
+        } else {
+            transfer = Transfer(easy: try CurlEasy(), entry: entry, configuration: configuration, spillFolder: spillFolder, spillPrefix: spillPrefix)
+        }
+        configure(transfer, validators: validators)
+        transfer.startedAt = Monotonic.now()
+        try multi.add(transfer.easy)
+        active[transfer.easy.handle] = transfer
+    }
+
+    private func configure(_ transfer: Transfer, validators: Validators?) {
+        let easy = transfer.easy
+        let c = configuration
+        easy.set(CURLOPT_URL, transfer.entry.key)
+        easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        easy.set(CURLOPT_FOLLOWLOCATION, true)
+        easy.set(CURLOPT_MAXREDIRS, c.maxRedirects)
+        easy.set(CURLOPT_NOSIGNAL, true)
+        easy.set(CURLOPT_CONNECTTIMEOUT_MS, Int(c.timeout * 1000))
+        // "No byte for `timeout` seconds": under 1 byte/s for that long.
+        easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
+        easy.set(CURLOPT_LOW_SPEED_TIME, max(1, Int(c.timeout.rounded(.up))))
+        if c.maxTime > 0 { easy.set(CURLOPT_TIMEOUT_MS, Int(c.maxTime * 1000)) }
+        easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(c.maxBytes))
+        easy.set(CURLOPT_ACCEPT_ENCODING, "")  // every encoding libcurl can decode; bytes stored decoded
+        easy.set(CURLOPT_HTTP_VERSION, c.http1Only ? CURL_HTTP_VERSION_1_1 : CURL_HTTP_VERSION_2TLS)
+        easy.set(CURLOPT_PIPEWAIT, true)
+        easy.set(CURLOPT_USERAGENT, c.userAgent)
+        easy.set(CURLOPT_BUFFERSIZE, 64 * 1024)
+        var headers = headerList
+        if let validators {
+            if let etag = validators.etag { headers.append("If-None-Match: \(etag)") }
+            if let lastModified = validators.lastModified { headers.append("If-Modified-Since: \(lastModified)") }
+        }
+        easy.setHeaders(headers)
+        if let ca = c.caCertificates { easy.set(CURLOPT_CAINFO, ca) }
+        if c.insecure {
+            easy.set(CURLOPT_SSL_VERIFYPEER, false)
+            easy.set(CURLOPT_SSL_VERIFYHOST, 0)
+        }
+        if let netrc = c.netrcFile {
+            easy.set(CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
+            easy.set(CURLOPT_NETRC_FILE, netrc)
+        }
+        let userData = Unmanaged.passUnretained(transfer).toOpaque()
+        easy.setWriteFunction(transferWriteCallback, userData: userData)
+        easy.setHeaderFunction(transferHeaderCallback, userData: userData)
+    }
+
+    /// Lets libcurl do what it can now.
+    func perform() { multi.perform() }
+
+    /// Waits for network activity, `wakeup()`, or `milliseconds`.
+    func poll(milliseconds: Int) { multi.poll(timeoutMilliseconds: milliseconds) }
+
+    /// What a finished transfer produced.
+    struct Finished {
+        var entry: PendingEntry
+        var result: Result<Body, Failure>
+        /// The server's `Retry-After`, when it sent one with a failure.
+        var retryAfter: String?
+        var etag: String?
+        var lastModified: String?
+        var httpStatus: Int?
+        var duration: Double
+    }
+
+    /// A 2xx (or 304) response body: in memory, or in a temporary file of `spillFolder`.
+    struct Body {
+        var bytes: [UInt8]
+        var spillName: String?
+        var count: Int
+        var status: Int
+    }
+
+    /// Every transfer that finished since the last call; their handles go back to the pool.
+    func completions() -> [Finished] {
+        var finished: [Finished] = []
+        while let completion = multi.nextCompletion() {
+            guard let transfer = active.removeValue(forKey: completion.easyHandle) else { continue }
+            multi.remove(transfer.easy)
+            finished.append(finish(transfer, code: completion.result))
+            transfer.body = []
+            idle.append(transfer)
+        }
+        return finished
+    }
+
+    /// Aborts every transfer in flight (interruption); returns their entries.
+    func abortAll() -> [PendingEntry] {
+        var entries: [PendingEntry] = []
+        for (_, transfer) in active {
+            multi.remove(transfer.easy)
+            transfer.discardSpill()
+            entries.append(transfer.entry)
+        }
+        active.removeAll()
+        return entries
+    }
+
+    private func finish(_ transfer: Transfer, code: Int32) -> Finished {
+        let status = transfer.easy.responseCode
+        let duration = Monotonic.now() - transfer.startedAt
+        var finished = Finished(
+            entry: transfer.entry, result: .failure(Failure(.transferFailed, "")), retryAfter: transfer.retryAfter,
+            etag: transfer.etag, lastModified: transfer.lastModified, httpStatus: status == 0 ? nil : status, duration: duration)
+        let spillError = transfer.finishSpill()
+        if code == 0 && spillError == 0 && ((200...299).contains(status) || status == 304) {
+            if status != 304 && transfer.received == 0 {
+                transfer.discardSpill()
+                finished.result = .failure(Failure(.emptyBody, "the server answered \(status) with an empty body", httpStatus: status))
+            } else {
+                finished.result = .success(Body(bytes: transfer.body, spillName: transfer.spillName, count: transfer.received, status: status))
+            }
+            return finished
+        }
+        transfer.discardSpill()
+        if code == 0 && spillError != 0 {
+            finished.result = .failure(Failure(.writeFailed, "cannot write the download: \(SystemError.message(spillError))", httpStatus: status))
+        } else if code == 0 || transfer.discarding {
+            finished.result = .failure(Failure(.httpStatus, "the server answered \(status) \(HTTPStatus.reason(status))", httpStatus: status))
+        } else {
+            finished.result = .failure(classify(code: code, transfer: transfer, duration: duration))
+        }
+        return finished
+    }
+
+    private func classify(code: Int32, transfer: Transfer, duration: Double) -> Failure {
+        let status = transfer.easy.responseCode
+        let httpStatus = status == 0 ? nil : status
+        let detail = transfer.easy.error(for: code).message
+        let c = configuration
+        switch CURLcode(UInt32(code)) {
+        case CURLE_WRITE_ERROR:
+            if transfer.tooLarge {
+                return Failure(.tooLarge, "the body is larger than --max-bytes (\(c.maxBytes) bytes) after decoding", httpStatus: httpStatus)
+            }
+            if transfer.writeError != 0 {
+                return Failure(.writeFailed, "cannot write the download: \(SystemError.message(transfer.writeError))", httpStatus: httpStatus)
+            }
+            return Failure(.transferFailed, detail, httpStatus: httpStatus)
+        case CURLE_FILESIZE_EXCEEDED:
+            return Failure(.tooLarge, "the server announced a body larger than --max-bytes (\(c.maxBytes) bytes)", httpStatus: httpStatus)
+        case CURLE_OPERATION_TIMEDOUT:
+            if c.maxTime > 0 && duration >= c.maxTime - 0.05 {
+                return Failure(.timeout, "the transfer took longer than --max-time (\(Quantities.formatDecimal(c.maxTime, digits: 1)) s)", httpStatus: httpStatus)
+            }
+            return Failure(.timeout, "no data for \(Quantities.formatDecimal(c.timeout, digits: 1)) s (--timeout): \(detail)", httpStatus: httpStatus)
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+            return Failure(.dns, detail)
+        case CURLE_COULDNT_CONNECT:
+            return Failure(.connectFailed, detail)
+        case CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            return Failure(.connectionLost, "the connection was lost: \(detail)", httpStatus: httpStatus)
+        case CURLE_PARTIAL_FILE:
+            return Failure(.truncated, "the body ended before its Content-Length: \(detail)", httpStatus: httpStatus)
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            return Failure(.redirectNotAllowed, "redirected to a URL that is not http or https: \(detail)", httpStatus: httpStatus)
+        case CURLE_TOO_MANY_REDIRECTS:
+            return Failure(.tooManyRedirects, "more than \(c.maxRedirects) redirects (--max-redirects)", httpStatus: httpStatus)
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS:
+            return Failure(.tls, "TLS: \(detail)")
+        case CURLE_BAD_CONTENT_ENCODING:
+            return Failure(.decodingFailed, "the Content-Encoding could not be decoded: \(detail)", httpStatus: httpStatus)
+        case CURLE_URL_MALFORMAT:
+            return Failure(.invalidURL, detail)
+        default:
+            return Failure(.transferFailed, detail, httpStatus: httpStatus)
+        }
+    }
+}
+
+/// Reason phrases for messages.
+enum HTTPStatus {
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 304: return "Not Modified"
+        case 400: return "Bad Request"
+        case 401: return "Unauthorized"
+        case 403: return "Forbidden"
+        case 404: return "Not Found"
+        case 405: return "Method Not Allowed"
+        case 406: return "Not Acceptable"
+        case 408: return "Request Timeout"
+        case 410: return "Gone"
+        case 429: return "Too Many Requests"
+        case 451: return "Unavailable For Legal Reasons"
+        case 500: return "Internal Server Error"
+        case 502: return "Bad Gateway"
+        case 503: return "Service Unavailable"
+        case 504: return "Gateway Timeout"
+        default: return (300...399).contains(status) ? "(redirect not followed)" : ""
+        }
+    }
+}

@@ -1,0 +1,76 @@
+/// Why a URL did not end in the cache: the `errorClass` of a report entry.
+///
+/// Each reason is transient (worth retrying within the run: SPEC §5) or permanent (not retried,
+/// and blacklisted).
+public enum FailureReason: String, Codable, Sendable, CaseIterable {
+    // HTTP
+    /// A status outside 2xx (the entry carries it).
+    case httpStatus = "http-status"
+    // Network (transient)
+    case timeout
+    case dns
+    case connectFailed = "connect-failed"
+    case connectionLost = "connection-lost"
+    // Transfer
+    /// The body ended before its Content-Length.
+    case truncated
+    /// Larger than `--max-bytes` (decoded), or announced as larger.
+    case tooLarge = "too-large"
+    case emptyBody = "empty-body"
+    case decodingFailed = "content-decoding-failed"
+    // Policy
+    case redirectNotAllowed = "redirect-not-allowed"
+    case tooManyRedirects = "too-many-redirects"
+    case tls
+    case invalidURL = "invalid-url"
+    // Image validation
+    case notAnImage = "not-an-image"
+    case unsupportedFormat = "unsupported-format"
+    case imageTooLarge = "image-too-large"
+    case decodeFailed = "decode-failed"
+    // Local
+    /// Writing the file failed (disk full, permissions): the entry failed, the run may go on.
+    case writeFailed = "write-failed"
+    /// Any other libcurl failure.
+    case transferFailed = "transfer-failed"
+    /// The run was interrupted while this URL was in flight.
+    case interrupted
+
+    /// HTTP statuses worth retrying: 408, 429, 500, 502, 503, 504.
+    public static func isTransient(status: Int) -> Bool {
+        [408, 429, 500, 502, 503, 504].contains(status)
+    }
+
+    /// True when the failure may go away by itself (retried, never blacklisted).
+    public func isTransient(status: Int?) -> Bool {
+        switch self {
+        case .timeout, .dns, .connectFailed, .connectionLost, .truncated: return true
+        case .httpStatus: return status.map(FailureReason.isTransient(status:)) ?? false
+        default: return false
+        }
+    }
+
+    /// Whether this failure goes on the blacklist: every permanent failure of the URL itself.
+    /// Local trouble (a full disk, an interruption) says nothing about the URL and never does.
+    public func isBlacklisted(status: Int?) -> Bool {
+        switch self {
+        case .writeFailed, .interrupted: return false
+        default: return !isTransient(status: status)
+        }
+    }
+}
+
+/// A failure with its message and the HTTP status when there was one.
+public struct Failure: Sendable, Equatable, Error {
+    public var reason: FailureReason
+    public var message: String
+    public var httpStatus: Int?
+
+    public init(_ reason: FailureReason, _ message: String, httpStatus: Int? = nil) {
+        self.reason = reason
+        self.message = message
+        self.httpStatus = httpStatus
+    }
+
+    public var isTransient: Bool { reason.isTransient(status: httpStatus) }
+}

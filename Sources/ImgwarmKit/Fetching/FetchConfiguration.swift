@@ -1,0 +1,58 @@
+/// How URLs are requested. Defaults are SDWebImage's where it has one.
+public struct FetchConfiguration: Sendable {
+    /// Transfers in flight (SDWebImage's `maxConcurrentDownloads`). `6` by default.
+    public var concurrency = 6
+    /// Seconds without a byte before a transfer (or a connection attempt) gives up
+    /// (SDWebImage's `downloadTimeout`). `15` by default.
+    public var timeout = 15.0
+    /// Seconds one whole transfer may take; `0` for no limit. `300` by default, so a server that
+    /// trickles a byte at a time cannot hold a slot forever.
+    public var maxTime = 300.0
+    /// The largest body stored, counted after content decoding and enforced while receiving.
+    /// `52_428_800` (50 MiB) by default.
+    public var maxBytes = 50 << 20
+    /// Redirects followed, each to http or https only. `10` by default.
+    public var maxRedirects = 10
+    /// Extra or replacing request headers, `Name: value` (`Name:` removes a default one).
+    /// None by default.
+    public var headers: [String] = []
+    /// The `User-Agent`. `imgwarm/<version>` by default.
+    public var userAgent = "imgwarm/\(ImgwarmVersion.current)"
+    /// Use HTTP/1.1 even where the server offers HTTP/2. `false` by default.
+    public var http1Only = false
+    /// A PEM file of certificate authorities to trust instead of the system's. None by default.
+    public var caCertificates: String?
+    /// Skip TLS verification (SDWebImage's `AllowInvalidSSLCertificates`). `false` by default.
+    public var insecure = false
+    /// A netrc file with credentials (used only for hosts it names). None by default.
+    public var netrcFile: String?
+    /// Bodies up to this size stay in memory; larger ones are written to a temporary file as
+    /// they arrive. `4 MiB` by default.
+    public var memoryBodyLimit = 4 << 20
+    /// The `Accept` header sent unless `headers` replaces it.
+    public var accept = "image/*,*/*;q=0.8"
+
+    public init() {}
+
+    /// The request headers: defaults, then `headers` adding to or replacing them.
+    var requestHeaders: [String] {
+        var result = ["Accept: \(accept)"]
+        for header in headers {
+            let name = header.split(separator: ":", maxSplits: 1).first.map { $0.trimmingCharacters(in: " ") }
+            if let name {
+                result.removeAll { $0.lowercased().hasPrefix(name.lowercased() + ":") }
+            }
+            result.append(header)
+        }
+        return result
+    }
+}
+
+extension Substring {
+    func trimmingCharacters(in characters: String) -> String {
+        var text = self
+        while let first = text.first, characters.contains(first) { text = text.dropFirst() }
+        while let last = text.last, characters.contains(last) { text = text.dropLast() }
+        return String(text)
+    }
+}

@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads every list before the first download: valid URLs go to the priority spools, invalid
+/// lines and duplicates are reported at once. Reading everything first is what lets a
+/// high-priority line at the end of a list start first, and gives progress its total.
+struct ListIngest {
+    /// Why a list could not be read: a usage error (exit code 2), before any download.
+    struct ReadError: Error, CustomStringConvertible {
+        var path: String
+        var code: Int32
+        var description: String { "cannot read \(path == "-" ? "standard input" : path): \(SystemError.message(code))" }
+    }
+
+    /// Opens every list first, so a missing file stops the run before anything happens.
+    static func open(_ sources: [ListSource]) throws(ReadError) -> [Int32] {
+        var descriptors: [Int32] = []
+        for source in sources {
+            if source.path == "-" {
+                descriptors.append(STDIN_FILENO)
+                continue
+            }
+            let descriptor = Glibc.open(source.path, O_RDONLY | O_CLOEXEC)
+            var info = stat()
+            if descriptor < 0 || (fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR) {
+                let code = descriptor < 0 ? errno : EISDIR
+                for open in descriptors where open != STDIN_FILENO { close(open) }
+                if descriptor >= 0 { close(descriptor) }
+                throw ReadError(path: source.path, code: code)
+            }
+            descriptors.append(descriptor)
+        }
+        return descriptors
+    }
+
+    /// Reads list `index` from `descriptor`; `onLine` gets every URL and invalid line.
+    static func read(
+        _ source: ListSource, index: Int, descriptor: Int32,
+        onLine: (_ line: Int, _ parsed: ListLine) throws -> Void
+    ) throws {
+        var reader = LineReader(descriptor: descriptor, maxLineLength: URLRules.maxLineLength)
+        let format = source.effectiveFormat
+        var lineNumber = 0
+        var failure: Error?
+        reader.forEachLine { bytes, truncated in
+            guard failure == nil else { return }
+            lineNumber += 1
+            var line = bytes
+            // A UTF-8 byte order mark at the start of the file is not part of the first line.
+            if lineNumber == 1 && line.starts(with: [0xEF, 0xBB, 0xBF]) { line = line.dropFirst(3) }
+            let parsed = ListLine.parse(line, format: format, truncated: truncated)
+            if parsed == .ignored { return }
+            do { try onLine(lineNumber, parsed) } catch { failure = error }
+        }
+        if descriptor != STDIN_FILENO { close(descriptor) }
+        if let failure { throw failure }
+        if reader.readError != 0 { throw ReadError(path: source.path, code: reader.readError) }
+    }
+}

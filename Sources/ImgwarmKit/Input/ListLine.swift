@@ -1,0 +1,74 @@
+/// What one line of a list is.
+public enum ListLine: Equatable, Sendable {
+    /// Blank, or a comment.
+    case ignored
+    /// A URL to fetch; `priority` when the line names one (JSON Lines).
+    case url(key: String, priority: Priority?)
+    /// Not usable: the reason, and the line's text for the report (credentials hidden, cut short).
+    case invalid(reason: String, text: String)
+
+    /// Classifies one line (without its `\n`). `truncated` means it was longer than the reader's
+    /// limit and was cut.
+    public static func parse(_ line: ArraySlice<UInt8>, format: ListFormat, truncated: Bool) -> ListLine {
+        var line = line
+        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        let trimmed = URLRules.trim(line)
+        if truncated {
+            return .invalid(reason: "the line is longer than \(URLRules.maxLineLength) bytes", text: display(trimmed))
+        }
+        if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { return .ignored }
+        switch format {
+        case .jsonl: return parseJSON(trimmed)
+        case .plain, .auto:
+            switch URLRules.key(from: trimmed) {
+            case .success(let key): return .url(key: key, priority: nil)
+            case .failure(let error): return .invalid(reason: "the line " + error.message, text: display(trimmed))
+            }
+        }
+    }
+
+    private static func parseJSON(_ bytes: ArraySlice<UInt8>) -> ListLine {
+        let value: JSONLine.Value
+        switch JSONLine.parse(bytes) {
+        case .success(let parsed): value = parsed
+        case .failure(let error):
+            return .invalid(reason: "not valid JSON at column \(error.column): \(error.message)", text: display(bytes))
+        }
+        guard case .object(let members) = value else {
+            return .invalid(reason: "a JSON object is expected, not \(value.typeName)", text: display(bytes))
+        }
+        var url: String?
+        var priority: Priority?
+        for (name, member) in members {
+            switch name {
+            case "url":
+                guard case .string(let text) = member else {
+                    return .invalid(reason: "\"url\" must be a string, not \(member.typeName)", text: display(bytes))
+                }
+                url = text
+            case "priority":
+                guard case .string(let text) = member, let parsed = Priority(rawValue: text.lowercased()) else {
+                    return .invalid(reason: "\"priority\" must be \"high\", \"normal\" or \"low\"", text: display(bytes))
+                }
+                priority = parsed
+            default:
+                continue  // Other members are allowed (and ignored) so lists can carry metadata.
+            }
+        }
+        guard let url else {
+            return .invalid(reason: "the object has no \"url\"", text: display(bytes))
+        }
+        let key = url.trimmingSpaces
+        if key.isEmpty { return .invalid(reason: "\"url\" is empty", text: display(bytes)) }
+        if key.utf8.contains(0) { return .invalid(reason: "\"url\" contains a NUL character", text: display(bytes)) }
+        switch URLRules.validate(key) {
+        case .success: return .url(key: key, priority: priority)
+        case .failure(let error): return .invalid(reason: "\"url\" " + error.message, text: display(bytes))
+        }
+    }
+
+    /// The line as text fit for a report: invalid UTF-8 repaired, passwords hidden, cut at 200.
+    static func display(_ bytes: ArraySlice<UInt8>) -> String {
+        Redaction.excerpt(Redaction.redact(String(decoding: bytes, as: UTF8.self)))
+    }
+}

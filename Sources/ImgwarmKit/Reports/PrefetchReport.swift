@@ -1,0 +1,146 @@
+/// Writes the JSON document of `imgwarm prefetch --report` as the run goes: the header first,
+/// then one entry per list line as it finishes, the totals last. Schema:
+/// `docs/prefetch-report.schema.json`; the key order below is the documented one.
+public final class PrefetchReport {
+    public static let schemaVersion = 1
+
+    private let file: ReportFile
+    private var writer: JSONWriter
+    private var entries = 0
+
+    /// Options recorded in the report header (the ones that change what a run does).
+    public struct Header: Sendable {
+        public var cacheFolder: String
+        public var inputs: [ListSource]
+        public var options: [(String, OptionValue)]
+        public var startedAt: Timestamp
+        public var dryRun: Bool
+
+        public init(cacheFolder: String, inputs: [ListSource], options: [(String, OptionValue)], startedAt: Timestamp, dryRun: Bool) {
+            self.cacheFolder = cacheFolder
+            self.inputs = inputs
+            self.options = options
+            self.startedAt = startedAt
+            self.dryRun = dryRun
+        }
+    }
+
+    public enum OptionValue: Sendable {
+        case int(Int)
+        case double(Double)
+        case string(String?)
+        case bool(Bool)
+        case strings([String])
+    }
+
+    public init(file: ReportFile, header: Header) {
+        self.file = file
+        writer = JSONWriter(pretty: false, capacity: 1 << 16)
+        writer.beginObject()
+        writer.field("schemaVersion", PrefetchReport.schemaVersion)
+        writer.key("tool")
+        writer.beginObject()
+        writer.field("name", "imgwarm")
+        writer.field("version", ImgwarmVersion.current)
+        writer.endObject()
+        writer.field("command", "prefetch")
+        writer.field("cacheFolder", header.cacheFolder)
+        writer.field("dryRun", header.dryRun)
+        writer.key("inputs")
+        writer.beginArray()
+        for (index, input) in header.inputs.enumerated() {
+            writer.beginObject()
+            writer.field("index", index)
+            writer.field("path", input.path)
+            writer.field("format", input.effectiveFormat.rawValue)
+            writer.field("priority", input.priority.rawValue)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.key("options")
+        writer.beginObject()
+        for (name, value) in header.options {
+            writer.key(name)
+            switch value {
+            case .int(let number): writer.int(number)
+            case .double(let number): writer.double(number)
+            case .string(let text): writer.string(text)
+            case .bool(let flag): writer.bool(flag)
+            case .strings(let texts):
+                writer.beginArray()
+                for text in texts { writer.string(text) }
+                writer.endArray()
+            }
+        }
+        writer.endObject()
+        writer.field("startedAt", header.startedAt.iso8601)
+        writer.key("entries")
+        writer.beginArray()
+    }
+
+    /// Appends one entry (passwords in URLs are hidden).
+    public func add(_ result: EntryResult) {
+        writer.beginObject()
+        writer.field("line", result.line)
+        writer.field("input", result.input)
+        let shown = Redaction.redact(result.key)
+        writer.field("url", shown)
+        writer.field("key", shown)
+        writer.field("fileName", result.fileName)
+        writer.field("outcome", result.outcome.rawValue)
+        writer.field("priority", result.priority?.rawValue)
+        writer.field("httpStatus", result.httpStatus)
+        writer.field("bytes", result.bytes)
+        writer.field("format", result.format?.rawValue)
+        writer.field("width", result.width)
+        writer.field("height", result.height)
+        writer.field("attempts", result.attempts)
+        writer.field("durationSeconds", result.duration)
+        writer.field("errorClass", result.failure?.reason.rawValue)
+        writer.key("errorKind")
+        if let failure = result.failure, result.outcome == .failed || result.outcome == .blacklisted {
+            writer.string(failure.isTransient ? "transient" : "permanent")
+        } else if result.outcome == .invalid {
+            writer.string("permanent")
+        } else {
+            writer.null()
+        }
+        writer.field("errorMessage", result.failure.map { Redaction.redact($0.message) })
+        writer.endObject()
+        entries += 1
+        if writer.bytes.count >= 1 << 16 { file.write(writer.take()) }
+    }
+
+    /// Writes the totals and closes the document; the file appears complete only now.
+    public func finish(totals: PrefetchTotals, finishedAt: Timestamp, startedAt: Timestamp, interrupted: Bool) throws(ReportFile.OpenError) {
+        writer.endArray()
+        writer.field("finishedAt", finishedAt.iso8601)
+        writer.field("durationSeconds", finishedAt.secondsSinceEpoch - startedAt.secondsSinceEpoch)
+        writer.field("interrupted", interrupted)
+        writer.key("totals")
+        writer.beginObject()
+        writer.field("lines", totals.lines)
+        writer.field("finishedCount", totals.finishedCount)
+        writer.field("skippedCount", totals.skippedCount)
+        writer.field("downloaded", totals.downloaded)
+        writer.field("cached", totals.cached)
+        writer.field("revalidated", totals.revalidated)
+        writer.field("failed", totals.failed)
+        writer.field("blacklisted", totals.blacklisted)
+        writer.field("invalid", totals.invalid)
+        writer.field("duplicates", totals.duplicates)
+        writer.field("wouldFetch", totals.wouldFetch)
+        writer.field("notStarted", totals.notStarted)
+        writer.field("bytesReceived", totals.bytesReceived)
+        writer.key("errorClasses")
+        writer.beginObject()
+        for (name, count) in totals.errorClasses.sorted(by: { $0.key < $1.key }) { writer.field(name, count) }
+        writer.endObject()
+        writer.endObject()
+        writer.endObject()
+        var bytes = writer.take()
+        bytes.append(UInt8(ascii: "\n"))
+        file.write(bytes)
+        try file.commit()
+    }
+}

@@ -1,0 +1,140 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The URLs of one priority waiting to start, kept in an unlinked temporary file so that a list
+/// of millions of lines costs a few pages of memory, not the whole list.
+///
+/// Records are read back in segments of `segmentSize`, front to back (FIFO) or back to front
+/// (LIFO, SDWebImage's `executionOrder = .lifo`); only one segment is in memory at a time.
+final class EntrySpool {
+    static let segmentSize = 1024
+
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+    private var written: Int64 = 0
+    /// File offset where each segment starts, and the offset after the last record.
+    private var segmentStarts: [Int64] = [0]
+    private var inSegment = 0
+    private(set) var count = 0
+    private(set) var remaining = 0
+
+    // Reading state.
+    private var order: ExecutionOrder = .fifo
+    private var nextSegment = 0
+    private var loaded: [PendingEntry] = []
+    private var loadedIndex = 0
+    private let priority: Priority
+
+    /// Creates the spool in `folder` (the file has no name: it disappears with the process).
+    init(priority: Priority, folder: String) throws(SpoolError) {
+        self.priority = priority
+        var descriptor = open(folder, O_RDWR | O_CLOEXEC | 0o20000000 /* O_TMPFILE */ | O_DIRECTORY, 0o600)
+        if descriptor < 0 {
+            var template = Array("\(folder)/imgwarm-spool-XXXXXX".utf8CString)
+            descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            if descriptor >= 0 { template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) } }
+        }
+        guard descriptor >= 0 else { throw SpoolError(folder: folder, code: errno) }
+        self.descriptor = descriptor
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    deinit { close(descriptor) }
+
+    struct SpoolError: Error, CustomStringConvertible {
+        var folder: String
+        var code: Int32
+        var description: String { "cannot create a temporary file in \(folder): \(SystemError.message(code))" }
+    }
+
+    // MARK: Writing
+
+    func append(line: Int, input: Int, key: String) throws(SpoolError) {
+        var header = (UInt32(truncatingIfNeeded: line), UInt32(truncatingIfNeeded: input), UInt32(key.utf8.count))
+        withUnsafeBytes(of: &header) { buffer.append(contentsOf: $0) }
+        buffer.append(contentsOf: key.utf8)
+        count += 1
+        remaining += 1
+        inSegment += 1
+        if inSegment == EntrySpool.segmentSize {
+            try flush()
+            segmentStarts.append(written)
+            inSegment = 0
+        }
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    private func flush() throws(SpoolError) {
+        var offset = 0
+        while offset < buffer.count {
+            let result = buffer.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + offset, $0.count - offset, off_t(written)) }
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw SpoolError(folder: "the spool", code: errno)
+            }
+            offset += result
+            written += Int64(result)
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Ends writing; reading starts in `order`.
+    func finishWriting(order: ExecutionOrder) throws(SpoolError) {
+        try flush()
+        if inSegment > 0 || segmentStarts.count == 1 { segmentStarts.append(written) }
+        if segmentStarts.count >= 2 && segmentStarts[segmentStarts.count - 1] == segmentStarts[segmentStarts.count - 2] {
+            segmentStarts.removeLast()
+        }
+        self.order = order
+        nextSegment = order == .fifo ? 0 : segmentStarts.count - 2
+        buffer = []
+    }
+
+    // MARK: Reading
+
+    /// The next entry in the chosen order, or nil when all were handed out.
+    func next() -> PendingEntry? {
+        if loadedIndex >= loaded.count {
+            guard loadSegment() else { return nil }
+        }
+        let entry = loaded[loadedIndex]
+        loadedIndex += 1
+        remaining -= 1
+        return entry
+    }
+
+    private func loadSegment() -> Bool {
+        let segments = segmentStarts.count - 1
+        guard segments > 0, nextSegment >= 0, nextSegment < segments else { return false }
+        let start = segmentStarts[nextSegment]
+        let end = segmentStarts[nextSegment + 1]
+        nextSegment += order == .fifo ? 1 : -1
+        var bytes = [UInt8](repeating: 0, count: Int(end - start))
+        var offset = 0
+        while offset < bytes.count {
+            let result = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + offset, $0.count - offset, off_t(start) + off_t(offset)) }
+            if result <= 0 {
+                if result < 0 && errno == EINTR { continue }
+                return false
+            }
+            offset += result
+        }
+        loaded.removeAll(keepingCapacity: true)
+        loadedIndex = 0
+        var position = 0
+        while position + 12 <= bytes.count {
+            let (line, input, length) = bytes.withUnsafeBytes { raw in
+                (raw.loadUnaligned(fromByteOffset: position, as: UInt32.self),
+                 raw.loadUnaligned(fromByteOffset: position + 4, as: UInt32.self),
+                 raw.loadUnaligned(fromByteOffset: position + 8, as: UInt32.self))
+            }
+            position += 12
+            let key = String(decoding: bytes[position..<(position + Int(length))], as: UTF8.self)
+            position += Int(length)
+            loaded.append(PendingEntry(line: Int(line), input: Int(input), key: key, priority: priority))
+        }
+        if order == .lifo { loaded.reverse() }
+        return !loaded.isEmpty
+    }
+}

@@ -1,0 +1,49 @@
+/// Decides which URL starts next: higher priority first; within a priority first-in-first-out
+/// (or last-in-first-out); retries once their back-off delay has passed.
+final class Scheduler {
+    private let spools: [EntrySpool]  // indexed by Priority.rank
+    /// Retries waiting for their time, kept sorted by due time.
+    private var delayed: [(due: Double, entry: PendingEntry)] = []
+
+    init(spools: [EntrySpool]) {
+        self.spools = spools
+    }
+
+    /// URLs not yet started, retries included.
+    var pendingCount: Int { spools.reduce(0) { $0 + $1.remaining } + delayed.count }
+
+    var isEmpty: Bool { pendingCount == 0 }
+
+    /// When the earliest waiting retry becomes due, if any.
+    var nextRetryDue: Double? { delayed.first?.due }
+
+    /// The next URL to start at monotonic time `now`, or nil when nothing is ready.
+    func next(now: Double) -> PendingEntry? {
+        for rank in 0..<spools.count {
+            // Due retries of a priority go before new URLs of the same priority.
+            if let index = bestDueRetry(rank: rank, now: now) { return delayed.remove(at: index).entry }
+            if let entry = spools[rank].next() { return entry }
+        }
+        return nil
+    }
+
+    private func bestDueRetry(rank: Int, now: Double) -> Int? {
+        for (index, item) in delayed.enumerated() {
+            if item.due > now { break }
+            if item.entry.priority.rank == rank { return index }
+        }
+        return nil
+    }
+
+    /// Puts `entry` back to start again at monotonic time `due`.
+    func retry(_ entry: PendingEntry, at due: Double) {
+        let index = delayed.firstIndex { $0.due > due } ?? delayed.count
+        delayed.insert((due, entry), at: index)
+    }
+
+    /// Takes every URL that has not started (an interrupted run reports none of them as fetched).
+    func drainDelayed() -> [PendingEntry] {
+        defer { delayed.removeAll() }
+        return delayed.map(\.entry)
+    }
+}
