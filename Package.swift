@@ -53,6 +53,6 @@ let package = Package(
         .testTarget(name: "MagickTests", dependencies: ["Magick", "TestSupport"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
         .testTarget(name: "ImgwarmKitTests", dependencies: ["ImgwarmKit", "TestSupport"]),
-        .testTarget(name: "imgwarmTests", dependencies: ["imgwarm", "ImgwarmKit", "TestSupport"]),
+        .testTarget(name: "imgwarmTests", dependencies: ["imgwarm", "ImgwarmKit", "SQLite", "TestSupport"]),
     ]
 )

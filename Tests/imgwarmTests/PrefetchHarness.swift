@@ -50,7 +50,8 @@ final class PrefetchHarness {
         #expect(cacheContents() == names, sourceLocation: sourceLocation)
         for (key, body) in expected {
             let data = FileManager.default.contents(atPath: folder + "/" + SDFileName.forKey(key))
-            #expect(data.map([UInt8].init) == body, "bytes of \(key)", sourceLocation: sourceLocation)
+            let same = data.map([UInt8].init) == body
+            #expect(same, "bytes of \(key): \(data?.count ?? -1) stored, \(body.count) expected", sourceLocation: sourceLocation)
         }
         let temporary = temp.path("caches/com.hackemist.SDImageCache/.imgwarm/default/tmp")
         let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []

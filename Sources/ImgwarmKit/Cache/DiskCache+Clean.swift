@@ -54,6 +54,10 @@ extension DiskCache {
         /// The totals of the files the age and size passes looked at, after the pass.
         public var remainingAllocated: UInt64 = 0
         public var folderExists: Bool
+        /// State rows deleted with the files (and stale ones found on the way).
+        public var stateRowsRemoved = 0
+        /// Why the state database could not be updated, if it could not.
+        public var stateWarning: String?
     }
 
     /// Runs the age pass and then the size pass over `scan`, exactly as SDWebImage does.

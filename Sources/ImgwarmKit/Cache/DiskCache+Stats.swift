@@ -21,6 +21,8 @@ extension DiskCache {
         public var hiddenEntries: Int
         public var directories: Int
         public var symlinks: Int
+        /// Names of the cache files.
+        public var fileNames: Set<String> = []
     }
 
     /// Scans the folder and sniffs the format of every cache file.
@@ -42,6 +44,7 @@ extension DiskCache {
             case .file: if entry.isHidden { continue }
             }
             stats.files += 1
+            stats.fileNames.insert(entry.name)
             if stats.oldest.map({ entry.date < $0 }) ?? true { stats.oldest = entry.date }
             if stats.newest.map({ entry.date > $0 }) ?? true { stats.newest = entry.date }
             var format = "other"

@@ -8,6 +8,10 @@ public struct CleanJob: Sendable {
         public var policy = DiskCache.CleanPolicy()
         /// Report what would go and delete nothing. `false` by default.
         public var dryRun = false
+        /// The state database whose rows of removed files are deleted too; nil for the default.
+        public var statePath: String?
+        /// Seconds to wait for another process's lock. `30` by default.
+        public var lockTimeout = 30.0
 
         public init() {}
     }
@@ -35,8 +39,30 @@ public struct CleanJob: Sendable {
         }
         let directory = try cache.openFolder()
         defer { close(directory) }
-        return DiskCache.clean(scan, policy: configuration.policy, now: now) { entry in
+        var result = DiskCache.clean(scan, policy: configuration.policy, now: now) { entry in
             cache.removeIfUnchanged(entry, in: directory)
+        }
+        removeStateRows(&result, scan: scan)
+        return result
+    }
+
+    /// Deletes the state rows of the removed files, and any row whose file is gone (SPEC §3).
+    /// A state database that cannot be used is reported, never a reason to keep or delete files.
+    private func removeStateRows(_ result: inout DiskCache.CleanResult, scan: DiskCache.Scan) {
+        let path = configuration.statePath ?? StateStore.defaultPath(for: location)
+        guard access(path, F_OK) == 0 else { return }
+        do {
+            let state = try StateStore(path: path, busyTimeout: configuration.lockTimeout)
+            let removed = Set(result.removed.map(\.entry.name))
+            let remaining = Set(scan.entries.lazy.filter { $0.kind == .file && !removed.contains($0.name) }.map(\.name))
+            try state.begin()
+            let before = try state.counts().trackedKeys
+            try state.removeRecords(fileNames: Array(removed))
+            try state.removeStaleRecords(existing: remaining)
+            result.stateRowsRemoved = before - (try state.counts().trackedKeys)
+            try state.commit()
+        } catch {
+            result.stateWarning = "\(error.description); its rows of removed files stay (they are recognised as stale)"
         }
     }
 }

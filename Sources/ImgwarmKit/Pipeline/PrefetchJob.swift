@@ -33,6 +33,8 @@ public struct PrefetchSummary: Sendable {
     public var diskFull = false
     /// Set when the run was interrupted (exit code 130 or 143).
     public var interrupted = false
+    /// Set when the state database stopped being usable during the run (exit code 3).
+    public var stateFailure: StateError?
 }
 
 /// A run-level failure: nothing useful can go on (exit code 2 for input, 3 for the cache).
@@ -60,6 +62,19 @@ public final class PrefetchJob {
         public var dryRun = false
         /// Threads validating and storing bodies. The number of cores (at most 4) by default.
         public var validationThreads = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+        /// Retries of transient failures.
+        public var retry = RetryPolicy()
+        /// Request blacklisted URLs anyway (SDWebImage's `RetryFailed`). `false` by default.
+        public var retryFailed = false
+        /// Seconds a blacklist entry stays in force; nil for ever. `604800` (7 days) by default.
+        public var blacklistTTL: Double? = 7 * 86400
+        /// Revalidate cached files with their stored validators (SDWebImage's `RefreshCached`).
+        /// `false` by default.
+        public var refresh = false
+        /// The state database; nil for the default `<private folder>/state.sqlite`.
+        public var statePath: String?
+        /// Seconds to wait for a lock another process holds. `30` by default.
+        public var lockTimeout = 30.0
         /// Where the pending-URL spools go (unlinked files). `$TMPDIR` or `/tmp` by default.
         public var spoolFolder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
 
@@ -73,10 +88,16 @@ public final class PrefetchJob {
     /// Receives every entry for the JSON report, when one was asked for.
     public var report: PrefetchReport?
 
-    private var totals = PrefetchTotals()
-    private var total = 0
-    private var lastProgress = 0.0
-    private var runStarted = 0.0
+    var totals = PrefetchTotals()
+    var total = 0
+    var lastProgress = 0.0
+    var runStarted = 0.0
+    let startedAt = Timestamp.now()
+    /// The state database (nil in a dry run without one).
+    var state: StateStore?
+    var stateWrites = 0
+    var stateCommitted = 0.0
+    var stateFailure: StateError?
 
     public init(location: CacheLocation, sources: [ListSource], configuration: Configuration) {
         self.location = location
@@ -91,15 +112,20 @@ public final class PrefetchJob {
         let scheduler = Scheduler(spools: spools)
         var summary: PrefetchSummary
         if configuration.dryRun {
+            state = StateStore.openExisting(path: statePath)
             summary = classifyWithoutNetwork(scheduler)
         } else {
             summary = try download(scheduler)
+            finishState()
         }
         summary.totals = totals
         summary.duration = Monotonic.now() - runStarted
+        summary.stateFailure = stateFailure
         emitProgress(inFlight: 0, final: true)
         return summary
     }
+
+    var statePath: String { configuration.statePath ?? StateStore.defaultPath(for: location) }
 
     // MARK: - Reading the lists
 
@@ -172,173 +198,15 @@ public final class PrefetchJob {
             result.fileName = name
             result.priority = entry.priority
             if hit { result.bytes = Int(info.st_size) }
+            if !hit, let listed = activeBlacklistEntry(entry.key) {
+                result.outcome = .blacklisted
+                result.failure = blacklistFailure(listed)
+            }
             record(result)
         }
         return PrefetchSummary(totals: totals, duration: 0)
     }
 
-    // MARK: - Downloading
-
-    private func download(_ scheduler: Scheduler) throws(PrefetchError) -> PrefetchSummary {
-        let store: CacheStore
-        do {
-            store = try CacheStore(location: location)
-        } catch {
-            throw .cache(error.description)
-        }
-        if store.usesHiddenTemporaryFiles {
-            observer?.prefetchWarning(
-                "\(location.privateFolder) is on another file system than the cache folder: temporary files go to hidden names inside it")
-        }
-        let downloader: Downloader
-        do {
-            downloader = try Downloader(configuration: configuration.fetch, spillFolder: store.temporaryFolder, spillPrefix: store.temporaryPrefix)
-        } catch {
-            throw .cache("cannot start libcurl: \(error.message)")
-        }
-        let wake = UnsafeSendableBox(downloader)
-        let pool = ValidationPool(
-            workers: configuration.validationThreads, store: store, configuration: configuration.validation,
-            notify: { wake.value.wakeup() })
-        defer { pool.shutdown() }
-
-        let concurrency = max(1, configuration.fetch.concurrency)
-        var validating = 0
-        var diskFull = false
-        while true {
-            for outcome in pool.results.drain() {
-                validating -= 1
-                if outcome.diskFull && !diskFull {
-                    diskFull = true
-                    observer?.prefetchWarning("the disk is full: no new downloads start; the run ends with exit code 3")
-                }
-                record(validated: outcome)
-            }
-            let now = Monotonic.now()
-            while !diskFull && downloader.inFlight < concurrency && validating < concurrency * 2,
-                let entry = scheduler.next(now: now)
-            {
-                start(entry, downloader: downloader, store: store)
-            }
-            if downloader.inFlight == 0 && validating == 0 && (scheduler.isEmpty || diskFull) { break }
-            downloader.perform()
-            for finished in downloader.completions() {
-                if handle(finished, pool: pool) { validating += 1 }
-            }
-            emitProgress(inFlight: downloader.inFlight)
-            var timeout = 250
-            if let due = scheduler.nextRetryDue { timeout = max(0, min(timeout, Int((due - Monotonic.now()) * 1000) + 1)) }
-            if downloader.inFlight > 0 || validating > 0 || timeout > 0 {
-                downloader.poll(milliseconds: timeout)
-            }
-        }
-        // Whatever was still waiting when the disk filled up never started.
-        while let entry = scheduler.next(now: .infinity) { recordNotStarted(entry) }
-        for entry in scheduler.drainDelayed() { recordNotStarted(entry) }
-        return PrefetchSummary(totals: totals, duration: 0, diskFull: diskFull)
-    }
-
-    /// A cache hit is recorded at once; anything else starts a transfer.
-    private func start(_ entry: PendingEntry, downloader: Downloader, store: CacheStore) {
-        let name = SDFileName.forKey(entry.key)
-        switch store.lookup(name) {
-        case .hit(let size):
-            store.touch(name)
-            var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .cached)
-            result.fileName = name
-            result.priority = entry.priority
-            result.bytes = size
-            record(result)
-            return
-        case .blocked:
-            var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .failed)
-            result.fileName = name
-            result.failure = Failure(.writeFailed, "a folder named \(name) is in the cache folder where the file should go")
-            record(result)
-            return
-        case .miss:
-            break
-        }
-        var entry = entry
-        entry.attempts += 1
-        if entry.firstStarted == 0 { entry.firstStarted = Monotonic.now() }
-        do {
-            try downloader.start(entry)
-        } catch {
-            var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .failed)
-            result.fileName = name
-            result.attempts = entry.attempts
-            result.failure = Failure(.transferFailed, error.message)
-            record(result)
-        }
-    }
-
-    /// Routes a finished transfer; true when its body went to validation.
-    private func handle(_ finished: Downloader.Finished, pool: ValidationPool) -> Bool {
-        let entry = finished.entry
-        switch finished.result {
-        case .success(let body):
-            pool.submit(ValidationPool.Job(
-                entry: entry, fileName: SDFileName.forKey(entry.key), bytes: body.bytes, spillName: body.spillName,
-                count: body.count, httpStatus: body.status, etag: finished.etag, lastModified: finished.lastModified,
-                duration: finished.duration))
-            return true
-        case .failure(let failure):
-            var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .failed)
-            result.fileName = SDFileName.forKey(entry.key)
-            result.priority = entry.priority
-            result.httpStatus = failure.httpStatus ?? finished.httpStatus
-            result.attempts = entry.attempts
-            result.duration = Monotonic.now() - entry.firstStarted
-            result.failure = failure
-            record(result)
-            return false
-        }
-    }
-
-    private func record(validated outcome: ValidationPool.Outcome) {
-        let job = outcome.job
-        var result = EntryResult(line: job.entry.line, input: job.entry.input, key: job.entry.key, outcome: .downloaded)
-        result.fileName = job.fileName
-        result.priority = job.entry.priority
-        result.httpStatus = job.httpStatus
-        result.attempts = job.entry.attempts
-        result.duration = Monotonic.now() - job.entry.firstStarted
-        switch outcome.result {
-        case .success(let image):
-            result.bytes = job.count
-            result.format = image.format
-            result.width = image.width
-            result.height = image.height
-        case .failure(let failure):
-            result.outcome = .failed
-            var failure = failure
-            failure.httpStatus = job.httpStatus
-            result.failure = failure
-        }
-        record(result)
-    }
-
-    private func recordNotStarted(_ entry: PendingEntry) {
-        var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .notStarted)
-        result.fileName = SDFileName.forKey(entry.key)
-        result.priority = entry.priority
-        result.attempts = entry.attempts
-        record(result)
-    }
-
-    private func record(_ result: EntryResult) {
-        totals.add(result)
-        report?.add(result)
-        observer?.prefetchDidFinish(result, source: sources[result.input])
-    }
-
-    private func emitProgress(inFlight: Int, final: Bool = false) {
-        let now = Monotonic.now()
-        guard final || now - lastProgress >= 0.1 else { return }
-        lastProgress = now
-        observer?.prefetchProgress(PrefetchProgress(total: total, totals: totals, elapsed: now - runStarted, inFlight: inFlight, isFinal: final))
-    }
 }
 
 /// Carries a reference into a `@Sendable` closure where the code guarantees the safe use (here:

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The JSON document `imgwarm stats --json` prints (schema: `docs/stats.schema.json`).
 public struct StatsReport {
     public static let schemaVersion = 1
@@ -5,11 +9,43 @@ public struct StatsReport {
     public var location: CacheLocation
     public var expireType: ExpireType
     public var statistics: DiskCache.Statistics
+    public var state: StateSummary
 
-    public init(location: CacheLocation, expireType: ExpireType, statistics: DiskCache.Statistics) {
+    public init(location: CacheLocation, expireType: ExpireType, statistics: DiskCache.Statistics, state: StateSummary) {
         self.location = location
         self.expireType = expireType
         self.statistics = statistics
+        self.state = state
+    }
+
+    /// What the state database says, for `stats`.
+    public struct StateSummary: Sendable {
+        public var path: String
+        public var exists = false
+        public var trackedKeys = 0
+        /// Rows whose file is no longer in the folder (ignored; the next clean removes them).
+        public var staleRows = 0
+        public var blacklisted = 0
+        public var lastRun: StateStore.RunRecord?
+        public var problem: String?
+
+        /// Reads the database at `path` if there is one, without creating it.
+        public static func read(path: String, scan fileNames: Set<String>, lockTimeout: Double) -> StateSummary {
+            var summary = StateSummary(path: path)
+            guard access(path, F_OK) == 0 else { return summary }
+            summary.exists = true
+            do {
+                let state = try StateStore(path: path, busyTimeout: lockTimeout)
+                let counts = try state.counts()
+                summary.trackedKeys = counts.trackedKeys
+                summary.blacklisted = counts.blacklisted
+                summary.staleRows = try state.trackedFileNames().filter { !fileNames.contains($0) }.count
+                summary.lastRun = try state.lastRun()
+            } catch {
+                summary.problem = error.description
+            }
+            return summary
+        }
     }
 
     public func json(pretty: Bool = true) -> [UInt8] {
@@ -46,6 +82,30 @@ public struct StatsReport {
         w.field("expireType", expireType.rawValue)
         w.field("oldest", stats.oldest?.iso8601)
         w.field("newest", stats.newest?.iso8601)
+        w.endObject()
+        w.key("state")
+        w.beginObject()
+        w.field("path", state.path)
+        w.field("exists", state.exists)
+        w.field("trackedKeys", state.trackedKeys)
+        w.field("staleRows", state.staleRows)
+        w.field("blacklisted", state.blacklisted)
+        w.key("lastRun")
+        if let run = state.lastRun {
+            w.beginObject()
+            w.field("command", run.command)
+            w.field("startedAt", Timestamp(seconds: Int64(run.startedAt)).iso8601)
+            w.field("finishedAt", Timestamp(seconds: Int64(run.finishedAt)).iso8601)
+            w.field("lines", run.totals.lines)
+            w.field("downloaded", run.totals.downloaded)
+            w.field("cached", run.totals.cached)
+            w.field("failed", run.totals.failed)
+            w.field("blacklisted", run.totals.blacklisted)
+            w.field("interrupted", run.interrupted)
+            w.endObject()
+        } else {
+            w.null()
+        }
         w.endObject()
         w.endObject()
         return w.bytes

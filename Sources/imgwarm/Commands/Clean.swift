@@ -27,6 +27,7 @@ struct Clean: ParsableCommand {
             """)
 
     @OptionGroup var location: CacheLocationOptions
+    @OptionGroup var stateOptions: StateOptions
 
     @Option(
         name: .customLong("expire-type"),
@@ -76,6 +77,8 @@ struct Clean: ParsableCommand {
         configuration.policy.maxSize = maxSize ?? 0
         configuration.policy.removeAll = all
         configuration.dryRun = dryRun
+        configuration.statePath = stateOptions.state
+        configuration.lockTimeout = stateOptions.lockTimeout
 
         let reportFile = try report.map(ReportFile.openForCommand)
 
@@ -102,6 +105,7 @@ struct Clean: ParsableCommand {
     }
 
     private func printSummary(_ result: DiskCache.CleanResult, location: CacheLocation) {
+        if let warning = result.stateWarning { Console.warning(warning) }
         for failure in result.failures {
             Console.error("cannot delete \(location.folder)/\(failure.entry.name): \(failure.message)")
         }

@@ -17,6 +17,13 @@ struct Prefetch: ParsableCommand {
             within --max-bytes, an image whose format is recognised and whose header ImageMagick \
             reads within the pixel limits) and then stored atomically under SDWebImage's file name.
 
+            Transient failures (timeouts, resets, 408, 429, 5xx) are retried with back-off \
+            (--retries, --retry-delay, Retry-After up to --max-retry-wait). Any other failure \
+            puts the URL on the blacklist: later runs skip it without a request until the entry \
+            expires (--blacklist-ttl) or --retry-failed. --refresh revalidates cached files with \
+            their stored ETag / Last-Modified. State lives in a SQLite database beside the cache \
+            folder (--state).
+
             Invalid lines are reported with their line number and skipped; duplicates are fetched \
             once. Failures are printed on standard error as they happen (unless --quiet), and a \
             summary at the end; a live progress line appears when standard error is a terminal.
@@ -95,6 +102,26 @@ struct Prefetch: ParsableCommand {
     @Flag(help: "Use credentials from ~/.netrc.")
     var netrc = false
 
+    @Option(help: ArgumentHelp("Retries of a transient failure (timeouts, resets, 408, 429, 5xx; default 2).", valueName: "n"))
+    var retries = 2
+
+    @Option(name: .customLong("retry-delay"), help: ArgumentHelp("First back-off delay in seconds, doubling with jitter (default 1).", valueName: "seconds"), transform: Parse.seconds("--retry-delay"))
+    var retryDelay = 1.0
+
+    @Option(name: .customLong("max-retry-wait"), help: ArgumentHelp("Longest wait before one retry, Retry-After included (default 30).", valueName: "seconds"), transform: Parse.seconds("--max-retry-wait"))
+    var maxRetryWait = 30.0
+
+    @Flag(name: .customLong("retry-failed"), help: "Request blacklisted URLs again.")
+    var retryFailed = false
+
+    @Option(name: .customLong("blacklist-ttl"), help: ArgumentHelp("How long a permanent failure stays on the blacklist: 7d (default), 12h, never.", valueName: "age"), transform: Parse.age)
+    var blacklistTTL: Double?? = .some(7 * 86400)
+
+    @Flag(help: "Revalidate cached files with their stored ETag / Last-Modified (304 keeps the file, 200 replaces it).")
+    var refresh = false
+
+    @OptionGroup(title: "State") var stateOptions: StateOptions
+
     @Option(help: ArgumentHelp("Write a JSON report to this file, or - for standard output.", valueName: "file"))
     var report: String?
 
@@ -112,6 +139,7 @@ struct Prefetch: ParsableCommand {
         }
         guard (1...1024).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 1024") }
         guard (0...100).contains(maxRedirects) else { throw ValidationError("--max-redirects must be between 0 and 100") }
+        guard (0...100).contains(retries) else { throw ValidationError("--retries must be between 0 and 100") }
         guard maxBytes > 0 else { throw ValidationError("--max-bytes must be above 0, e.g. 50MiB") }
         guard timeout > 0 else { throw ValidationError("--timeout must be above 0, e.g. 15") }
         if netrc && netrcFile != nil { throw ValidationError("--netrc and --netrc-file name two netrc files: use one") }
@@ -146,6 +174,14 @@ struct Prefetch: ParsableCommand {
         configuration.validation.maxPixels = maxPixels
         configuration.order = order
         configuration.dryRun = dryRun
+        configuration.retry.retries = retries
+        configuration.retry.delay = retryDelay
+        configuration.retry.maxWait = maxRetryWait
+        configuration.retryFailed = retryFailed
+        configuration.blacklistTTL = blacklistTTL ?? nil
+        configuration.refresh = refresh
+        configuration.statePath = stateOptions.state
+        configuration.lockTimeout = stateOptions.lockTimeout
 
         let reportFile = try report.map(ReportFile.openForCommand)
         let console = PrefetchConsole(output: output, sources: sources, dryRun: dryRun)
@@ -178,6 +214,10 @@ struct Prefetch: ParsableCommand {
             throw CommandFailure.cache(error.description)
         }
         console.finish(summary, reportPath: report)
+        if let failure = summary.stateFailure {
+            Console.error(failure.description)
+            throw ExitStatus.cacheUnusable
+        }
         if summary.diskFull { throw ExitStatus.cacheUnusable }
         if !summary.totals.allInCache && !dryRun { throw ExitStatus.partial }
         if dryRun && summary.totals.invalid > 0 { throw ExitStatus.partial }
@@ -206,6 +246,12 @@ struct Prefetch: ParsableCommand {
             ("userAgent", .string(fetch.userAgent)),
             // Header values can carry credentials: only their names are recorded.
             ("headers", .strings(fetch.headers.map { String($0.split(separator: ":", maxSplits: 1).first ?? "") })),
+            ("retries", .int(configuration.retry.retries)),
+            ("retryDelaySeconds", .double(configuration.retry.delay)),
+            ("maxRetryWaitSeconds", .double(configuration.retry.maxWait)),
+            ("retryFailed", .bool(configuration.retryFailed)),
+            ("blacklistTTLSeconds", configuration.blacklistTTL.map { .double($0) } ?? .string(nil)),
+            ("refresh", .bool(configuration.refresh)),
         ]
     }
 }

@@ -20,6 +20,7 @@ struct Stats: ParsableCommand {
             """)
 
     @OptionGroup var location: CacheLocationOptions
+    @OptionGroup var stateOptions: StateOptions
 
     @Option(
         name: .customLong("expire-type"),
@@ -38,14 +39,17 @@ struct Stats: ParsableCommand {
         } catch {
             throw CommandFailure.cache(error.description)
         }
+        let state = StatsReport.StateSummary.read(
+            path: stateOptions.path(for: location), scan: stats.fileNames, lockTimeout: stateOptions.lockTimeout)
+        if let problem = state.problem { Console.warning(problem) }
         if json {
-            Console.output(StatsReport(location: location, expireType: expireType, statistics: stats).json())
+            Console.output(StatsReport(location: location, expireType: expireType, statistics: stats, state: state).json())
         } else {
-            Console.output(text(location: location, stats: stats))
+            Console.output(text(location: location, stats: stats, state: state))
         }
     }
 
-    private func text(location: CacheLocation, stats: DiskCache.Statistics) -> String {
+    private func text(location: CacheLocation, stats: DiskCache.Statistics, state: StatsReport.StateSummary) -> String {
         var lines = ["Cache folder:   \(location.folder)\(stats.exists ? "" : " (does not exist yet)")"]
         let totals = stats.totals
         lines.append("Entries:        \(totals.entries) (SDWebImage totalDiskCount)")
@@ -59,6 +63,15 @@ struct Stats: ParsableCommand {
         }
         if stats.hiddenEntries + stats.directories + stats.symlinks > 0 {
             lines.append("Other entries:  \(stats.hiddenEntries) hidden, \(stats.directories) folders, \(stats.symlinks) symbolic links")
+        }
+        if state.exists {
+            lines.append("State:          \(state.trackedKeys) tracked keys\(state.staleRows > 0 ? " (\(state.staleRows) stale)" : ""), \(state.blacklisted) blacklisted (\(state.path))")
+            if let run = state.lastRun {
+                let t = run.totals
+                lines.append("Last run:       \(run.command) at \(Timestamp(seconds: Int64(run.finishedAt)).iso8601): \(t.lines) lines, \(t.downloaded) downloaded, \(t.cached) cached, \(t.failed) failed, \(t.blacklisted) blacklisted\(run.interrupted ? ", interrupted" : "")")
+            }
+        } else {
+            lines.append("State:          none yet (\(state.path))")
         }
         return lines.joined(separator: "\n") + "\n"
     }

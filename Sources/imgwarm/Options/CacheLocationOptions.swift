@@ -39,6 +39,24 @@ struct CacheLocationOptions: ParsableArguments {
     }
 }
 
+/// Where imgwarm's state database is, and how long to wait for another process's lock.
+struct StateOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "The state database (default: <parent of the cache folder>/.imgwarm/<folder name>/state.sqlite).",
+        valueName: "path"))
+    var state: String?
+
+    @Option(
+        name: .customLong("lock-timeout"),
+        help: ArgumentHelp("Seconds to wait for a lock held by another imgwarm before exiting with code 3 (default 30).", valueName: "seconds"),
+        transform: Parse.seconds("--lock-timeout"))
+    var lockTimeout = 30.0
+
+    func path(for location: CacheLocation) -> String {
+        state ?? StateStore.defaultPath(for: location)
+    }
+}
+
 enum Environment {
     /// The process environment as a dictionary.
     static var current: [String: String] {

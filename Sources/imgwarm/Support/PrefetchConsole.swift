@@ -28,7 +28,7 @@ final class PrefetchConsole: PrefetchObserver {
             line = "\(place): \(url): \(result.failure?.reason.rawValue ?? "failed")\(status)\(tries): \(Redaction.redact(result.failure?.message ?? ""))"
         case .invalid:
             line = "\(place): invalid: \(result.failure?.message ?? "")"
-        case .blacklisted where output.verbose:
+        case .blacklisted:
             line = "\(place): \(url): blacklisted: \(result.failure?.message ?? "")"
         default:
             if output.verbose {

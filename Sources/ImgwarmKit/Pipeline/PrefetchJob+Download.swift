@@ -1,0 +1,161 @@
+/// The download loop: one thread drives libcurl, starts URLs by priority, routes finished
+/// transfers to validation, retries transient failures after their back-off, and records.
+extension PrefetchJob {
+    func download(_ scheduler: Scheduler) throws(PrefetchError) -> PrefetchSummary {
+        let store: CacheStore
+        do {
+            store = try CacheStore(location: location)
+        } catch {
+            throw .cache(error.description)
+        }
+        if store.usesHiddenTemporaryFiles {
+            observer?.prefetchWarning(
+                "\(location.privateFolder) is on another file system than the cache folder: temporary files go to hidden names inside it")
+        }
+        try openState()
+        let downloader: Downloader
+        do {
+            downloader = try Downloader(configuration: configuration.fetch, spillFolder: store.temporaryFolder, spillPrefix: store.temporaryPrefix)
+        } catch {
+            throw .cache("cannot start libcurl: \(error.message)")
+        }
+        let wake = UnsafeSendableBox(downloader)
+        let pool = ValidationPool(
+            workers: configuration.validationThreads, store: store, configuration: configuration.validation,
+            notify: { wake.value.wakeup() })
+        defer { pool.shutdown() }
+
+        let concurrency = max(1, configuration.fetch.concurrency)
+        var validating = 0
+        var diskFull = false
+        while true {
+            for outcome in pool.results.drain() {
+                validating -= 1
+                if outcome.diskFull && !diskFull {
+                    diskFull = true
+                    observer?.prefetchWarning("the disk is full: no new downloads start; the run ends with exit code 3")
+                }
+                record(validated: outcome)
+            }
+            let stopStarting = diskFull || stateFailure != nil
+            let now = Monotonic.now()
+            while !stopStarting && downloader.inFlight < concurrency && validating < concurrency * 2,
+                let entry = scheduler.next(now: now)
+            {
+                start(entry, downloader: downloader, store: store)
+            }
+            if downloader.inFlight == 0 && validating == 0 && (scheduler.isEmpty || stopStarting) { break }
+            downloader.perform()
+            for finished in downloader.completions() {
+                if handle(finished, pool: pool, store: store, scheduler: scheduler) { validating += 1 }
+            }
+            commitStateIfDue()
+            emitProgress(inFlight: downloader.inFlight)
+            var timeout = 250
+            if let due = scheduler.nextRetryDue { timeout = max(0, min(timeout, Int((due - Monotonic.now()) * 1000) + 1)) }
+            downloader.poll(milliseconds: timeout)
+        }
+        // Whatever was still waiting when the run had to stop never started.
+        while let entry = scheduler.next(now: .infinity) { recordNotStarted(entry) }
+        for entry in scheduler.drainDelayed() { recordNotStarted(entry) }
+        return PrefetchSummary(totals: totals, duration: 0, diskFull: diskFull)
+    }
+
+    /// A cache hit is recorded at once (or revalidated with `--refresh`); a blacklisted URL is
+    /// skipped; anything else starts a transfer.
+    func start(_ entry: PendingEntry, downloader: Downloader, store: CacheStore) {
+        var entry = entry
+        let name = SDFileName.forKey(entry.key)
+        var validators: Downloader.Validators?
+        switch store.lookup(name) {
+        case .hit(let size):
+            guard configuration.refresh else {
+                store.touch(name)
+                var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .cached)
+                result.fileName = name
+                result.priority = entry.priority
+                result.bytes = size
+                record(result)
+                return
+            }
+            entry.isRefresh = true
+            // Validators count only if the record describes the file that is there now.
+            if let record = stateRecord(entry.key), record.fileName == name, record.size == size,
+                record.etag != nil || record.lastModified != nil
+            {
+                validators = Downloader.Validators(etag: record.etag, lastModified: record.lastModified)
+            }
+        case .blocked:
+            var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .failed)
+            result.fileName = name
+            result.failure = Failure(.writeFailed, "a folder named \(name) is in the cache folder where the file should go")
+            record(result)
+            return
+        case .miss:
+            if entry.attempts == 0, !configuration.retryFailed, let listed = activeBlacklistEntry(entry.key) {
+                var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .blacklisted)
+                result.fileName = name
+                result.priority = entry.priority
+                result.httpStatus = listed.httpStatus
+                result.failure = blacklistFailure(listed)
+                record(result)
+                return
+            }
+        }
+        entry.attempts += 1
+        if entry.firstStarted == 0 { entry.firstStarted = Monotonic.now() }
+        do {
+            try downloader.start(entry, validators: validators)
+        } catch {
+            var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .failed)
+            result.fileName = name
+            result.attempts = entry.attempts
+            result.failure = Failure(.transferFailed, error.message)
+            record(result)
+        }
+    }
+
+    /// Routes a finished transfer; true when its body went to validation.
+    func handle(_ finished: Downloader.Finished, pool: ValidationPool, store: CacheStore, scheduler: Scheduler) -> Bool {
+        let entry = finished.entry
+        let name = SDFileName.forKey(entry.key)
+        switch finished.result {
+        case .success(let body) where body.status == 304:
+            guard entry.isRefresh else {
+                recordFailure(entry, Failure(.httpStatus, "the server answered 304 to a request that was not conditional", httpStatus: 304))
+                return false
+            }
+            store.touch(name)
+            var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .revalidated)
+            result.fileName = name
+            result.priority = entry.priority
+            result.httpStatus = 304
+            result.attempts = entry.attempts
+            result.duration = Monotonic.now() - entry.firstStarted
+            if case .hit(let size) = store.lookup(name) { result.bytes = size }
+            writeState { state throws(StateError) in
+                try state.recordRevalidated(key: entry.key, etag: finished.etag, lastModified: finished.lastModified, at: Timestamp.now().secondsSinceEpoch)
+            }
+            record(result)
+            return false
+        case .success(let body):
+            pool.submit(ValidationPool.Job(
+                entry: entry, fileName: name, bytes: body.bytes, spillName: body.spillName, count: body.count,
+                httpStatus: body.status, etag: finished.etag, lastModified: finished.lastModified, duration: finished.duration))
+            return true
+        case .failure(var failure):
+            if failure.httpStatus == nil { failure.httpStatus = finished.httpStatus }
+            if failure.isTransient {
+                switch configuration.retry.decide(attempts: entry.attempts, retryAfter: finished.retryAfter, now: Timestamp.now().secondsSinceEpoch) {
+                case .retry(let delay):
+                    scheduler.retry(entry, at: Monotonic.now() + delay)
+                    return false
+                case .giveUp(let why):
+                    if let why { failure.message += "; \(why)" }
+                }
+            }
+            recordFailure(entry, failure)
+            return false
+        }
+    }
+}

@@ -1,0 +1,144 @@
+/// Recording outcomes: totals, the report, the observer, and the state database.
+extension PrefetchJob {
+    func record(validated outcome: ValidationPool.Outcome) {
+        let job = outcome.job
+        switch outcome.result {
+        case .success(let image):
+            var result = EntryResult(line: job.entry.line, input: job.entry.input, key: job.entry.key, outcome: .downloaded)
+            result.fileName = job.fileName
+            result.priority = job.entry.priority
+            result.httpStatus = job.httpStatus
+            result.attempts = job.entry.attempts
+            result.duration = Monotonic.now() - job.entry.firstStarted
+            result.bytes = job.count
+            result.format = image.format
+            result.width = image.width
+            result.height = image.height
+            let now = Timestamp.now().secondsSinceEpoch
+            writeState { state throws(StateError) in
+                try state.recordStored(StateStore.Record(
+                    key: job.entry.key, fileName: job.fileName, size: job.count, format: image.format.rawValue,
+                    width: image.width, height: image.height, etag: job.etag, lastModified: job.lastModified,
+                    fetchedAt: now, validatedAt: now))
+                try state.unblacklist(job.entry.key)
+            }
+            record(result)
+        case .failure(var failure):
+            failure.httpStatus = job.httpStatus
+            recordFailure(job.entry, failure)
+        }
+    }
+
+    /// A final failure: reported, and blacklisted when it is permanent.
+    func recordFailure(_ entry: PendingEntry, _ failure: Failure) {
+        var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .failed)
+        result.fileName = SDFileName.forKey(entry.key)
+        result.priority = entry.priority
+        result.httpStatus = failure.httpStatus
+        result.attempts = entry.attempts
+        result.duration = entry.firstStarted > 0 ? Monotonic.now() - entry.firstStarted : 0
+        result.failure = failure
+        if failure.reason.isBlacklisted(status: failure.httpStatus) {
+            let listed = StateStore.BlacklistEntry(
+                key: entry.key, failedAt: Timestamp.now().secondsSinceEpoch, errorClass: failure.reason.rawValue,
+                message: failure.message, httpStatus: failure.httpStatus, attempts: entry.attempts)
+            writeState { state throws(StateError) in try state.blacklist(listed) }
+        }
+        record(result)
+    }
+
+    func recordNotStarted(_ entry: PendingEntry) {
+        var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .notStarted)
+        result.fileName = SDFileName.forKey(entry.key)
+        result.priority = entry.priority
+        result.attempts = entry.attempts
+        record(result)
+    }
+
+    func record(_ result: EntryResult) {
+        totals.add(result)
+        report?.add(result)
+        observer?.prefetchDidFinish(result, source: sources[result.input])
+    }
+
+    func emitProgress(inFlight: Int, final: Bool = false) {
+        let now = Monotonic.now()
+        guard final || now - lastProgress >= 0.1 else { return }
+        lastProgress = now
+        observer?.prefetchProgress(PrefetchProgress(total: total, totals: totals, elapsed: now - runStarted, inFlight: inFlight, isFinal: final))
+    }
+
+    // MARK: - State
+
+    /// Opens the state database before any download; a damaged one is rebuilt with a warning.
+    func openState() throws(PrefetchError) {
+        do {
+            let opened = try StateStore(path: statePath, busyTimeout: configuration.lockTimeout)
+            if let aside = opened.movedAside {
+                observer?.prefetchWarning("the state database \(statePath) was damaged: moved aside to \(aside) and rebuilt (cache files are untouched)")
+            }
+            try opened.checkWritable()
+            state = opened
+        } catch {
+            throw .cache(error.description)
+        }
+    }
+
+    /// Runs a state write inside the batch transaction. Writes are grouped (committed every 500
+    /// writes or second) so SQLite costs little per URL; a failure stops new downloads.
+    func writeState(_ body: (StateStore) throws(StateError) -> Void) {
+        guard let state, stateFailure == nil else { return }
+        do {
+            try state.begin()
+            try body(state)
+            stateWrites += 1
+            if stateWrites >= 500 { try commitState() }
+        } catch {
+            failState(error)
+        }
+    }
+
+    func commitStateIfDue() {
+        guard stateWrites > 0, Monotonic.now() - stateCommitted >= 1 else { return }
+        do { try commitState() } catch { failState(error) }
+    }
+
+    private func commitState() throws(StateError) {
+        try state?.commit()
+        stateWrites = 0
+        stateCommitted = Monotonic.now()
+    }
+
+    private func failState(_ error: StateError) {
+        state?.rollback()
+        stateFailure = error
+        observer?.prefetchWarning("\(error.description): no new downloads start; the run ends with exit code 3")
+    }
+
+    /// Commits what is pending and logs the run.
+    func finishState() {
+        guard state != nil, stateFailure == nil else { return }
+        writeState { state throws(StateError) in
+            try state.recordRun(StateStore.RunRecord(
+                command: "prefetch", startedAt: startedAt.secondsSinceEpoch, finishedAt: Timestamp.now().secondsSinceEpoch,
+                totals: totals, interrupted: false))
+        }
+        do { try commitState() } catch { failState(error) }
+    }
+
+    func stateRecord(_ key: String) -> StateStore.Record? {
+        guard let state else { return nil }
+        return try? state.record(forKey: key)
+    }
+
+    /// The blacklist entry in force for `key`, if any.
+    func activeBlacklistEntry(_ key: String) -> StateStore.BlacklistEntry? {
+        guard let state else { return nil }
+        return try? state.blacklistEntry(forKey: key, now: Timestamp.now().secondsSinceEpoch, ttl: configuration.blacklistTTL)
+    }
+
+    func blacklistFailure(_ listed: StateStore.BlacklistEntry) -> Failure {
+        let since = Timestamp(seconds: Int64(listed.failedAt)).iso8601
+        return Failure(FailureReason(rawValue: listed.errorClass) ?? .transferFailed, "blacklisted since \(since): \(listed.message)", httpStatus: listed.httpStatus)
+    }
+}

@@ -1,0 +1,61 @@
+import SQLite
+
+/// The persisted blacklist (SDWebImage's `failedURLs`, kept across runs, with an expiry).
+extension StateStore {
+    public struct BlacklistEntry: Sendable, Equatable {
+        public var key: String
+        public var failedAt: Double
+        public var errorClass: String
+        public var message: String
+        public var httpStatus: Int?
+        public var attempts: Int
+    }
+
+    /// Puts (or refreshes) `key` on the blacklist.
+    public func blacklist(_ entry: BlacklistEntry) throws(StateError) {
+        try run(try statement("""
+            INSERT OR REPLACE INTO blacklist(key, failed_at, error_class, message, http_status, attempts) VALUES (?, ?, ?, ?, ?, ?)
+            """), [.text(entry.key), .real(entry.failedAt), .text(entry.errorClass), .text(entry.message), integer(entry.httpStatus), .integer(Int64(entry.attempts))])
+    }
+
+    /// The blacklist entry of `key` that is still in force at `now` (nil when absent or expired;
+    /// `ttl` nil means entries never expire).
+    public func blacklistEntry(forKey key: String, now: Double, ttl: Double?) throws(StateError) -> BlacklistEntry? {
+        var found: BlacklistEntry?
+        try query("SELECT key, failed_at, error_class, message, http_status, attempts FROM blacklist WHERE key = ?", [.text(key)]) { row in
+            found = StateStore.decodeBlacklist(row)
+        }
+        guard let found else { return nil }
+        if let ttl, found.failedAt + ttl <= now { return nil }
+        return found
+    }
+
+    /// Takes `key` off the blacklist; true when it was on it.
+    @discardableResult
+    public func unblacklist(_ key: String) throws(StateError) -> Bool {
+        try run(try statement("DELETE FROM blacklist WHERE key = ?"), [.text(key)])
+        return db.changes > 0
+    }
+
+    /// Every entry, oldest failure first.
+    public func blacklistEntries() throws(StateError) -> [BlacklistEntry] {
+        var entries: [BlacklistEntry] = []
+        try query("SELECT key, failed_at, error_class, message, http_status, attempts FROM blacklist ORDER BY failed_at, key") { row in
+            entries.append(StateStore.decodeBlacklist(row))
+        }
+        return entries
+    }
+
+    /// Empties the blacklist; returns how many entries it held.
+    @discardableResult
+    public func clearBlacklist() throws(StateError) -> Int {
+        try run(try statement("DELETE FROM blacklist"), [])
+        return db.changes
+    }
+
+    static func decodeBlacklist(_ row: SQLiteStatement) -> BlacklistEntry {
+        BlacklistEntry(
+            key: row.text(0) ?? "", failedAt: row.double(1), errorClass: row.text(2) ?? "", message: row.text(3) ?? "",
+            httpStatus: row.isNull(4) ? nil : Int(row.int64(4)), attempts: Int(row.int64(5)))
+    }
+}

@@ -1,0 +1,91 @@
+import SQLite
+
+/// Per-key records: what was stored and the validators `--refresh` sends.
+extension StateStore {
+    /// One stored key.
+    public struct Record: Sendable, Equatable {
+        public var key: String
+        public var fileName: String
+        public var size: Int
+        public var format: String?
+        public var width: Int?
+        public var height: Int?
+        public var etag: String?
+        public var lastModified: String?
+        public var fetchedAt: Double
+        public var validatedAt: Double
+
+        public init(key: String, fileName: String, size: Int, format: String?, width: Int?, height: Int?,
+                    etag: String?, lastModified: String?, fetchedAt: Double, validatedAt: Double) {
+            self.key = key
+            self.fileName = fileName
+            self.size = size
+            self.format = format
+            self.width = width
+            self.height = height
+            self.etag = etag
+            self.lastModified = lastModified
+            self.fetchedAt = fetchedAt
+            self.validatedAt = validatedAt
+        }
+    }
+
+    /// Records a download (replacing any earlier record of the key).
+    public func recordStored(_ record: Record) throws(StateError) {
+        try run(try statement("""
+            INSERT OR REPLACE INTO entries(key, file_name, size, format, width, height, etag, last_modified, fetched_at, validated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """), [
+                .text(record.key), .text(record.fileName), .integer(Int64(record.size)), text(record.format),
+                integer(record.width), integer(record.height), text(record.etag), text(record.lastModified),
+                .real(record.fetchedAt), .real(record.validatedAt),
+            ])
+    }
+
+    /// A `304 Not Modified`: the record was confirmed now (and the server may send new validators).
+    public func recordRevalidated(key: String, etag: String?, lastModified: String?, at time: Double) throws(StateError) {
+        try run(try statement("""
+            UPDATE entries SET validated_at = ?, etag = coalesce(?, etag), last_modified = coalesce(?, last_modified) WHERE key = ?
+            """), [.real(time), text(etag), text(lastModified), .text(key)])
+    }
+
+    /// The record of `key`, or nil.
+    public func record(forKey key: String) throws(StateError) -> Record? {
+        var found: Record?
+        try query("SELECT key, file_name, size, format, width, height, etag, last_modified, fetched_at, validated_at FROM entries WHERE key = ?", [.text(key)]) { row in
+            found = Record(
+                key: row.text(0) ?? "", fileName: row.text(1) ?? "", size: Int(row.int64(2)), format: row.text(3),
+                width: row.isNull(4) ? nil : Int(row.int64(4)), height: row.isNull(5) ? nil : Int(row.int64(5)),
+                etag: row.text(6), lastModified: row.text(7), fetchedAt: row.double(8), validatedAt: row.double(9))
+        }
+        return found
+    }
+
+    /// Removes the records of files a clean deleted.
+    public func removeRecords(fileNames: [String]) throws(StateError) {
+        let delete = try statement("DELETE FROM entries WHERE file_name = ?")
+        for name in fileNames { try run(delete, [.text(name)]) }
+    }
+
+    /// Removes records whose file is not among `existing` (stale rows); returns how many.
+    @discardableResult
+    public func removeStaleRecords(existing: Set<String>) throws(StateError) -> Int {
+        var stale: [String] = []
+        try query("SELECT key, file_name FROM entries") { row in
+            if let name = row.text(1), !existing.contains(name), let key = row.text(0) { stale.append(key) }
+        }
+        let delete = try statement("DELETE FROM entries WHERE key = ?")
+        for key in stale { try run(delete, [.text(key)]) }
+        return stale.count
+    }
+
+    /// Every file name that has a record, with how many keys point at it.
+    public func trackedFileNames() throws(StateError) -> [String] {
+        var names: [String] = []
+        try query("SELECT file_name FROM entries") { row in if let name = row.text(0) { names.append(name) } }
+        return names
+    }
+
+    func text(_ value: String?) -> SQLiteStatement.Value { value.map { .text($0) } ?? .null }
+    func integer(_ value: Int?) -> SQLiteStatement.Value { value.map { .integer(Int64($0)) } ?? .null }
+}

@@ -1,0 +1,232 @@
+import SQLite
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// imgwarm's state: one SQLite database per disk cache folder, outside that folder (SPEC §1, §5).
+///
+/// It remembers, per key, what was stored (file name, size, format, dimensions) and the
+/// validators for `--refresh` (ETag, Last-Modified); the persisted blacklist; and a log of runs.
+/// The cache files are the truth: a row whose file is gone is stale and ignored, and nothing in
+/// the database ever deletes or hides a cache file. WAL mode lets readers and one writer share it;
+/// a writer waits for another at most `busyTimeout` seconds.
+public final class StateStore {
+    public let path: String
+    let db: SQLiteDatabase
+    /// Set when a damaged database was moved aside on opening: where it went.
+    public private(set) var movedAside: String?
+
+    /// The schema version this build writes (`PRAGMA user_version`).
+    public static let schemaVersion = 1
+
+    /// The default location: `<private folder>/state.sqlite`.
+    public static func defaultPath(for location: CacheLocation) -> String {
+        location.privateFolder + "/state.sqlite"
+    }
+
+    /// Opens (creating when missing, migrating when older) the database at `path`.
+    ///
+    /// A file that is not a database, or fails SQLite's check, is renamed to
+    /// `<path>.corrupt-<time>` and a fresh one is built (`movedAside` says where). A lock held
+    /// by another process longer than `busyTimeout` throws `.locked`.
+    public init(path: String, busyTimeout: Double = 30) throws(StateError) {
+        self.path = path
+        try StateStore.makeParent(of: path)
+        do {
+            db = try StateStore.openChecked(path, busyTimeout: busyTimeout)
+        } catch let error where error.isCorruption {
+            let aside = path + ".corrupt-\(Timestamp.now().seconds)"
+            guard rename(path, aside) == 0 else { throw .unusable(path, "it is damaged and cannot be moved aside: \(SystemError.message(errno))") }
+            for suffix in ["-wal", "-shm"] { rename(path + suffix, aside + suffix) }
+            movedAside = aside
+            do {
+                db = try StateStore.openChecked(path, busyTimeout: busyTimeout)
+            } catch {
+                throw StateStore.classify(error, path: path)
+            }
+        } catch {
+            throw StateStore.classify(error, path: path)
+        }
+    }
+
+    /// Opens an existing database read-only (dry runs, `stats`); nil when there is none.
+    public static func openExisting(path: String, busyTimeout: Double = 5) -> StateStore? {
+        guard access(path, F_OK) == 0 else { return nil }
+        return try? StateStore(path: path, busyTimeout: busyTimeout)
+    }
+
+    private static func openChecked(_ path: String, busyTimeout: Double) throws(SQLiteError) -> SQLiteDatabase {
+        let db = try SQLiteDatabase(path: path)
+        db.setBusyTimeout(milliseconds: Int32(clamping: Int(busyTimeout * 1000)))
+        // Reading the header is where "file is not a database" shows.
+        _ = try db.scalarText("PRAGMA journal_mode=WAL")
+        let check = try db.scalarText("PRAGMA quick_check(1)")
+        if check != "ok" { throw SQLiteError(code: 11, message: "quick_check: \(check ?? "no answer")") }
+        try db.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF")
+        try migrate(db)
+        return db
+    }
+
+    static func classify(_ error: SQLiteError, path: String) -> StateError {
+        if error.isBusy { return .locked(path) }
+        return .unusable(path, error.message)
+    }
+
+    private static func makeParent(of path: String) throws(StateError) {
+        let (parent, _) = CacheLocation.split(CacheLocation.absolute(path))
+        var components: [String] = []
+        var current = parent
+        var info = stat()
+        while stat(current, &info) != 0 && current != "/" {
+            components.append(current)
+            current = CacheLocation.split(current).parent
+        }
+        for folder in components.reversed() where mkdir(folder, 0o755) != 0 && errno != EEXIST {
+            throw .unusable(path, "cannot create \(folder): \(SystemError.message(errno))")
+        }
+    }
+
+    // MARK: - Schema
+
+    /// Each migration takes the schema from version `index` to `index + 1`.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE entries(
+            key TEXT PRIMARY KEY,
+            file_name TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            format TEXT,
+            width INTEGER,
+            height INTEGER,
+            etag TEXT,
+            last_modified TEXT,
+            fetched_at REAL NOT NULL,
+            validated_at REAL NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX entries_by_file ON entries(file_name);
+        CREATE TABLE blacklist(
+            key TEXT PRIMARY KEY,
+            failed_at REAL NOT NULL,
+            error_class TEXT NOT NULL,
+            message TEXT NOT NULL,
+            http_status INTEGER,
+            attempts INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE runs(
+            id INTEGER PRIMARY KEY,
+            command TEXT NOT NULL,
+            started_at REAL NOT NULL,
+            finished_at REAL NOT NULL,
+            lines INTEGER NOT NULL,
+            downloaded INTEGER NOT NULL,
+            cached INTEGER NOT NULL,
+            revalidated INTEGER NOT NULL,
+            failed INTEGER NOT NULL,
+            blacklisted INTEGER NOT NULL,
+            invalid INTEGER NOT NULL,
+            interrupted INTEGER NOT NULL
+        );
+        """
+    ]
+
+    private static func migrate(_ db: SQLiteDatabase) throws(SQLiteError) {
+        let current = Int(try db.scalarText("PRAGMA user_version") ?? "0") ?? 0
+        guard current < migrations.count else {
+            if current > schemaVersion {
+                throw SQLiteError(code: 1, message: "the state database has schema version \(current), newer than this imgwarm (\(schemaVersion)); use a newer imgwarm or --state with another file")
+            }
+            return
+        }
+        try db.execute("BEGIN IMMEDIATE")
+        do {
+            // Another process may have migrated while this one waited for the lock.
+            let now = Int(try db.scalarText("PRAGMA user_version") ?? "0") ?? 0
+            for version in now..<migrations.count {
+                try db.execute(migrations[version])
+                try db.execute("PRAGMA user_version = \(version + 1)")
+            }
+            try db.execute("COMMIT")
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    // MARK: - Transactions
+
+    private var inTransaction = false
+
+    /// Starts a write transaction (waiting at most the busy timeout for the lock).
+    public func begin() throws(StateError) {
+        guard !inTransaction else { return }
+        do { try db.execute("BEGIN IMMEDIATE") } catch { throw StateStore.classify(error, path: path) }
+        inTransaction = true
+    }
+
+    /// Commits the open transaction, if any.
+    public func commit() throws(StateError) {
+        guard inTransaction else { return }
+        do { try db.execute("COMMIT") } catch { throw StateStore.classify(error, path: path) }
+        inTransaction = false
+    }
+
+    public func rollback() {
+        guard inTransaction else { return }
+        try? db.execute("ROLLBACK")
+        inTransaction = false
+    }
+
+    /// Checks now that this process can take the write lock (so a held lock stops the run
+    /// before any download rather than in the middle).
+    public func checkWritable() throws(StateError) {
+        try begin()
+        try commit()
+    }
+
+    func run(_ statement: SQLiteStatement, _ values: [SQLiteStatement.Value]) throws(StateError) {
+        do { try statement.run(values) } catch { throw StateStore.classify(error, path: path) }
+    }
+
+    func prepare(_ sql: String) throws(StateError) -> SQLiteStatement {
+        do { return try db.prepare(sql) } catch { throw StateStore.classify(error, path: path) }
+    }
+
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// A compiled statement, kept for reuse.
+    func statement(_ sql: String) throws(StateError) -> SQLiteStatement {
+        if let cached = statements[sql] { return cached }
+        let compiled = try prepare(sql)
+        statements[sql] = compiled
+        return compiled
+    }
+
+    /// Runs a query and calls `row` for each result row.
+    func query(_ sql: String, _ values: [SQLiteStatement.Value] = [], row: (SQLiteStatement) -> Void) throws(StateError) {
+        let statement = try statement(sql)
+        do {
+            try statement.bind(values)
+            while try statement.step() { row(statement) }
+            statement.reset()
+        } catch {
+            statement.reset()
+            throw StateStore.classify(error, path: path)
+        }
+    }
+}
+
+/// The state database cannot be used: exit code 3.
+public enum StateError: Error, Equatable, Sendable, CustomStringConvertible {
+    case locked(String)
+    case unusable(String, String)
+
+    public var description: String {
+        switch self {
+        case .locked(let path):
+            return "the state database \(path) is locked by another process for longer than the wait allowed (--lock-timeout)"
+        case .unusable(let path, let reason):
+            return "cannot use the state database \(path): \(reason)"
+        }
+    }
+}
