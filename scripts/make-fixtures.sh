@@ -24,6 +24,16 @@ $C -size 32x24 gradient:green-yellow -type truecolor "BMP3:$out/valid/icon.bmp"
 # Hostile or broken bodies.
 head -c 1200 "$out/valid/photo.jpg" > "$out/hostile/truncated.jpg"          # header intact, scan cut short
 { printf '\xff\xd8\xff\xe0'; head -c 600 /dev/zero | tr '\0' 'Z'; } > "$out/hostile/corrupt.jpg"  # SOI then junk
+# Scan data overwritten in the middle; markers and the end-of-image marker intact: only a full
+# decode notices.
+python3 - "$out/valid/photo.jpg" "$out/hostile/damaged-scan.jpg" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+start = data.index(b"\xff\xda") + 200
+for i in range(start, start + 400):
+    data[i] = 0xA5 if i % 2 else 0x5A
+open(sys.argv[2], "wb").write(bytes(data))
+PY
 printf '<!doctype html><html><body>Not found</body></html>\n' > "$out/hostile/page.html"
 printf 'GIF89a' > "$out/hostile/header-only.gif"                              # magic bytes and nothing else
 python3 - "$out/hostile" <<'PY'

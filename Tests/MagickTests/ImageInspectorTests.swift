@@ -46,8 +46,9 @@ import TestSupport
     }
 
     /// A header-only ping accepts a JPEG whose scan is cut short; a full decode does not.
-    @Test func fullDecodeCatchesTruncatedPixels() throws {
-        let data = try Fixtures.data("images/hostile/truncated.jpg")
+    @Test(arguments: ["hostile/truncated.jpg", "hostile/damaged-scan.jpg"])
+    func fullDecodeCatchesDamagedPixels(fixture: String) throws {
+        let data = try Fixtures.data("images/" + fixture)
         let inspector = ImageInspector()
         let pinged = data.withUnsafeBytes { inspector.ping($0, coder: "JPEG") }
         #expect(try pinged.get().width == 320)

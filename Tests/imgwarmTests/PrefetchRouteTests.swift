@@ -58,8 +58,9 @@ import TestSupport
         Case(path: "/truncated/photo.jpg", outcome: "failed", errorClass: "truncated", status: 200, options: ["--retries", "0"]),
         Case(path: "/html", outcome: "failed", errorClass: "not-an-image", status: 200, messageContains: "<!doctype html>"),
         Case(path: "/empty", outcome: "failed", errorClass: "empty-body", status: 200),
-        Case(path: "/hostile/corrupt.jpg", outcome: "failed", errorClass: "decode-failed", status: 200),
-        Case(path: "/hostile/header-only.gif", outcome: "failed", errorClass: "decode-failed", status: 200),
+        // Their declared structure runs past the end of the body.
+        Case(path: "/hostile/corrupt.jpg", outcome: "failed", errorClass: "truncated", status: 200, options: ["--retries", "0"], messageContains: "first scan"),
+        Case(path: "/hostile/header-only.gif", outcome: "failed", errorClass: "truncated", status: 200, options: ["--retries", "0"], messageContains: "trailer"),
         Case(path: "/hostile/huge-dimensions.png", outcome: "failed", errorClass: "image-too-large", status: 200, messageContains: "60000×60000"),
         Case(path: "/large?bytes=3000000", outcome: "failed", errorClass: "too-large", options: ["--max-bytes", "1MiB"]),
         Case(path: "/large?bytes=3000000&chunked=1", outcome: "failed", errorClass: "too-large", status: 200, options: ["--max-bytes", "1MiB"]),
@@ -70,6 +71,14 @@ import TestSupport
         Case(path: "/auth/photo.jpg", outcome: "failed", errorClass: "http-status", status: 401),
         Case(path: "/gated/photo.jpg", outcome: "failed", errorClass: "http-status", status: 403),
         Case(path: "/redirect/3/photo.jpg", outcome: "failed", errorClass: "too-many-redirects", options: ["--max-redirects", "2"]),
+        Case(path: "/hostile/truncated.jpg", outcome: "failed", errorClass: "truncated", status: 200, options: ["--retries", "0"], messageContains: "end-of-image marker"),
+        Case(path: "/short-length/photo.jpg", outcome: "failed", errorClass: "truncated", status: 200, options: ["--retries", "0"], messageContains: "cut short"),
+        Case(path: "/short-length/gradient.png", outcome: "failed", errorClass: "truncated", status: 200, options: ["--retries", "0"], messageContains: "IEND"),
+        Case(path: "/short-length/anim.gif", outcome: "failed", errorClass: "truncated", status: 200, options: ["--retries", "0"], messageContains: "trailer"),
+        Case(path: "/short-length/sticker.webp", outcome: "failed", errorClass: "truncated", status: 200, options: ["--retries", "0"], messageContains: "WebP"),
+        Case(path: "/short-length/icon.bmp", outcome: "failed", errorClass: "truncated", status: 200, options: ["--retries", "0"], messageContains: "BMP"),
+        Case(path: "/hostile/lying-chunk.png", outcome: "failed", errorClass: "decode-failed", status: 200, messageContains: "declares 2147483632 bytes"),
+        Case(path: "/huge-headers", outcome: "failed", errorClass: "too-large", messageContains: "headers"),
     ]
 
     /// Each misbehaving route fails with its precise class, exit code 1, and leaves nothing.
@@ -97,7 +106,7 @@ import TestSupport
         Case(path: "/octet/gradient.png", outcome: "downloaded", stored: "valid/gradient.png"),
         Case(path: "/gzip/gradient.png", outcome: "downloaded", stored: "valid/gradient.png"),
         Case(path: "/gated/photo.jpg", outcome: "downloaded", stored: "valid/photo.jpg", options: ["--header", "X-Token: \(FixtureRoutes.token)"]),
-        Case(path: "/hostile/truncated.jpg", outcome: "downloaded", stored: "hostile/truncated.jpg"),
+        Case(path: "/hostile/damaged-scan.jpg", outcome: "downloaded", stored: "hostile/damaged-scan.jpg"),
     ]
 
     /// Routes that deliver a valid image in an unusual way: stored under the original key,
@@ -113,14 +122,15 @@ import TestSupport
         h.expectCache(exactly: [key: body])
     }
 
-    /// A truncated JPEG scan passes a header check but not a full decode.
+    /// Damaged scan data in a structurally complete JPEG passes a header check (see
+    /// `succeedingRoute`) but not a full decode.
     @Test func fullValidationRejectsDamagedPixels() throws {
         let h = try PrefetchHarness()
-        let run = try h.prefetch([h.url("/hostile/truncated.jpg")], options: ["--validate", "full"])
+        let run = try h.prefetch([h.url("/hostile/damaged-scan.jpg")], options: ["--validate", "full"])
         #expect(run.status == 1)
         let entry = try run.entry(line: 1)
         #expect(entry["errorClass"] as? String == "decode-failed")
-        #expect((entry["errorMessage"] as? String)?.contains("Premature end of JPEG file") == true)
+        #expect((entry["errorMessage"] as? String)?.contains("Corrupt JPEG data") == true)
         h.expectCache(exactly: [:])
     }
 

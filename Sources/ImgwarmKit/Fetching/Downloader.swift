@@ -195,6 +195,8 @@ final class Downloader {
             return Failure(.dns, detail)
         case CURLE_COULDNT_CONNECT:
             return Failure(.connectFailed, detail)
+        case CURLE_RECV_ERROR where detail.contains("Too large response headers"):
+            return Failure(.tooLarge, "the response headers are larger than libcurl accepts: \(detail)", httpStatus: httpStatus)
         case CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_HTTP2, CURLE_HTTP2_STREAM:
             return Failure(.connectionLost, "the connection was lost: \(detail)", httpStatus: httpStatus)
         case CURLE_PARTIAL_FILE:

@@ -36,6 +36,7 @@ final class ImageValidator {
         if let declared = DeclaredSize.read(format, bytes), let failure = checkLimits(declared.width, declared.height, declared: true) {
             return .failure(failure)
         }
+        if let failure = StructureCheck.check(format, bytes) { return .failure(failure) }
         let properties: ImageProperties
         switch inspector.ping(bytes, coder: format.magickCoder) {
         case .success(let found): properties = found

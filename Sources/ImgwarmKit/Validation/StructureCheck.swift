@@ -1,0 +1,137 @@
+/// Cheap checks that a body is a whole image file, before any decoder sees it.
+///
+/// ImageMagick's header read cannot tell a complete file from one cut short (a server that lies
+/// about Content-Length), and some coders trust sizes the file declares: libpng allocates and
+/// clears a chunk's declared length before reading it, so a 100-byte PNG claiming a 2 GiB chunk
+/// costs 2 GiB. These walks look only at structure (chunk and block boundaries, end markers),
+/// in one pass over bytes already in memory.
+enum StructureCheck {
+    /// nil when the structure is complete, else the failure to report.
+    static func check(_ format: ImageFormat, _ bytes: UnsafeRawBufferPointer) -> Failure? {
+        switch format {
+        case .png: return png(bytes)
+        case .jpeg: return jpeg(bytes)
+        case .gif: return gif(bytes)
+        case .webp: return riff(bytes)
+        case .bmp: return bmp(bytes)
+        case .tiff, .heic, .heif, .avif: return nil
+        }
+    }
+
+    private static func be32(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> Int {
+        Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+    }
+
+    private static func le32(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> Int {
+        Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
+    }
+
+    /// Every chunk fits in the body, and the chunk list ends with IEND.
+    static func png(_ bytes: UnsafeRawBufferPointer) -> Failure? {
+        var offset = 8
+        while offset + 8 <= bytes.count {
+            let length = be32(bytes, offset)
+            let type = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 8)]), as: UTF8.self)
+            let remaining = bytes.count - offset - 12
+            if length > remaining {
+                // A length no download could hold is a lie; a plausible one means the body was cut.
+                if length >= 1 << 28 {
+                    return Failure(.decodeFailed, "the PNG chunk '\(type)' declares \(length) bytes but only \(max(0, remaining)) follow")
+                }
+                break
+            }
+            if type == "IEND" { return nil }
+            offset += 12 + length
+        }
+        return Failure(.truncated, "the PNG data ends before its IEND chunk (the body is cut short)")
+    }
+
+    /// An end-of-image marker follows the first start-of-scan. Inside entropy-coded data a 0xFF
+    /// is always followed by 0x00 or a restart marker, so FF D9 cannot appear there by chance.
+    static func jpeg(_ bytes: UnsafeRawBufferPointer) -> Failure? {
+        var firstScan: Int?
+        var index = 2
+        // Walk the marker segments to the first SOS.
+        while index + 4 <= bytes.count {
+            guard bytes[index] == 0xFF else { break }
+            let marker = bytes[index + 1]
+            if marker == 0xFF { index += 1; continue }
+            if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { index += 2; continue }
+            if marker == 0xD9 { return nil }
+            let length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+            if marker == 0xDA {
+                firstScan = index
+                break
+            }
+            guard length >= 2 else { break }
+            index += 2 + length
+        }
+        guard let scan = firstScan else {
+            return Failure(.truncated, "the JPEG data ends before its first scan (the body is cut short)")
+        }
+        var end = bytes.count - 1
+        while end > scan {
+            if bytes[end] == 0xD9 && bytes[end - 1] == 0xFF { return nil }
+            end -= 1
+        }
+        return Failure(.truncated, "the JPEG data ends without its end-of-image marker (the body is cut short)")
+    }
+
+    /// Blocks (extensions, images) follow one another up to the trailer byte 0x3B.
+    static func gif(_ bytes: UnsafeRawBufferPointer) -> Failure? {
+        let cut = Failure(.truncated, "the GIF data ends before its trailer (the body is cut short)")
+        guard bytes.count >= 13 else { return cut }
+        var offset = 13
+        let flags = bytes[10]
+        if flags & 0x80 != 0 { offset += 3 << (Int(flags & 0x07) + 1) }
+        func skipSubBlocks(_ offset: inout Int) -> Bool {
+            while offset < bytes.count {
+                let size = Int(bytes[offset])
+                offset += 1
+                if size == 0 { return true }
+                offset += size
+            }
+            return false
+        }
+        while offset < bytes.count {
+            switch bytes[offset] {
+            case 0x3B:
+                return nil
+            case 0x21:
+                offset += 2
+                guard skipSubBlocks(&offset) else { return cut }
+            case 0x2C:
+                guard offset + 10 <= bytes.count else { return cut }
+                let local = bytes[offset + 9]
+                offset += 10
+                if local & 0x80 != 0 { offset += 3 << (Int(local & 0x07) + 1) }
+                offset += 1  // LZW minimum code size
+                guard skipSubBlocks(&offset) else { return cut }
+            default:
+                return Failure(.decodeFailed, "the GIF data has an unknown block 0x\(String(bytes[offset], radix: 16)) at byte \(offset)")
+            }
+        }
+        return cut
+    }
+
+    /// The RIFF container holds as many bytes as it declares.
+    static func riff(_ bytes: UnsafeRawBufferPointer) -> Failure? {
+        guard bytes.count >= 12 else { return Failure(.truncated, "the WebP data is cut short") }
+        let declared = le32(bytes, 4) + 8
+        if declared > bytes.count {
+            return Failure(.truncated, "the WebP container declares \(declared) bytes but the body has \(bytes.count) (cut short)")
+        }
+        return nil
+    }
+
+    /// The pixel data starts inside the body, and the declared file size is there.
+    static func bmp(_ bytes: UnsafeRawBufferPointer) -> Failure? {
+        guard bytes.count >= 14 else { return Failure(.truncated, "the BMP data is cut short") }
+        let fileSize = le32(bytes, 2)
+        let pixelOffset = le32(bytes, 10)
+        if pixelOffset >= bytes.count || (fileSize > 0 && fileSize > bytes.count) {
+            return Failure(.truncated, "the BMP header declares \(fileSize) bytes but the body has \(bytes.count) (cut short)")
+        }
+        return nil
+    }
+}
