@@ -1,6 +1,13 @@
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 #include "imgwarm_sys.h"
 
 int imgwarm_birth_time(int dirfd, const char *name, struct timespec *out) {
@@ -40,4 +47,71 @@ int imgwarm_set_atime_at(int dirfd, const char *name, struct timespec atime, int
     struct timespec times[2];
     fill_times(times, atime, now);
     return utimensat(dirfd, name, times, AT_SYMLINK_NOFOLLOW);
+}
+
+static volatile sig_atomic_t stop_signal = 0;
+static int stop_pipe[2] = {-1, -1};
+
+static void on_stop_signal(int signo) {
+    if (stop_signal != 0) {
+        /* Second signal: leave now. Temporary files live outside the cache folder, and the next
+           run removes them; the cache itself only ever holds complete files. */
+        _exit(128 + signo);
+    }
+    stop_signal = signo;
+    int saved = errno;
+    if (stop_pipe[1] >= 0) {
+        char byte = 1;
+        ssize_t ignored = write(stop_pipe[1], &byte, 1);
+        (void)ignored;
+    }
+    errno = saved;
+}
+
+int imgwarm_stop_install(void) {
+    if (stop_pipe[0] < 0 && pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+        return -1;
+    }
+    struct sigaction action, previous;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_stop_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    /* A SIGINT ignored on entry stays ignored (a shell starts background jobs that way). */
+    if (sigaction(SIGINT, NULL, &previous) == 0 && previous.sa_handler != SIG_IGN) {
+        sigaction(SIGINT, &action, NULL);
+    }
+    sigaction(SIGTERM, &action, NULL);
+    /* A launcher may hand these signals over blocked (posix_spawn from a thread that blocks
+       them): unblock them in this thread, so every thread started from now on has them too. */
+    sigset_t stops;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    pthread_sigmask(SIG_UNBLOCK, &stops, NULL);
+    return stop_pipe[0];
+}
+
+int imgwarm_stop_signal(void) {
+    return stop_signal;
+}
+
+int imgwarm_flock_timeout(int fd, int operation, int timeout_ms) {
+    struct timespec start, now, pause = {0, 2000000};
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        if (flock(fd, operation | LOCK_NB) == 0) {
+            return 0;
+        }
+        if (errno != EWOULDBLOCK && errno != EINTR) {
+            return -1;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+        if (elapsed >= timeout_ms) {
+            errno = EWOULDBLOCK;
+            return -1;
+        }
+        nanosleep(&pause, NULL);
+    }
 }

@@ -37,10 +37,16 @@ public final class CurlMulti: @unchecked Sendable {
         return Int(running)
     }
 
-    /// Waits until a transfer has something to do, `wakeup()` is called, or `timeoutMilliseconds`.
-    public func poll(timeoutMilliseconds: Int) {
+    /// Waits until a transfer has something to do, `wakeup()` is called, `timeoutMilliseconds`
+    /// pass, or `extraDescriptor` (when given) becomes readable.
+    public func poll(timeoutMilliseconds: Int, extraDescriptor: Int32? = nil) {
         var count: Int32 = 0
-        curl_multi_poll(handle, nil, 0, Int32(clamping: timeoutMilliseconds), &count)
+        if let extraDescriptor, extraDescriptor >= 0 {
+            var wait = curl_waitfd(fd: extraDescriptor, events: Int16(CURL_WAIT_POLLIN), revents: 0)
+            curl_multi_poll(handle, &wait, 1, Int32(clamping: timeoutMilliseconds), &count)
+        } else {
+            curl_multi_poll(handle, nil, 0, Int32(clamping: timeoutMilliseconds), &count)
+        }
     }
 
     /// Ends a `poll` early, from any thread.

@@ -241,6 +241,20 @@ public final class FixtureRoutes: @unchecked Sendable {
                 let location = hops <= 1 ? "/img/\(name)" : "/redirect/\(hops - 1)/\(name)"
                 out.respond(status: 302, headers: ["Location": location], body: [])
             }
+        case "bigbmp":
+            // A valid 24-bit BMP of about `mb` MiB, sent in `chunk`-byte pieces `interval` apart.
+            return { request, out in
+                let body = FixtureRoutes.bitmap(megabytes: Int(request.query["mb"] ?? "5") ?? 5, seed: request.query["n"] ?? "")
+                let chunk = max(1024, Int(request.query["chunk"] ?? "65536") ?? 65536)
+                let interval = Double(request.query["interval"] ?? "0") ?? 0
+                out.sendHead(status: 200, headers: ["Content-Type": "image/bmp"], contentLength: body.count)
+                var offset = 0
+                while offset < body.count {
+                    guard out.send(Array(body[offset..<min(offset + chunk, body.count)])) else { return }
+                    offset += chunk
+                    if interval > 0 && !out.pause(interval) { return }
+                }
+            }
         case "loop":
             return { _, out in out.respond(status: 302, headers: ["Location": "/loop"], body: []) }
         case "to-file":
@@ -286,6 +300,30 @@ public final class FixtureRoutes: @unchecked Sendable {
         default:
             return nil
         }
+    }
+
+    /// A deterministic 24-bit BMP, 1024 pixels wide, about `megabytes` MiB; `seed` varies it.
+    public static func bitmap(megabytes: Int, seed: String) -> [UInt8] {
+        let width = 1024, rowBytes = width * 3
+        let height = max(1, megabytes * (1 << 20) / rowBytes)
+        let pixelBytes = rowBytes * height
+        var body = [UInt8](repeating: 0, count: 54 + pixelBytes)
+        func put32(_ value: Int, _ at: Int) {
+            for index in 0..<4 { body[at + index] = UInt8((value >> (8 * index)) & 0xFF) }
+        }
+        body[0] = 0x42
+        body[1] = 0x4D
+        put32(body.count, 2)
+        put32(54, 10)
+        put32(40, 14)
+        put32(width, 18)
+        put32(height, 22)
+        body[26] = 1
+        body[28] = 24
+        put32(pixelBytes, 34)
+        let salt = seed.utf8.reduce(0) { $0 &+ Int($1) }
+        for index in 0..<pixelBytes { body[54 + index] = UInt8(truncatingIfNeeded: index / rowBytes &+ index &* 7 &+ salt) }
+        return body
     }
 
     /// Serves `body` with validators, answering 304 to a matching conditional request.

@@ -17,6 +17,7 @@ public final class LoopbackServer: @unchecked Sendable {
 
     public private(set) var port: UInt16 = 0
     private var listener: Int32 = -1
+    private var listener6: Int32 = -1
     private let lock = NSLock()
     private var connections: Set<Int32> = []
     private var log: [Request] = []
@@ -61,6 +62,30 @@ public final class LoopbackServer: @unchecked Sendable {
         return port
     }
 
+    /// Also listens on [::1] with the same port; false when this machine has no IPv6 loopback.
+    @discardableResult
+    public func listenIPv6() -> Bool {
+        let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_port = port.bigEndian
+        address.sin6_addr = in6addr_loopback
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+        }
+        guard bound == 0, listen(fd, 128) == 0 else {
+            close(fd)
+            return false
+        }
+        listener6 = fd
+        spawn { [self] in acceptLoop(fd) }
+        return true
+    }
+
     /// Closes the listener and every connection, and waits (bounded) for the threads to end.
     public func stop() {
         lock.lock()
@@ -70,6 +95,10 @@ public final class LoopbackServer: @unchecked Sendable {
         lock.unlock()
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
+        if listener6 >= 0 {
+            shutdown(listener6, Int32(SHUT_RDWR))
+            close(listener6)
+        }
         for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
         allDone.lock()
         let deadline = Date().addingTimeInterval(10)

@@ -18,4 +18,16 @@ int imgwarm_set_atime(int fd, struct timespec atime, int now);
 /* Same as imgwarm_set_atime for `name` relative to `dirfd`, not following a symbolic link. */
 int imgwarm_set_atime_at(int dirfd, const char *name, struct timespec atime, int now);
 
+/* Graceful stop on SIGINT and SIGTERM. imgwarm_stop_install sets handlers that record the
+   first signal and write a byte to a pipe (so a poll wakes up); a second SIGINT or SIGTERM
+   ends the process at once with 128 + the signal number. Returns the pipe's read end, or -1. */
+int imgwarm_stop_install(void);
+
+/* The first stop signal received (SIGINT or SIGTERM), or 0. */
+int imgwarm_stop_signal(void);
+
+/* Flock with a deadline: tries `operation` (LOCK_SH or LOCK_EX) without blocking until it
+   succeeds or `timeout_ms` passes. Returns 0, or -1 with errno (EWOULDBLOCK on timeout). */
+int imgwarm_flock_timeout(int fd, int operation, int timeout_ms);
+
 #endif

@@ -73,6 +73,30 @@ public final class CacheStore: Sendable {
         close(temporaryDescriptor)
     }
 
+    /// Removes temporary files left by imgwarm processes that no longer run (after `kill -9`,
+    /// a crash, a second Ctrl-C), or older than a day; returns how many went.
+    @discardableResult
+    public func removeStaleTemporaryFiles(now: Timestamp = .now()) -> Int {
+        guard let directory = fdopendir(dup(temporaryDescriptor)) else { return 0 }
+        defer { closedir(directory) }
+        rewinddir(directory)
+        var removed = 0
+        let me = getpid()
+        while let record = readdir(directory) {
+            guard let name = DiskCache.validName(of: record), name.hasPrefix(temporaryPrefix),
+                name.hasSuffix(".tmp") || name.hasSuffix(".part")
+            else { continue }
+            let rest = name.dropFirst(temporaryPrefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]), pid != me else { continue }
+            var info = stat()
+            guard fstatat(temporaryDescriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            let gone = kill(pid, 0) != 0 && errno == ESRCH
+            let old = Int64(info.st_mtim.tv_sec) < now.seconds - 86400
+            if (gone || old) && unlinkat(temporaryDescriptor, name, 0) == 0 { removed += 1 }
+        }
+        return removed
+    }
+
     /// True when the temporary folder is the cache folder (see `init`).
     public var usesHiddenTemporaryFiles: Bool { !temporaryPrefix.isEmpty }
 
@@ -129,6 +153,12 @@ public final class CacheStore: Sendable {
 
     /// Writes `bytes` under `name`, atomically; nothing is left behind on failure.
     public func store(_ bytes: UnsafeRawBufferPointer, as name: String) throws(StoreFailure) {
+        let temporary = try writeTemporary(bytes)
+        try moveIntoPlace(temporaryName: temporary, name: name)
+    }
+
+    /// Writes `bytes` to a new temporary file and returns its name (in `temporaryFolder`).
+    public func writeTemporary(_ bytes: UnsafeRawBufferPointer) throws(StoreFailure) -> String {
         let temporary = temporaryName()
         let file = openat(temporaryDescriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard file >= 0 else { throw StoreFailure(code: errno, step: "create a temporary file") }
@@ -149,7 +179,7 @@ public final class CacheStore: Sendable {
             unlinkat(temporaryDescriptor, temporary, 0)
             throw StoreFailure(code: code, step: "write")
         }
-        try moveIntoPlace(temporaryName: temporary, name: name)
+        return temporary
     }
 
     /// Renames a complete temporary file (a name inside `temporaryFolder`) to `name`.
@@ -183,12 +213,23 @@ public enum CacheStoreError: Error, Equatable, Sendable, CustomStringConvertible
 }
 
 /// Storing one file failed (a per-URL failure; a full disk also ends the run).
-public struct StoreFailure: Error, Equatable, Sendable, CustomStringConvertible {
+public struct StoreFailure: Error, Sendable, CustomStringConvertible {
     public var code: Int32
     public var step: String
+    /// Set when the failure is a cache lock wait that ran out.
+    public var lockTimeout: CacheLock.Timeout?
+
+    public init(code: Int32, step: String, lockTimeout: CacheLock.Timeout? = nil) {
+        self.code = code
+        self.step = step
+        self.lockTimeout = lockTimeout
+    }
 
     /// True when nothing more can be written: disk full or out of quota.
     public var isDiskFull: Bool { code == ENOSPC || code == EDQUOT }
 
-    public var description: String { "cannot \(step): \(SystemError.message(code))" }
+    public var description: String {
+        if let lockTimeout { return lockTimeout.description }
+        return "cannot \(step): \(SystemError.message(code))"
+    }
 }

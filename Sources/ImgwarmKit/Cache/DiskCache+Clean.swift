@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CImgwarmSys
 
 /// SDWebImage's `removeExpiredData`, run on demand (SPEC §3), plus `--all`.
 extension DiskCache {
@@ -116,13 +117,22 @@ extension DiskCache {
         return result
     }
 
-    /// Deletes `entry` from the folder if it is still the file that was scanned; returns 0 or an
-    /// `errno` value. A file replaced since the scan (same name, another inode) is left alone
-    /// (`ESTALE`), as is one already gone (`ENOENT`).
-    public func removeIfUnchanged(_ entry: CacheEntry, in directory: Int32) -> Int32 {
+    /// Deletes `entry` from the folder if it is still the file that was scanned, with the date
+    /// it was judged by; returns 0 or an `errno` value. A file replaced since the scan (another
+    /// inode), or read since (a prefetch hit moved its access time), is left alone (`ESTALE`),
+    /// as is one already gone (`ENOENT`).
+    public func removeIfUnchanged(_ entry: CacheEntry, in directory: Int32, expireType: ExpireType) -> Int32 {
         var info = stat()
         guard fstatat(directory, entry.name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return errno }
         guard UInt64(info.st_ino) == entry.inode, UInt64(info.st_dev) == entry.device else { return ESTALE }
+        if entry.kind == .file {
+            var date = DiskCache.date(of: info, expireType)
+            if expireType == .creation {
+                var birth = timespec()
+                if imgwarm_birth_time(directory, entry.name, &birth) == 0 { date = Timestamp(birth) }
+            }
+            guard date == entry.date else { return ESTALE }
+        }
         return unlinkat(directory, entry.name, 0) == 0 ? 0 : errno
     }
 

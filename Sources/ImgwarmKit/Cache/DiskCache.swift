@@ -62,6 +62,8 @@ public enum DiskCacheError: Error, Equatable, Sendable, CustomStringConvertible 
     case notADirectory(String)
     case unreadable(String, Int32)
     case noBirthTime(String)
+    /// Another imgwarm held the cache lock longer than the wait allowed.
+    case locked(String)
 
     public var description: String {
         switch self {
@@ -69,6 +71,8 @@ public enum DiskCacheError: Error, Equatable, Sendable, CustomStringConvertible 
             return "\(path) is not a folder"
         case .unreadable(let path, let code):
             return "cannot read \(path): \(SystemError.message(code))"
+        case .locked(let message):
+            return message
         case .noBirthTime(let path):
             return "the file system of \(path) records no creation (birth) time; "
                 + "use --expire-type modification, access or change"

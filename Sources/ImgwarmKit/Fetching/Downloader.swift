@@ -1,6 +1,10 @@
 import CCurl
 import Curl
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Drives every transfer through one libcurl multi handle, from the one thread that owns it:
 /// one connection cache, HTTP/2 multiplexing where the server offers it, no thread per download.
 ///
@@ -95,8 +99,10 @@ final class Downloader {
     /// Lets libcurl do what it can now.
     func perform() { multi.perform() }
 
-    /// Waits for network activity, `wakeup()`, or `milliseconds`.
-    func poll(milliseconds: Int) { multi.poll(timeoutMilliseconds: milliseconds) }
+    /// Waits for network activity, `wakeup()`, `milliseconds`, or `stopDescriptor` readable.
+    func poll(milliseconds: Int, stopDescriptor: Int32 = -1) {
+        multi.poll(timeoutMilliseconds: milliseconds, extraDescriptor: stopDescriptor >= 0 ? stopDescriptor : nil)
+    }
 
     /// What a finished transfer produced.
     struct Finished {
@@ -108,6 +114,8 @@ final class Downloader {
         var lastModified: String?
         var httpStatus: Int?
         var duration: Double
+        /// Writing the body to its temporary file failed because the disk is full.
+        var diskFull = false
     }
 
     /// A 2xx (or 304) response body: in memory, or in a temporary file of `spillFolder`.
@@ -160,6 +168,8 @@ final class Downloader {
             return finished
         }
         transfer.discardSpill()
+        let writeCode = spillError != 0 ? spillError : transfer.writeError
+        finished.diskFull = writeCode == ENOSPC || writeCode == EDQUOT
         if code == 0 && spillError != 0 {
             finished.result = .failure(Failure(.writeFailed, "cannot write the download: \(SystemError.message(spillError))", httpStatus: status))
         } else if code == 0 || transfer.discarding {

@@ -13,6 +13,9 @@ struct ListIngest {
         var description: String { "cannot read \(path == "-" ? "standard input" : path): \(SystemError.message(code))" }
     }
 
+    /// Thrown from the line callback to stop reading (the run was interrupted).
+    struct Stopped: Error {}
+
     /// Opens every list first, so a missing file stops the run before anything happens.
     static func open(_ sources: [ListSource]) throws(ReadError) -> [Int32] {
         var descriptors: [Int32] = []

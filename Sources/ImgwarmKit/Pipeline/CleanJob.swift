@@ -39,8 +39,19 @@ public struct CleanJob: Sendable {
         }
         let directory = try cache.openFolder()
         defer { close(directory) }
+        // The deletion pass holds the cache lock exclusively (prefetches hold it shared around
+        // each rename and access-time update), so what it checks is what it deletes. Without a
+        // private folder no imgwarm can be writing here, and none is needed.
+        let lock = try? CacheLock(location: location, create: true)
+        do {
+            try lock?.lockExclusive(timeout: configuration.lockTimeout)
+        } catch {
+            throw .locked(error.description)
+        }
+        defer { lock?.unlock() }
+        let expireType = configuration.policy.expireType
         var result = DiskCache.clean(scan, policy: configuration.policy, now: now) { entry in
-            cache.removeIfUnchanged(entry, in: directory)
+            cache.removeIfUnchanged(entry, in: directory, expireType: expireType)
         }
         removeStateRows(&result, scan: scan)
         return result

@@ -3,11 +3,14 @@
 extension PrefetchJob {
     func download(_ scheduler: Scheduler) throws(PrefetchError) -> PrefetchSummary {
         let store: CacheStore
+        let touchLock: CacheLock
         do {
             store = try CacheStore(location: location)
+            touchLock = try CacheLock(location: location)
         } catch {
             throw .cache(error.description)
         }
+        store.removeStaleTemporaryFiles()
         if store.usesHiddenTemporaryFiles {
             observer?.prefetchWarning(
                 "\(location.privateFolder) is on another file system than the cache folder: temporary files go to hidden names inside it")
@@ -22,54 +25,91 @@ extension PrefetchJob {
         let wake = UnsafeSendableBox(downloader)
         let pool = ValidationPool(
             workers: configuration.validationThreads, store: store, configuration: configuration.validation,
-            notify: { wake.value.wakeup() })
+            lockTimeout: configuration.lockTimeout, notify: { wake.value.wakeup() })
         defer { pool.shutdown() }
 
         let concurrency = max(1, configuration.fetch.concurrency)
         var validating = 0
-        var diskFull = false
+        var summary = PrefetchSummary(totals: totals, duration: 0)
+        var halted = false  // no new transfers: disk full, lock or state trouble, interruption
         while true {
             for outcome in pool.results.drain() {
                 validating -= 1
-                if outcome.diskFull && !diskFull {
-                    diskFull = true
+                if outcome.diskFull && !summary.diskFull {
+                    summary.diskFull = true
                     observer?.prefetchWarning("the disk is full: no new downloads start; the run ends with exit code 3")
+                }
+                if let timeout = outcome.lockTimeout, lockFailure == nil {
+                    lockFailure = timeout
+                    observer?.prefetchWarning("\(timeout.description): no new downloads start; the run ends with exit code 3")
                 }
                 record(validated: outcome)
             }
-            let stopStarting = diskFull || stateFailure != nil
-            let now = Monotonic.now()
-            while !stopStarting && downloader.inFlight < concurrency && validating < concurrency * 2,
-                let entry = scheduler.next(now: now)
-            {
-                start(entry, downloader: downloader, store: store)
+            let signal = configuration.stop.signal
+            if signal != 0 && !summary.interrupted {
+                summary.interrupted = true
+                summary.signal = signal
+                configuration.stop.drain()
+                // Running transfers are abandoned (their temporary files removed); bodies already
+                // downloaded finish validating, so nothing complete is thrown away.
+                for entry in downloader.abortAll() { recordInterrupted(entry) }
             }
-            if downloader.inFlight == 0 && validating == 0 && (scheduler.isEmpty || stopStarting) { break }
+            halted = summary.diskFull || summary.interrupted || stateFailure != nil || lockFailure != nil
+            if !halted {
+                startTransfers(scheduler: scheduler, downloader: downloader, store: store, lock: touchLock, concurrency: concurrency, validating: validating)
+            }
+            if downloader.inFlight == 0 && validating == 0 && (scheduler.isEmpty || halted) { break }
             downloader.perform()
             for finished in downloader.completions() {
-                if handle(finished, pool: pool, store: store, scheduler: scheduler) { validating += 1 }
+                if finished.diskFull && !summary.diskFull {
+                    summary.diskFull = true
+                    observer?.prefetchWarning("the disk is full: no new downloads start; the run ends with exit code 3")
+                }
+                if handle(finished, pool: pool, store: store, lock: touchLock, scheduler: scheduler) { validating += 1 }
             }
             commitStateIfDue()
             emitProgress(inFlight: downloader.inFlight)
             var timeout = 250
             if let due = scheduler.nextRetryDue { timeout = max(0, min(timeout, Int((due - Monotonic.now()) * 1000) + 1)) }
-            downloader.poll(milliseconds: timeout)
+            downloader.poll(milliseconds: timeout, stopDescriptor: summary.interrupted ? -1 : configuration.stop.descriptor)
         }
         // Whatever was still waiting when the run had to stop never started.
-        while let entry = scheduler.next(now: .infinity) { recordNotStarted(entry) }
-        for entry in scheduler.drainDelayed() { recordNotStarted(entry) }
-        return PrefetchSummary(totals: totals, duration: 0, diskFull: diskFull)
+        totals.addNotStarted(scheduler.pendingCount)
+        summary.totals = totals
+        return summary
+    }
+
+    /// Starts transfers while there is room. Hits met on the way are touched under one hold of
+    /// the shared cache lock.
+    private func startTransfers(
+        scheduler: Scheduler, downloader: Downloader, store: CacheStore, lock: CacheLock, concurrency: Int, validating: Int
+    ) {
+        defer { lock.unlock() }
+        let now = Monotonic.now()
+        while downloader.inFlight < concurrency && validating < concurrency * 2 && lockFailure == nil,
+            let entry = scheduler.next(now: now)
+        {
+            start(entry, downloader: downloader, store: store, lock: lock)
+        }
     }
 
     /// A cache hit is recorded at once (or revalidated with `--refresh`); a blacklisted URL is
     /// skipped; anything else starts a transfer.
-    func start(_ entry: PendingEntry, downloader: Downloader, store: CacheStore) {
+    func start(_ entry: PendingEntry, downloader: Downloader, store: CacheStore, lock: CacheLock) {
         var entry = entry
         let name = SDFileName.forKey(entry.key)
         var validators: Downloader.Validators?
         switch store.lookup(name) {
         case .hit(let size):
             guard configuration.refresh else {
+                do {
+                    try lock.lockShared(timeout: configuration.lockTimeout)
+                } catch {
+                    lockFailure = error
+                    observer?.prefetchWarning("\(error.description): no new downloads start; the run ends with exit code 3")
+                    totals.addNotStarted(1)
+                    return
+                }
                 store.touch(name)
                 var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .cached)
                 result.fileName = name
@@ -116,7 +156,7 @@ extension PrefetchJob {
     }
 
     /// Routes a finished transfer; true when its body went to validation.
-    func handle(_ finished: Downloader.Finished, pool: ValidationPool, store: CacheStore, scheduler: Scheduler) -> Bool {
+    func handle(_ finished: Downloader.Finished, pool: ValidationPool, store: CacheStore, lock: CacheLock, scheduler: Scheduler) -> Bool {
         let entry = finished.entry
         let name = SDFileName.forKey(entry.key)
         switch finished.result {
@@ -125,7 +165,7 @@ extension PrefetchJob {
                 recordFailure(entry, Failure(.httpStatus, "the server answered 304 to a request that was not conditional", httpStatus: 304))
                 return false
             }
-            store.touch(name)
+            _ = try? lock.withShared(timeout: configuration.lockTimeout) { store.touch(name) }
             var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .revalidated)
             result.fileName = name
             result.priority = entry.priority

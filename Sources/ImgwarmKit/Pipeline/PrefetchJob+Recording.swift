@@ -47,11 +47,14 @@ extension PrefetchJob {
         record(result)
     }
 
-    func recordNotStarted(_ entry: PendingEntry) {
+    /// A transfer abandoned because the run was interrupted: it did not finish.
+    func recordInterrupted(_ entry: PendingEntry) {
         var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .notStarted)
         result.fileName = SDFileName.forKey(entry.key)
         result.priority = entry.priority
         result.attempts = entry.attempts
+        result.duration = entry.firstStarted > 0 ? Monotonic.now() - entry.firstStarted : 0
+        result.failure = Failure(.interrupted, "the run was interrupted while this URL was downloading")
         record(result)
     }
 
@@ -116,12 +119,12 @@ extension PrefetchJob {
     }
 
     /// Commits what is pending and logs the run.
-    func finishState() {
+    func finishState(interrupted: Bool) {
         guard state != nil, stateFailure == nil else { return }
         writeState { state throws(StateError) in
             try state.recordRun(StateStore.RunRecord(
                 command: "prefetch", startedAt: startedAt.secondsSinceEpoch, finishedAt: Timestamp.now().secondsSinceEpoch,
-                totals: totals, interrupted: false))
+                totals: totals, interrupted: interrupted))
         }
         do { try commitState() } catch { failState(error) }
     }

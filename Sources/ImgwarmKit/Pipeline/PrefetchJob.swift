@@ -33,8 +33,12 @@ public struct PrefetchSummary: Sendable {
     public var diskFull = false
     /// Set when the run was interrupted (exit code 130 or 143).
     public var interrupted = false
+    /// The signal that interrupted the run, when one did.
+    public var signal: Int32 = 0
     /// Set when the state database stopped being usable during the run (exit code 3).
     public var stateFailure: StateError?
+    /// Set when the cache lock could not be had in time (exit code 3).
+    public var lockFailure: CacheLock.Timeout?
 }
 
 /// A run-level failure: nothing useful can go on (exit code 2 for input, 3 for the cache).
@@ -75,6 +79,8 @@ public final class PrefetchJob {
         public var statePath: String?
         /// Seconds to wait for a lock another process holds. `30` by default.
         public var lockTimeout = 30.0
+        /// What asks the run to stop (SIGINT/SIGTERM); never by default.
+        public var stop = StopSource.never
         /// Where the pending-URL spools go (unlinked files). `$TMPDIR` or `/tmp` by default.
         public var spoolFolder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
 
@@ -98,6 +104,7 @@ public final class PrefetchJob {
     var stateWrites = 0
     var stateCommitted = 0.0
     var stateFailure: StateError?
+    var lockFailure: CacheLock.Timeout?
 
     public init(location: CacheLocation, sources: [ListSource], configuration: Configuration) {
         self.location = location
@@ -116,11 +123,12 @@ public final class PrefetchJob {
             summary = classifyWithoutNetwork(scheduler)
         } else {
             summary = try download(scheduler)
-            finishState()
+            finishState(interrupted: summary.interrupted)
         }
         summary.totals = totals
         summary.duration = Monotonic.now() - runStarted
         summary.stateFailure = stateFailure
+        summary.lockFailure = lockFailure
         emitProgress(inFlight: 0, final: true)
         return summary
     }
@@ -148,6 +156,7 @@ public final class PrefetchJob {
         for (index, source) in sources.enumerated() {
             do {
                 try ListIngest.read(source, index: index, descriptor: descriptors[index]) { line, parsed in
+                    if line & 0xFFF == 0 && configuration.stop.signal != 0 { throw ListIngest.Stopped() }
                     switch parsed {
                     case .ignored:
                         return
@@ -169,6 +178,8 @@ public final class PrefetchJob {
                         try spools[priority.rank].append(line: line, input: index, key: key)
                     }
                 }
+            } catch is ListIngest.Stopped {
+                break
             } catch let error as ListIngest.ReadError {
                 throw .unreadableInput(error.description)
             } catch {

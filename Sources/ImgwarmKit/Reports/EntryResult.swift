@@ -78,6 +78,12 @@ public struct PrefetchTotals: Sendable, Equatable {
     /// True when every URL ended in the cache (exit code 0).
     public var allInCache: Bool { skippedCount == 0 && notStarted == 0 }
 
+    /// Lines that never started (the run stopped early); they get no report entry.
+    mutating func addNotStarted(_ count: Int) {
+        lines += count
+        notStarted += count
+    }
+
     mutating func add(_ result: EntryResult) {
         lines += 1
         switch result.outcome {

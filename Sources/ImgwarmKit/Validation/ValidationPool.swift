@@ -29,6 +29,8 @@ final class ValidationPool: @unchecked Sendable {
         var result: Result<ValidatedImage, Failure>
         /// True when the store failed because the disk is full.
         var diskFull = false
+        /// Set when the cache lock could not be had in time (a clean held it too long).
+        var lockTimeout: CacheLock.Timeout?
     }
 
     let results = WorkQueue<Outcome>()
@@ -38,11 +40,18 @@ final class ValidationPool: @unchecked Sendable {
     private let notify: @Sendable () -> Void
     private let finished = NSCondition()
     private var running = 0
+    private let location: CacheLocation
+    private let lockTimeout: Double
 
-    init(workers: Int, store: CacheStore, configuration: ValidationConfiguration, notify: @escaping @Sendable () -> Void) {
+    init(
+        workers: Int, store: CacheStore, configuration: ValidationConfiguration, lockTimeout: Double,
+        notify: @escaping @Sendable () -> Void
+    ) {
         self.store = store
         self.configuration = configuration
         self.notify = notify
+        location = store.location
+        self.lockTimeout = lockTimeout
         ImageValidator.startMagick(configuration)
         running = workers
         for index in 0..<workers {
@@ -64,8 +73,10 @@ final class ValidationPool: @unchecked Sendable {
 
     private func work() {
         let validator = ImageValidator(configuration: configuration)
+        // Each worker has its own descriptor on the lock file (flock locks belong to it).
+        let lock = try? CacheLock(location: location)
         while let job = jobs.pop() {
-            results.push(process(job, validator))
+            results.push(process(job, validator, lock))
             notify()
         }
         finished.lock()
@@ -74,32 +85,51 @@ final class ValidationPool: @unchecked Sendable {
         finished.unlock()
     }
 
-    private func process(_ job: Job, _ validator: ImageValidator) -> Outcome {
+    private func process(_ job: Job, _ validator: ImageValidator, _ lock: CacheLock?) -> Outcome {
+        validateAndStore(job, validator) { write throws(StoreFailure) in
+            // The shared cache lock is held only around the rename, never while validating.
+            do throws(CacheLock.Timeout) {
+                try lock?.lockShared(timeout: lockTimeout)
+            } catch {
+                throw StoreFailure(code: ETIMEDOUT, step: "take the cache lock", lockTimeout: error)
+            }
+            defer { lock?.unlock() }
+            try write()
+        }
+    }
+
+    private func validateAndStore(
+        _ job: Job, _ validator: ImageValidator,
+        locked: (() throws(StoreFailure) -> Void) throws(StoreFailure) -> Void
+    ) -> Outcome {
+        let result: Result<ValidatedImage, Failure>
         if let spillName = job.spillName {
-            let path = store.temporaryFolder + "/" + spillName
-            let result = MappedFile.withContents(of: path) { validator.validate($0) }
+            result = MappedFile.withContents(of: store.temporaryFolder + "/" + spillName) { validator.validate($0) }
                 ?? .failure(Failure(.writeFailed, "cannot read back the downloaded file"))
-            guard case .success = result else {
-                store.discard(temporaryName: spillName)
-                return Outcome(job: job, result: result)
-            }
-            do {
-                try store.moveIntoPlace(temporaryName: spillName, name: job.fileName)
-            } catch {
-                return Outcome(job: job, result: .failure(Failure(.writeFailed, error.description)), diskFull: error.isDiskFull)
-            }
+        } else {
+            result = job.bytes.withUnsafeBytes { validator.validate($0) }
+        }
+        guard case .success = result else {
+            if let spillName = job.spillName { store.discard(temporaryName: spillName) }
             return Outcome(job: job, result: result)
         }
-        return job.bytes.withUnsafeBytes { bytes in
-            let result = validator.validate(bytes)
-            guard case .success = result else { return Outcome(job: job, result: result) }
+        do throws(StoreFailure) {
+            let temporary: String
+            if let spillName = job.spillName {
+                temporary = spillName
+            } else {
+                temporary = try job.bytes.withUnsafeBytes { bytes in Result { () throws(StoreFailure) in try store.writeTemporary(bytes) } }.get()
+            }
             do throws(StoreFailure) {
-                try store.store(bytes, as: job.fileName)
+                try locked { () throws(StoreFailure) in try store.moveIntoPlace(temporaryName: temporary, name: job.fileName) }
             } catch {
-                return Outcome(job: job, result: .failure(Failure(.writeFailed, error.description)), diskFull: error.isDiskFull)
+                store.discard(temporaryName: temporary)
+                throw error
             }
-            return Outcome(job: job, result: result)
+        } catch {
+            return Outcome(job: job, result: .failure(Failure(.writeFailed, error.description)), diskFull: error.isDiskFull, lockTimeout: error.lockTimeout)
         }
+        return Outcome(job: job, result: result)
     }
 }
 

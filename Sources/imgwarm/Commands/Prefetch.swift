@@ -184,6 +184,8 @@ struct Prefetch: ParsableCommand {
         configuration.lockTimeout = stateOptions.lockTimeout
 
         let reportFile = try report.map(ReportFile.openForCommand)
+        // From here a first SIGINT/SIGTERM stops the run cleanly; a second one ends it at once.
+        configuration.stop = StopSource.installSignalHandlers()
         let console = PrefetchConsole(output: output, sources: sources, dryRun: dryRun)
         if insecure && !output.quiet {
             Console.warning("--insecure: TLS certificates are not verified; anyone on the path can substitute images")
@@ -214,7 +216,14 @@ struct Prefetch: ParsableCommand {
             throw CommandFailure.cache(error.description)
         }
         console.finish(summary, reportPath: report)
+        if summary.interrupted {
+            throw summary.signal == SIGTERM ? ExitStatus.terminated : ExitStatus.interrupted
+        }
         if let failure = summary.stateFailure {
+            Console.error(failure.description)
+            throw ExitStatus.cacheUnusable
+        }
+        if let failure = summary.lockFailure {
             Console.error(failure.description)
             throw ExitStatus.cacheUnusable
         }

@@ -1,5 +1,9 @@
 import ImgwarmKit
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What `imgwarm prefetch` prints on standard error: failures as they happen, a live progress
 /// line on a terminal, and a summary paragraph at the end. Standard output stays for results.
 final class PrefetchConsole: PrefetchObserver {
@@ -97,6 +101,9 @@ final class PrefetchConsole: PrefetchObserver {
             if t.notStarted > 0 { problems.append("\(t.notStarted) not started") }
             text += problems.isEmpty ? "nothing failed" : problems.joined(separator: ", ")
             text += "; \(Quantities.formatBytes(UInt64(max(0, t.bytesReceived)))) in \(seconds) s (\(rate) lines/s)."
+        }
+        if summary.interrupted {
+            text += " Interrupted by \(summary.signal == SIGTERM ? "SIGTERM" : "SIGINT"): \(t.notStarted) URLs did not finish; run the same list again to complete it."
         }
         if let reportPath, reportPath != "-" { text += " Report: \(reportPath)." }
         Console.writeError(text + "\n")

@@ -1,0 +1,80 @@
+import CImgwarmSys
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The lock that lets prefetches and cleans share one cache folder (SPEC §8): `flock` on
+/// `<private folder>/lock`.
+///
+/// - A prefetch takes it *shared*, briefly, around each change it makes to the folder: renaming
+///   a finished download into place, setting a hit's access time. Prefetches never wait for
+///   each other.
+/// - A clean takes it *exclusive* for its deletion pass only, and deletes a file only if it is
+///   still the one it scanned (same inode, same date), so it never removes a download or a
+///   read that happened after its scan.
+///
+/// Each holder opens its own descriptor (flock locks belong to the open file, so threads must
+/// not share one). Waits are bounded (`--lock-timeout`); running out is exit code 3.
+public final class CacheLock {
+    public let path: String
+    private let descriptor: Int32
+    private var held = false
+
+    /// Opens the lock file; with `create`, makes the private folder first when it is missing.
+    public init(location: CacheLocation, create: Bool = false) throws(CacheStoreError) {
+        path = location.privateFolder + "/lock"
+        if create {
+            let (parent, _) = CacheLocation.split(location.privateFolder)
+            mkdir(parent, 0o755)
+            mkdir(location.privateFolder, 0o755)
+        }
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .unusable(path, errno) }
+        descriptor = fd
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// The lock was not granted within the allowed time.
+    public struct Timeout: Error, Sendable, CustomStringConvertible {
+        public var path: String
+        public var seconds: Double
+        public var exclusive: Bool
+        public var description: String {
+            let who = exclusive ? "another imgwarm (a prefetch writing)" : "another imgwarm (a clean deleting)"
+            return "the cache lock \(path) is held by \(who) for longer than \(Quantities.formatDecimal(seconds, digits: 1)) s (--lock-timeout)"
+        }
+    }
+
+    public func lockShared(timeout: Double) throws(Timeout) {
+        try acquire(LOCK_SH, timeout: timeout)
+    }
+
+    public func lockExclusive(timeout: Double) throws(Timeout) {
+        try acquire(LOCK_EX, timeout: timeout)
+    }
+
+    private func acquire(_ operation: Int32, timeout: Double) throws(Timeout) {
+        guard !held else { return }
+        if imgwarm_flock_timeout(descriptor, operation, Int32(clamping: Int(timeout * 1000))) != 0 {
+            throw Timeout(path: path, seconds: timeout, exclusive: operation == LOCK_EX)
+        }
+        held = true
+    }
+
+    public func unlock() {
+        guard held else { return }
+        flock(descriptor, LOCK_UN)
+        held = false
+    }
+
+    /// Runs `body` holding the shared lock.
+    public func withShared<T>(timeout: Double, _ body: () throws -> T) throws -> T {
+        try lockShared(timeout: timeout)
+        defer { unlock() }
+        return try body()
+    }
+}
