@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/file.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -114,4 +115,31 @@ int imgwarm_flock_timeout(int fd, int operation, int timeout_ms) {
         }
         nanosleep(&pause, NULL);
     }
+}
+
+void imgwarm_set_thread_name(const char *name) {
+    pthread_setname_np(pthread_self(), name);
+}
+
+int imgwarm_open_anonymous(int dirfd, int mode) {
+    return openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+}
+
+static int empty_path_allowed = 1;
+
+int imgwarm_link_anonymous(int fd, int dirfd, const char *name) {
+    /* AT_EMPTY_PATH links the descriptor itself (needs CAP_DAC_READ_SEARCH); otherwise go
+       through /proc, which costs a path walk through procfs. */
+    if (empty_path_allowed) {
+        if (linkat(fd, "", dirfd, name, AT_EMPTY_PATH) == 0) {
+            return 0;
+        }
+        if (errno != EPERM && errno != ENOENT && errno != EINVAL) {
+            return -1;
+        }
+        empty_path_allowed = 0;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, path, dirfd, name, AT_SYMLINK_FOLLOW);
 }

@@ -14,7 +14,6 @@ public final class CurlEasy {
     /// libcurl writes its detailed error message here (CURLOPT_ERRORBUFFER).
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private var headerList: CurlStringList?
-    private var keptStrings: [CurlString] = []
 
     public init() throws(CurlError) {
         Curl.start()
@@ -34,7 +33,6 @@ public final class CurlEasy {
     public func reset() {
         curl_easy_reset(handle)
         headerList = nil
-        keptStrings.removeAll(keepingCapacity: true)
         errorBuffer[0] = 0
         installErrorBuffer()
     }
@@ -70,13 +68,11 @@ public final class CurlEasy {
         imgwarm_easy_setopt_off(handle, option, curl_off_t(value)) == CURLE_OK
     }
 
-    /// Sets a string option. libcurl copies most strings, but the copy is kept until the next
-    /// `reset()` regardless, so options that keep the pointer are safe too.
+    /// Sets a string option. libcurl copies string options (since 7.17), so the Swift string
+    /// need not outlive the call.
     @discardableResult
     public func set(_ option: CURLoption, _ value: String) -> Bool {
-        let string = CurlString(value)
-        keptStrings.append(string)
-        return imgwarm_easy_setopt_string(handle, option, string.pointer) == CURLE_OK
+        value.withCString { imgwarm_easy_setopt_string(handle, option, UnsafeMutablePointer(mutating: $0)) } == CURLE_OK
     }
 
     @discardableResult
@@ -86,7 +82,11 @@ public final class CurlEasy {
 
     /// Request headers (CURLOPT_HTTPHEADER); the list lives until the next `reset()`.
     public func setHeaders(_ headers: [String]) {
-        let list = CurlStringList(headers)
+        setHeaders(CurlStringList(headers))
+    }
+
+    /// Request headers from a list that may be shared by several handles (kept alive here).
+    public func setHeaders(_ list: CurlStringList) {
         headerList = list
         _ = imgwarm_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list.pointer)
     }
@@ -123,15 +123,6 @@ public final class CurlEasy {
 
     /// The HTTP status of the last response received (0 before one arrived).
     public var responseCode: Int { info(CURLINFO_RESPONSE_CODE) }
-}
-
-/// A C string copy owned by Swift.
-final class CurlString {
-    let pointer: UnsafeMutablePointer<CChar>
-    init(_ value: String) {
-        pointer = strdup(value)
-    }
-    deinit { free(pointer) }
 }
 
 /// A `curl_slist`, owned by one Swift object.

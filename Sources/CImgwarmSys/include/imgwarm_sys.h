@@ -30,4 +30,16 @@ int imgwarm_stop_signal(void);
    succeeds or `timeout_ms` passes. Returns 0, or -1 with errno (EWOULDBLOCK on timeout). */
 int imgwarm_flock_timeout(int fd, int operation, int timeout_ms);
 
+/* An unnamed file in the directory `dirfd` (O_TMPFILE), open for writing: invisible until
+   linked, and gone by itself if the process dies first. Returns the descriptor, or -1 with errno
+   (EOPNOTSUPP, EISDIR or EINVAL where the file system has no O_TMPFILE). */
+int imgwarm_open_anonymous(int dirfd, int mode);
+
+/* Gives the unnamed file `fd` the name `name` in `dirfd` (linkat through /proc/self/fd).
+   Fails with EEXIST when the name is taken: it never replaces a file. */
+int imgwarm_link_anonymous(int fd, int dirfd, const char *name);
+
+/* Names the calling thread (at most 15 characters are kept). */
+void imgwarm_set_thread_name(const char *name);
+
 #endif

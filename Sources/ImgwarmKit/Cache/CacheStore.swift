@@ -18,6 +18,8 @@ public final class CacheStore: Sendable {
     /// Prefix of temporary file names: empty, or `.imgwarm-` when they live in the cache folder.
     public let temporaryPrefix: String
     private let counter = Mutex(0)
+    /// Whether the cache folder's file system offers O_TMPFILE (learned on first use).
+    private let anonymousFiles = Mutex<Bool?>(nil)
 
     /// Opens (creating when missing) the cache folder and the temporary folder, and checks that
     /// both can be written. Throws before any download when they cannot.
@@ -50,6 +52,7 @@ public final class CacheStore: Sendable {
         }
         folderDescriptor = folder
         temporaryDescriptor = temporaryFD
+        presentNames = CacheStore.snapshot(folder)
         temporaryFolder = temporary
         temporaryPrefix = prefix
         // Both must be writable: try it, as root bypasses the permission bits but not a
@@ -113,6 +116,60 @@ public final class CacheStore: Sendable {
 
     // MARK: Hits
 
+    /// The names present when the run started, as the digests their hex prefixes spell; nil when
+    /// the folder was too large to list cheaply. A name absent from it is a miss without a system
+    /// call (a file written since by another process is fetched again, and the link replaces
+    /// it); a name present is still checked with `fstatat`, so a file removed since is a miss.
+    private let presentNames: Set<MD5.Digest>?
+
+    /// Folders whose directory file is larger than this (roughly 200,000 entries) are not listed.
+    static let snapshotLimit = 8 << 20
+
+    private static func snapshot(_ descriptor: Int32) -> Set<MD5.Digest>? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, Int(info.st_size) <= snapshotLimit,
+            let directory = fdopendir(dup(descriptor))
+        else { return nil }
+        defer { closedir(directory) }
+        var names = Set<MD5.Digest>()
+        while let record = readdir(directory) {
+            let found: MD5.Digest? = withUnsafePointer(to: record.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: UInt8.self, capacity: 256) { bytes in
+                    CacheStore.digest(ofNameBytes: bytes, count: strnlen(UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self), 256))
+                }
+            }
+            if let found { names.insert(found) }
+        }
+        return names
+    }
+
+    /// The digest a cache file name starts with (32 lower-case hex digits), or nil.
+    static func digest(ofName name: String) -> MD5.Digest? {
+        var name = name
+        return name.withUTF8 { bytes in
+            bytes.count >= 32 ? CacheStore.digest(ofNameBytes: bytes.baseAddress!, count: bytes.count) : nil
+        }
+    }
+
+    private static func digest(ofNameBytes bytes: UnsafePointer<UInt8>, count: Int) -> MD5.Digest? {
+        guard count >= 32, count == 32 || bytes[32] == UInt8(ascii: ".") else { return nil }
+        var words: [UInt32] = [0, 0, 0, 0]
+        for index in 0..<32 {
+            let c = bytes[index]
+            let value: UInt32
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(c - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = UInt32(c - UInt8(ascii: "a") + 10)
+            default: return nil
+            }
+            // Each word holds 4 bytes, little-endian, as MD5.Digest stores them.
+            let byteIndex = index / 2
+            let shift = UInt32((byteIndex % 4) * 8 + (index % 2 == 0 ? 4 : 0))
+            words[byteIndex / 4] |= value << shift
+        }
+        return MD5.Digest(a: words[0], b: words[1], c: words[2], d: words[3])
+    }
+
     /// What is at a cache file name.
     public enum Lookup: Sendable, Equatable {
         /// A non-empty regular file: a cache hit.
@@ -124,6 +181,9 @@ public final class CacheStore: Sendable {
     }
 
     public func lookup(_ name: String) -> Lookup {
+        if let snapshot = presentNames, let digest = CacheStore.digest(ofName: name), !snapshot.contains(digest) {
+            return .miss
+        }
         var info = stat()
         guard fstatat(folderDescriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return .miss }
         switch info.st_mode & S_IFMT {
@@ -152,9 +212,57 @@ public final class CacheStore: Sendable {
     }
 
     /// Writes `bytes` under `name`, atomically; nothing is left behind on failure.
-    public func store(_ bytes: UnsafeRawBufferPointer, as name: String) throws(StoreFailure) {
-        let temporary = try writeTemporary(bytes)
-        try moveIntoPlace(temporaryName: temporary, name: name)
+    ///
+    /// The fast way: an unnamed file (O_TMPFILE) in the cache folder, written, then linked under
+    /// its name: one directory operation, never visible half-written, and nothing to clean up after
+    /// a crash. A name already taken (a refresh replacing a file, another process) goes through a
+    /// temporary name in the private folder and a `rename(2)`, which replaces atomically.
+    /// `publish` runs the final directory change (under the cache lock, for the caller).
+    public func store(_ bytes: UnsafeRawBufferPointer, as name: String, publish: (() throws(StoreFailure) -> Void) throws(StoreFailure) -> Void = { try $0() }) throws(StoreFailure) {
+        guard anonymousFiles.withLock({ $0 }) != false else {
+            let temporary = try writeTemporary(bytes)
+            do throws(StoreFailure) {
+                try publish { () throws(StoreFailure) in try moveIntoPlace(temporaryName: temporary, name: name) }
+            } catch {
+                discard(temporaryName: temporary)
+                throw error
+            }
+            return
+        }
+        let file = imgwarm_open_anonymous(folderDescriptor, 0o644)
+        if file < 0 {
+            let code = errno
+            if code == EOPNOTSUPP || code == EISDIR || code == EINVAL || code == ENOENT {
+                anonymousFiles.withLock { $0 = false }
+                return try store(bytes, as: name, publish: publish)
+            }
+            throw StoreFailure(code: code, step: "create a file")
+        }
+        anonymousFiles.withLock { $0 = true }
+        defer { close(file) }
+        try CacheStore.writeAll(file, bytes)
+        try publish { () throws(StoreFailure) in
+            if imgwarm_link_anonymous(file, folderDescriptor, name) == 0 { return }
+            guard errno == EEXIST else { throw StoreFailure(code: errno, step: "move the file into the cache") }
+            // Replace: link under a temporary name in the private folder, then rename over.
+            let temporary = temporaryName()
+            guard imgwarm_link_anonymous(file, temporaryDescriptor, temporary) == 0 else {
+                throw StoreFailure(code: errno, step: "move the file into the cache")
+            }
+            try moveIntoPlace(temporaryName: temporary, name: name)
+        }
+    }
+
+    private static func writeAll(_ file: Int32, _ bytes: UnsafeRawBufferPointer) throws(StoreFailure) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(file, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw StoreFailure(code: errno, step: "write")
+            }
+            offset += written
+        }
     }
 
     /// Writes `bytes` to a new temporary file and returns its name (in `temporaryFolder`).
@@ -162,17 +270,12 @@ public final class CacheStore: Sendable {
         let temporary = temporaryName()
         let file = openat(temporaryDescriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard file >= 0 else { throw StoreFailure(code: errno, step: "create a temporary file") }
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(file, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                let code = errno
-                close(file)
-                unlinkat(temporaryDescriptor, temporary, 0)
-                throw StoreFailure(code: code, step: "write")
-            }
-            offset += written
+        do throws(StoreFailure) {
+            try CacheStore.writeAll(file, bytes)
+        } catch {
+            close(file)
+            unlinkat(temporaryDescriptor, temporary, 0)
+            throw error
         }
         if close(file) != 0 {
             let code = errno

@@ -14,6 +14,8 @@ final class Downloader {
     let configuration: FetchConfiguration
     private let multi: CurlMulti
     private let headerList: [String]
+    /// The default request headers, one list shared by every handle.
+    private let sharedHeaders: CurlStringList
     private var idle: [Transfer] = []
     private var active: [UnsafeMutableRawPointer: Transfer] = [:]
     private let spillFolder: String
@@ -27,6 +29,7 @@ final class Downloader {
         multi.set(CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         multi.set(CURLMOPT_MAXCONNECTS, max(16, configuration.concurrency * 2))
         headerList = configuration.requestHeaders
+        sharedHeaders = CurlStringList(headerList)
     }
 
     var inFlight: Int { active.count }
@@ -44,22 +47,33 @@ final class Downloader {
     func start(_ entry: PendingEntry, validators: Validators? = nil) throws(CurlError) {
         let transfer: Transfer
         if let reused = idle.popLast() {
-            reused.easy.reset()
+            // A handle keeps its options between transfers: only what differs is set again.
             reused.prepare(for: entry)
             transfer = reused
         } else {
             transfer = Transfer(easy: try CurlEasy(), entry: entry, configuration: configuration, spillFolder: spillFolder, spillPrefix: spillPrefix)
+            configure(transfer)
         }
-        configure(transfer, validators: validators)
+        transfer.easy.set(CURLOPT_URL, entry.key)
+        if let validators {
+            var headers = headerList
+            if let etag = validators.etag { headers.append("If-None-Match: \(etag)") }
+            if let lastModified = validators.lastModified { headers.append("If-Modified-Since: \(lastModified)") }
+            transfer.easy.setHeaders(headers)
+            transfer.hasOwnHeaders = true
+        } else if transfer.hasOwnHeaders {
+            transfer.easy.setHeaders(sharedHeaders)
+            transfer.hasOwnHeaders = false
+        }
         transfer.startedAt = Monotonic.now()
         try multi.add(transfer.easy)
         active[transfer.easy.handle] = transfer
     }
 
-    private func configure(_ transfer: Transfer, validators: Validators?) {
+    /// Sets the options that stay the same for every transfer of this run.
+    private func configure(_ transfer: Transfer) {
         let easy = transfer.easy
         let c = configuration
-        easy.set(CURLOPT_URL, transfer.entry.key)
         easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
         easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         easy.set(CURLOPT_FOLLOWLOCATION, true)
@@ -76,12 +90,7 @@ final class Downloader {
         easy.set(CURLOPT_PIPEWAIT, true)
         easy.set(CURLOPT_USERAGENT, c.userAgent)
         easy.set(CURLOPT_BUFFERSIZE, 64 * 1024)
-        var headers = headerList
-        if let validators {
-            if let etag = validators.etag { headers.append("If-None-Match: \(etag)") }
-            if let lastModified = validators.lastModified { headers.append("If-Modified-Since: \(lastModified)") }
-        }
-        easy.setHeaders(headers)
+        easy.setHeaders(sharedHeaders)
         if let ca = c.caCertificates { easy.set(CURLOPT_CAINFO, ca) }
         if c.insecure {
             easy.set(CURLOPT_SSL_VERIFYPEER, false)

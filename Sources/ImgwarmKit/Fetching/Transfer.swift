@@ -33,6 +33,8 @@ final class Transfer {
     var lastModified: String?
     var retryAfter: String?
     var startedAt = 0.0
+    /// The handle carries conditional headers of its own rather than the shared list.
+    var hasOwnHeaders = false
 
     init(easy: CurlEasy, entry: PendingEntry, configuration: FetchConfiguration, spillFolder: String, spillPrefix: String) {
         self.easy = easy
@@ -133,25 +135,39 @@ final class Transfer {
         spillName = nil
     }
 
-    /// Takes one response header line from libcurl.
+    /// Takes one response header line from libcurl. Only three headers matter, so the line is
+    /// matched as bytes and a String is made only for their values (this runs ~10 times per URL).
     func header(_ line: UnsafeRawBufferPointer) {
-        guard let text = String(validating: line, as: UTF8.self) else { return }
-        if text.hasPrefix("HTTP/") {
+        guard let first = line.first else { return }
+        if first == UInt8(ascii: "H") && line.starts(with: "HTTP/".utf8) {
             // A new response (after a redirect or a 100 Continue): forget the previous one's.
             etag = nil
             lastModified = nil
             retryAfter = nil
             return
         }
-        guard let colon = text.firstIndex(of: ":") else { return }
-        let name = text[..<colon].lowercased()
-        let value = text[text.index(after: colon)...].trimmingCharacters(in: " \t\r\n")
-        switch name {
-        case "etag": etag = value
-        case "last-modified": lastModified = value
-        case "retry-after": retryAfter = value
+        switch first | 0x20 {
+        case UInt8(ascii: "e"): if let value = Transfer.value(of: "etag", in: line) { etag = value }
+        case UInt8(ascii: "l"): if let value = Transfer.value(of: "last-modified", in: line) { lastModified = value }
+        case UInt8(ascii: "r"): if let value = Transfer.value(of: "retry-after", in: line) { retryAfter = value }
         default: break
         }
+    }
+
+    /// The value of header `name` (lower-case) when `line` is that header, trimmed.
+    static func value(of name: StaticString, in line: UnsafeRawBufferPointer) -> String? {
+        let count = name.utf8CodeUnitCount
+        guard line.count > count, line[count] == UInt8(ascii: ":") else { return nil }
+        let matches = name.withUTF8Buffer { expected in
+            (0..<count).allSatisfy { line[$0] | 0x20 == expected[$0] || line[$0] == expected[$0] }
+        }
+        guard matches else { return nil }
+        var start = count + 1
+        var end = line.count
+        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0D || c == 0x0A }
+        while start < end && isSpace(line[start]) { start += 1 }
+        while end > start && isSpace(line[end - 1]) { end -= 1 }
+        return String(validating: UnsafeRawBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
     }
 }
 

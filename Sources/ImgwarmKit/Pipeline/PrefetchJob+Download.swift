@@ -97,7 +97,8 @@ extension PrefetchJob {
     /// skipped; anything else starts a transfer.
     func start(_ entry: PendingEntry, downloader: Downloader, store: CacheStore, lock: CacheLock) {
         var entry = entry
-        let name = SDFileName.forKey(entry.key)
+        if entry.fileName.isEmpty { entry.fileName = SDFileName.forKey(entry.key) }
+        let name = entry.fileName
         var validators: Downloader.Validators?
         switch store.lookup(name) {
         case .hit(let size):
@@ -132,7 +133,9 @@ extension PrefetchJob {
             record(result)
             return
         case .miss:
-            if entry.attempts == 0, !configuration.retryFailed, let listed = activeBlacklistEntry(entry.key) {
+            if entry.attempts == 0, !configuration.retryFailed, blacklistMayHoldEntries,
+                let listed = activeBlacklistEntry(entry.key)
+            {
                 var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .blacklisted)
                 result.fileName = name
                 result.priority = entry.priority
@@ -158,7 +161,7 @@ extension PrefetchJob {
     /// Routes a finished transfer; true when its body went to validation.
     func handle(_ finished: Downloader.Finished, pool: ValidationPool, store: CacheStore, lock: CacheLock, scheduler: Scheduler) -> Bool {
         let entry = finished.entry
-        let name = SDFileName.forKey(entry.key)
+        let name = entry.fileName
         switch finished.result {
         case .success(let body) where body.status == 304:
             guard entry.isRefresh else {

@@ -20,7 +20,7 @@ extension PrefetchJob {
                     key: job.entry.key, fileName: job.fileName, size: job.count, format: image.format.rawValue,
                     width: image.width, height: image.height, etag: job.etag, lastModified: job.lastModified,
                     fetchedAt: now, validatedAt: now))
-                try state.unblacklist(job.entry.key)
+                if blacklistMayHoldEntries { try state.unblacklist(job.entry.key) }
             }
             record(result)
         case .failure(var failure):
@@ -32,13 +32,14 @@ extension PrefetchJob {
     /// A final failure: reported, and blacklisted when it is permanent.
     func recordFailure(_ entry: PendingEntry, _ failure: Failure) {
         var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .failed)
-        result.fileName = SDFileName.forKey(entry.key)
+        result.fileName = entry.fileName.isEmpty ? SDFileName.forKey(entry.key) : entry.fileName
         result.priority = entry.priority
         result.httpStatus = failure.httpStatus
         result.attempts = entry.attempts
         result.duration = entry.firstStarted > 0 ? Monotonic.now() - entry.firstStarted : 0
         result.failure = failure
         if failure.reason.isBlacklisted(status: failure.httpStatus) {
+            blacklistMayHoldEntries = true
             let listed = StateStore.BlacklistEntry(
                 key: entry.key, failedAt: Timestamp.now().secondsSinceEpoch, errorClass: failure.reason.rawValue,
                 message: failure.message, httpStatus: failure.httpStatus, attempts: entry.attempts)
@@ -50,7 +51,7 @@ extension PrefetchJob {
     /// A transfer abandoned because the run was interrupted: it did not finish.
     func recordInterrupted(_ entry: PendingEntry) {
         var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .notStarted)
-        result.fileName = SDFileName.forKey(entry.key)
+        result.fileName = entry.fileName.isEmpty ? SDFileName.forKey(entry.key) : entry.fileName
         result.priority = entry.priority
         result.attempts = entry.attempts
         result.duration = entry.firstStarted > 0 ? Monotonic.now() - entry.firstStarted : 0
@@ -81,6 +82,7 @@ extension PrefetchJob {
                 observer?.prefetchWarning("the state database \(statePath) was damaged: moved aside to \(aside) and rebuilt (cache files are untouched)")
             }
             try opened.checkWritable()
+            blacklistMayHoldEntries = try opened.counts().blacklisted > 0
             state = opened
         } catch {
             throw .cache(error.description)

@@ -1,5 +1,3 @@
-import Foundation
-
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -65,7 +63,7 @@ public final class PrefetchJob {
         /// `false` by default.
         public var dryRun = false
         /// Threads validating and storing bodies. The number of cores (at most 4) by default.
-        public var validationThreads = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+        public var validationThreads = max(1, min(4, processorCount))
         /// Retries of transient failures.
         public var retry = RetryPolicy()
         /// Request blacklisted URLs anyway (SDWebImage's `RetryFailed`). `false` by default.
@@ -82,7 +80,7 @@ public final class PrefetchJob {
         /// What asks the run to stop (SIGINT/SIGTERM); never by default.
         public var stop = StopSource.never
         /// Where the pending-URL spools go (unlinked files). `$TMPDIR` or `/tmp` by default.
-        public var spoolFolder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        public var spoolFolder = environmentValue("TMPDIR") ?? "/tmp"
 
         public init() {}
     }
@@ -105,6 +103,8 @@ public final class PrefetchJob {
     var stateCommitted = 0.0
     var stateFailure: StateError?
     var lockFailure: CacheLock.Timeout?
+    /// False while the blacklist is known to be empty: a download then needs no DELETE.
+    var blacklistMayHoldEntries = true
 
     public init(location: CacheLocation, sources: [ListSource], configuration: Configuration) {
         self.location = location

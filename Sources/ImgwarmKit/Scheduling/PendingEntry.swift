@@ -11,6 +11,8 @@ public struct PendingEntry: Sendable {
     public var attempts = 0
     /// Seconds (monotonic) the first attempt started, for the report's duration.
     public var firstStarted = 0.0
+    /// SDDiskCacheFileNameForKey(key), computed once when the entry first starts.
+    public var fileName = ""
     /// `--refresh` of a cached file: a conditional request whose 304 keeps the file.
     public var isRefresh = false
 

@@ -128,6 +128,13 @@ public struct MD5: Sendable {
     public struct Digest: Hashable, Sendable {
         public let a: UInt32, b: UInt32, c: UInt32, d: UInt32
 
+        public init(a: UInt32, b: UInt32, c: UInt32, d: UInt32) {
+            self.a = a
+            self.b = b
+            self.c = c
+            self.d = d
+        }
+
         /// 32 lower-case hexadecimal digits, as SDWebImage formats it (`%02x` per byte).
         public var hex: String {
             String(unsafeUninitializedCapacity: 32) { out in

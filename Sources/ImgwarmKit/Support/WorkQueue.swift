@@ -1,29 +1,42 @@
-import Foundation
-
 /// A first-in-first-out queue that worker threads block on.
 final class WorkQueue<Item: Sendable>: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var items: [Item] = []
+    private let condition = Condition()
+    /// Popped slots are set to nil at once: an item (a downloaded body) must not outlive its turn.
+    private var items: [Item?] = []
     private var head = 0
     private var closed = false
 
-    /// Adds an item and wakes one waiting worker.
-    func push(_ item: Item) {
+    /// Adds an item and wakes one waiting worker; returns true when the queue was empty (so a
+    /// consumer that drains it needs a wake-up only then).
+    @discardableResult
+    func push(_ item: Item) -> Bool {
         condition.lock()
+        let wasEmpty = head == items.count
         items.append(item)
         condition.signal()
         condition.unlock()
+        return wasEmpty
     }
 
-    /// The next item; nil once the queue is closed and empty.
-    func pop() -> Item? {
+    /// The next item; nil once the queue is closed and empty. `waiting` runs (outside the lock)
+    /// before the caller blocks for lack of work.
+    func pop(waiting: () -> Void = {}) -> Item? {
         condition.lock()
+        if head == items.count && !closed {
+            condition.unlock()
+            waiting()
+            condition.lock()
+        }
         defer { condition.unlock() }
         while head == items.count && !closed { condition.wait() }
         guard head < items.count else { return nil }
         let item = items[head]
+        items[head] = nil
         head += 1
-        if head > 1024 && head * 2 > items.count {
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 64 && head * 2 > items.count {
             items.removeFirst(head)
             head = 0
         }
@@ -34,7 +47,7 @@ final class WorkQueue<Item: Sendable>: @unchecked Sendable {
     func drain() -> [Item] {
         condition.lock()
         defer { condition.unlock() }
-        let taken = Array(items[head...])
+        let taken = items[head...].compactMap { $0 }
         items.removeAll(keepingCapacity: true)
         head = 0
         return taken

@@ -1,4 +1,5 @@
 import Magick
+import Synchronization
 
 /// Decides whether downloaded bytes are an image imgwarm may store (SPEC §4): a format known
 /// from its magic bytes, then ImageMagick restricted to that one coder, within the limits.
@@ -6,37 +7,50 @@ import Magick
 /// One validator per thread (it owns a MagickWand).
 final class ImageValidator {
     let configuration: ValidationConfiguration
-    private let inspector = ImageInspector()
-    /// Which coders this ImageMagick build can read, asked once per process.
-    private static let readableCoders: Set<String> = {
-        Set(ImageFormat.allCases.map(\.magickCoder).filter { Magick.canRead(coder: $0) })
-    }()
+    private lazy var inspector = ImageInspector()
 
     init(configuration: ValidationConfiguration) {
         self.configuration = configuration
     }
 
-    /// Starts ImageMagick with limits that match `configuration` (once per process).
+    /// Starts ImageMagick with limits that match `configuration`, once per process, on the first
+    /// image that needs it (a run of cache hits never loads it).
+    private static let startLock = Mutex(false)
+
     static func startMagick(_ configuration: ValidationConfiguration) {
-        var limits = Magick.ResourceLimits()
-        limits.width = UInt64(configuration.maxDimension)
-        limits.height = UInt64(configuration.maxDimension)
-        limits.area = UInt64(configuration.maxPixels)
-        Magick.start(limits: limits)
-        _ = readableCoders
+        startLock.withLock { started in
+            guard !started else { return }
+            var limits = Magick.ResourceLimits()
+            limits.width = UInt64(configuration.maxDimension)
+            limits.height = UInt64(configuration.maxDimension)
+            limits.area = UInt64(configuration.maxPixels)
+            Magick.start(limits: limits)
+            started = true
+        }
     }
 
     func validate(_ bytes: UnsafeRawBufferPointer) -> Result<ValidatedImage, Failure> {
         guard let format = ImageFormat.sniff(UnsafeRawBufferPointer(rebasing: bytes.prefix(ImageFormat.sniffLength))) else {
             return .failure(Failure(.notAnImage, "the body is not an image of a known format (it starts with \(ImageValidator.describe(bytes)))"))
         }
-        guard ImageValidator.readableCoders.contains(format.magickCoder) else {
+        ImageValidator.startMagick(configuration)
+        guard Magick.canRead(coder: format.magickCoder) else {
             return .failure(Failure(.unsupportedFormat, "\(format.rawValue.uppercased()) is recognised but this ImageMagick cannot read it"))
         }
         if let declared = DeclaredSize.read(format, bytes), let failure = checkLimits(declared.width, declared.height, declared: true) {
             return .failure(failure)
         }
         if let failure = StructureCheck.check(format, bytes) { return .failure(failure) }
+        if format == .webp && configuration.mode == .header {
+            // ImageMagick 6 cannot read only a WebP header (see WebPHeader).
+            switch WebPHeader.read(bytes) {
+            case .success(let header):
+                if let failure = checkLimits(header.width, header.height, declared: false) { return .failure(failure) }
+                return .success(ValidatedImage(format: format, width: header.width, height: header.height))
+            case .failure(let failure):
+                return .failure(failure)
+            }
+        }
         let properties: ImageProperties
         switch inspector.ping(bytes, coder: format.magickCoder) {
         case .success(let found): properties = found

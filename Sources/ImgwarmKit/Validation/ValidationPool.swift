@@ -1,5 +1,3 @@
-import Foundation
-
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,7 +36,7 @@ final class ValidationPool: @unchecked Sendable {
     private let store: CacheStore
     private let configuration: ValidationConfiguration
     private let notify: @Sendable () -> Void
-    private let finished = NSCondition()
+    private let finished = Condition()
     private var running = 0
     private let location: CacheLocation
     private let lockTimeout: Double
@@ -52,12 +50,9 @@ final class ValidationPool: @unchecked Sendable {
         self.notify = notify
         location = store.location
         self.lockTimeout = lockTimeout
-        ImageValidator.startMagick(configuration)
         running = workers
         for index in 0..<workers {
-            let thread = Thread { [self] in work() }
-            thread.name = "imgwarm-validate-\(index)"
-            thread.start()
+            startThread(name: "imgwarm-valid-\(index)") { [self] in work() }
         }
     }
 
@@ -75,26 +70,59 @@ final class ValidationPool: @unchecked Sendable {
         let validator = ImageValidator(configuration: configuration)
         // Each worker has its own descriptor on the lock file (flock locks belong to it).
         let lock = try? CacheLock(location: location)
-        while let job = jobs.pop() {
-            results.push(process(job, validator, lock))
-            notify()
+        let holder = LockHolder(lock: lock, timeout: lockTimeout)
+        while let job = jobs.pop(waiting: { holder.release() }) {
+            // The downloader drains every result when it wakes: wake it for the first one only.
+            if results.push(process(job, validator, holder)) { notify() }
+            holder.releaseIfHeldTooLong()
         }
+        holder.release()
         finished.lock()
         running -= 1
         finished.broadcast()
         finished.unlock()
     }
 
-    private func process(_ job: Job, _ validator: ImageValidator, _ lock: CacheLock?) -> Outcome {
+    private func process(_ job: Job, _ validator: ImageValidator, _ holder: LockHolder) -> Outcome {
         validateAndStore(job, validator) { write throws(StoreFailure) in
-            // The shared cache lock is held only around the rename, never while validating.
             do throws(CacheLock.Timeout) {
-                try lock?.lockShared(timeout: lockTimeout)
+                try holder.hold()
             } catch {
                 throw StoreFailure(code: ETIMEDOUT, step: "take the cache lock", lockTimeout: error)
             }
-            defer { lock?.unlock() }
             try write()
+        }
+    }
+
+    /// Holds a worker's shared cache lock across a short run of files (two `flock` calls per
+    /// file add up), giving it back when the worker waits for work or after 20 ms, so a clean
+    /// waiting for the exclusive lock is never kept long.
+    private final class LockHolder {
+        let lock: CacheLock?
+        let timeout: Double
+        private var since = 0.0
+        private var held = false
+
+        init(lock: CacheLock?, timeout: Double) {
+            self.lock = lock
+            self.timeout = timeout
+        }
+
+        func hold() throws(CacheLock.Timeout) {
+            guard !held, let lock else { return }
+            try lock.lockShared(timeout: timeout)
+            held = true
+            since = Monotonic.now()
+        }
+
+        func releaseIfHeldTooLong() {
+            if held && Monotonic.now() - since > 0.02 { release() }
+        }
+
+        func release() {
+            guard held else { return }
+            lock?.unlock()
+            held = false
         }
     }
 
@@ -114,17 +142,17 @@ final class ValidationPool: @unchecked Sendable {
             return Outcome(job: job, result: result)
         }
         do throws(StoreFailure) {
-            let temporary: String
             if let spillName = job.spillName {
-                temporary = spillName
+                do throws(StoreFailure) {
+                    try locked { () throws(StoreFailure) in try store.moveIntoPlace(temporaryName: spillName, name: job.fileName) }
+                } catch {
+                    store.discard(temporaryName: spillName)
+                    throw error
+                }
             } else {
-                temporary = try job.bytes.withUnsafeBytes { bytes in Result { () throws(StoreFailure) in try store.writeTemporary(bytes) } }.get()
-            }
-            do throws(StoreFailure) {
-                try locked { () throws(StoreFailure) in try store.moveIntoPlace(temporaryName: temporary, name: job.fileName) }
-            } catch {
-                store.discard(temporaryName: temporary)
-                throw error
+                try job.bytes.withUnsafeBytes { bytes in
+                    Result { () throws(StoreFailure) in try store.store(bytes, as: job.fileName, publish: locked) }
+                }.get()
             }
         } catch {
             return Outcome(job: job, result: .failure(Failure(.writeFailed, error.description)), diskFull: error.isDiskFull, lockTimeout: error.lockTimeout)

@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CImgwarmSys
+
+/// A mutex with a condition variable (pthread), for the few places threads wait for each other.
+///
+/// The engine uses plain threads and these instead of Foundation, which would pull ICU and some
+/// 20 MB of resident memory into a tool whose memory budget is 40 MB.
+final class Condition: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+    /// Waits for a signal; call with the lock held.
+    func wait() { pthread_cond_wait(condition, mutex) }
+    func signal() { pthread_cond_signal(condition) }
+    func broadcast() { pthread_cond_broadcast(condition) }
+
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}
+
+/// Starts a detached thread running `body`, named `name` (as `top` and `gdb` show it).
+func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
+    final class Box: @unchecked Sendable {
+        let body: @Sendable () -> Void
+        let name: String
+        init(_ body: @escaping @Sendable () -> Void, _ name: String) {
+            self.body = body
+            self.name = name
+        }
+    }
+    let box = Unmanaged.passRetained(Box(body, name)).toOpaque()
+    var attributes = pthread_attr_t()
+    pthread_attr_init(&attributes)
+    pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+    pthread_attr_setstacksize(&attributes, 1 << 20)
+    var thread = pthread_t()
+    let result = pthread_create(&thread, &attributes, { pointer in
+        let box = Unmanaged<Box>.fromOpaque(pointer!).takeRetainedValue()
+        imgwarm_set_thread_name(String(box.name.prefix(15)))
+        box.body()
+        return nil
+    }, box)
+    pthread_attr_destroy(&attributes)
+    precondition(result == 0, "cannot start a thread: \(SystemError.message(result))")
+}
+
+/// Online processor count.
+var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+/// An environment variable, or nil when unset or empty.
+func environmentValue(_ name: String) -> String? {
+    guard let value = getenv(name) else { return nil }
+    let text = String(cString: value)
+    return text.isEmpty ? nil : text
+}
