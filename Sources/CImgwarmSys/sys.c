@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -142,4 +143,9 @@ int imgwarm_link_anonymous(int fd, int dirfd, const char *name) {
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     return linkat(AT_FDCWD, path, dirfd, name, AT_SYMLINK_FOLLOW);
+}
+
+void imgwarm_tune_malloc(int mmap_threshold, int trim_threshold) {
+    mallopt(M_MMAP_THRESHOLD, mmap_threshold);
+    mallopt(M_TRIM_THRESHOLD, trim_threshold);
 }

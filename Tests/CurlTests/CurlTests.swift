@@ -11,6 +11,18 @@ import TestSupport
         #expect(Curl.supportsHTTP2)
     }
 
+    /// Drives one transfer to its end (at most 10 s).
+    func runToCompletion(_ multi: CurlMulti, _ easy: CurlEasy) throws -> CurlMulti.Completion? {
+        try multi.add(easy)
+        defer { multi.remove(easy) }
+        for _ in 0..<500 {
+            multi.perform()
+            if let completion = multi.nextCompletion() { return completion }
+            multi.poll(timeoutMilliseconds: 20)
+        }
+        return nil
+    }
+
     final class Sink {
         var bytes: [UInt8] = []
     }
@@ -31,14 +43,7 @@ import TestSupport
             sink.bytes.append(contentsOf: UnsafeRawBufferPointer(start: buffer, count: size * count))
             return size * count
         }, userData: Unmanaged.passUnretained(sink).toOpaque())
-        try multi.add(easy)
-        var completion: CurlMulti.Completion?
-        for _ in 0..<500 where completion == nil {
-            multi.perform()
-            completion = multi.nextCompletion()
-            if completion == nil { multi.poll(timeoutMilliseconds: 20) }
-        }
-        multi.remove(easy)
+        let completion = try runToCompletion(multi, easy)
         #expect(completion?.result == 0)
         #expect(easy.responseCode == 200)
         #expect(sink.bytes == routes.valid["photo.jpg"])
@@ -50,14 +55,7 @@ import TestSupport
         let easy = try CurlEasy()
         easy.set(CURLOPT_URL, "http://127.0.0.1:1/")
         easy.set(CURLOPT_WRITEFUNCTION, pointer: nil)
-        try multi.add(easy)
-        var completion: CurlMulti.Completion?
-        for _ in 0..<500 where completion == nil {
-            multi.perform()
-            completion = multi.nextCompletion()
-            if completion == nil { multi.poll(timeoutMilliseconds: 20) }
-        }
-        multi.remove(easy)
+        let completion = try runToCompletion(multi, easy)
         #expect(completion?.result == Int32(CURLE_COULDNT_CONNECT.rawValue))
         let message = easy.error(for: completion?.result ?? 0).message
         #expect(message.contains("127.0.0.1"), "\(message)")

@@ -39,6 +39,10 @@ int imgwarm_open_anonymous(int dirfd, int mode);
    Fails with EEXIST when the name is taken: it never replaces a file. */
 int imgwarm_link_anonymous(int fd, int dirfd, const char *name);
 
+/* glibc malloc: allocations from `mmap_threshold` bytes get their own mapping; free memory at
+   the top of the heap is given back to the system only past `trim_threshold` bytes. */
+void imgwarm_tune_malloc(int mmap_threshold, int trim_threshold);
+
 /* Names the calling thread (at most 15 characters are kept). */
 void imgwarm_set_thread_name(const char *name);
 

@@ -91,22 +91,28 @@ extension DiskCache {
         }
 
         let expiration = policy.maxAge.map { now.adding(seconds: -$0) }
-        var remaining: [CacheEntry] = []
+        // Indices into scan.entries (not copies): a cache can hold hundreds of thousands of files.
+        var remaining: [Int32] = []
         var currentSize: UInt64 = 0
-        for entry in scan.entries where entry.kind == .file && !entry.isHidden {
+        for (index, entry) in scan.entries.enumerated() where entry.kind == .file && !entry.isHidden {
             if let expiration, entry.date <= expiration {
                 // Like SDWebImage, an expired file that cannot be removed is not counted again.
                 _ = attempt(entry, .expired)
                 continue
             }
-            remaining.append(entry)
+            remaining.append(Int32(index))
             currentSize &+= entry.allocatedSize
         }
 
         if policy.maxSize > 0 && currentSize > policy.maxSize {
             let desired = policy.maxSize / 2
-            remaining.sort { $0.date != $1.date ? $0.date < $1.date : $0.name < $1.name }
-            for entry in remaining {
+            let entries = scan.entries
+            remaining.sort { a, b in
+                let x = entries[Int(a)], y = entries[Int(b)]
+                return x.date != y.date ? x.date < y.date : x.name < y.name
+            }
+            for index in remaining {
+                let entry = entries[Int(index)]
                 if attempt(entry, .trimmed) {
                     currentSize -= entry.allocatedSize
                     if currentSize < desired { break }

@@ -60,13 +60,16 @@ extension PrefetchJob {
             }
             if downloader.inFlight == 0 && validating == 0 && (scheduler.isEmpty || halted) { break }
             downloader.perform()
+            var batch: [ValidationPool.Job] = []
             for finished in downloader.completions() {
                 if finished.diskFull && !summary.diskFull {
                     summary.diskFull = true
                     observer?.prefetchWarning("the disk is full: no new downloads start; the run ends with exit code 3")
                 }
-                if handle(finished, pool: pool, store: store, lock: touchLock, scheduler: scheduler) { validating += 1 }
+                if let job = handle(finished, store: store, lock: touchLock, scheduler: scheduler) { batch.append(job) }
             }
+            validating += batch.count
+            pool.submit(contentsOf: batch)
             commitStateIfDue()
             emitProgress(inFlight: downloader.inFlight)
             var timeout = 250
@@ -158,15 +161,15 @@ extension PrefetchJob {
         }
     }
 
-    /// Routes a finished transfer; true when its body went to validation.
-    func handle(_ finished: Downloader.Finished, pool: ValidationPool, store: CacheStore, lock: CacheLock, scheduler: Scheduler) -> Bool {
+    /// Routes a finished transfer; returns the validation job when there is a body to check.
+    func handle(_ finished: Downloader.Finished, store: CacheStore, lock: CacheLock, scheduler: Scheduler) -> ValidationPool.Job? {
         let entry = finished.entry
         let name = entry.fileName
         switch finished.result {
         case .success(let body) where body.status == 304:
             guard entry.isRefresh else {
                 recordFailure(entry, Failure(.httpStatus, "the server answered 304 to a request that was not conditional", httpStatus: 304))
-                return false
+                return nil
             }
             _ = try? lock.withShared(timeout: configuration.lockTimeout) { store.touch(name) }
             var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .revalidated)
@@ -180,25 +183,24 @@ extension PrefetchJob {
                 try state.recordRevalidated(key: entry.key, etag: finished.etag, lastModified: finished.lastModified, at: Timestamp.now().secondsSinceEpoch)
             }
             record(result)
-            return false
+            return nil
         case .success(let body):
-            pool.submit(ValidationPool.Job(
+            return ValidationPool.Job(
                 entry: entry, fileName: name, bytes: body.bytes, spillName: body.spillName, count: body.count,
-                httpStatus: body.status, etag: finished.etag, lastModified: finished.lastModified, duration: finished.duration))
-            return true
+                httpStatus: body.status, etag: finished.etag, lastModified: finished.lastModified, duration: finished.duration)
         case .failure(var failure):
             if failure.httpStatus == nil { failure.httpStatus = finished.httpStatus }
             if failure.isTransient {
                 switch configuration.retry.decide(attempts: entry.attempts, retryAfter: finished.retryAfter, now: Timestamp.now().secondsSinceEpoch) {
                 case .retry(let delay):
                     scheduler.retry(entry, at: Monotonic.now() + delay)
-                    return false
+                    return nil
                 case .giveUp(let why):
                     if let why { failure.message += "; \(why)" }
                 }
             }
             recordFailure(entry, failure)
-            return false
+            return nil
         }
     }
 }

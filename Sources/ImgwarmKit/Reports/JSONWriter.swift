@@ -67,6 +67,18 @@ public struct JSONWriter: Sendable {
     public mutating func field(_ name: String, _ value: Bool) { key(name); bool(value) }
     public mutating func field(_ name: String, _ value: Double, digits: Int = 3) { key(name); double(value, digits: digits) }
 
+    /// The opening every imgwarm document shares: schema version, tool, command, cache folder.
+    public mutating func reportHeader(schemaVersion: Int, command: String, cacheFolder: String) {
+        field("schemaVersion", schemaVersion)
+        key("tool")
+        beginObject()
+        field("name", "imgwarm")
+        field("version", ImgwarmVersion.current)
+        endObject()
+        field("command", command)
+        field("cacheFolder", cacheFolder)
+    }
+
     // MARK: Internals
 
     private mutating func beginValue() {

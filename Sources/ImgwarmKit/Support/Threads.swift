@@ -72,3 +72,13 @@ func environmentValue(_ name: String) -> String? {
     let text = String(cString: value)
     return text.isEmpty ? nil : text
 }
+
+/// Process-wide settings a long download run benefits from.
+public enum ProcessTuning {
+    /// Bodies up to 4 MiB live in memory (larger ones go to disk): keep them on the heap, and
+    /// keep up to 16 MiB of freed heap rather than giving it back and faulting it in again for
+    /// the next body (glibc's defaults cost ~25,000 page faults per 10,000 images).
+    public static func keepHeapForBodies() {
+        imgwarm_tune_malloc(4 << 20, 16 << 20)
+    }
+}

@@ -18,6 +18,15 @@ final class WorkQueue<Item: Sendable>: @unchecked Sendable {
         return wasEmpty
     }
 
+    /// Adds several items under one lock and wakes the workers once.
+    func push(contentsOf batch: [Item]) {
+        guard !batch.isEmpty else { return }
+        condition.lock()
+        items.append(contentsOf: batch.map { Optional($0) })
+        if batch.count == 1 { condition.signal() } else { condition.broadcast() }
+        condition.unlock()
+    }
+
     /// The next item; nil once the queue is closed and empty. `waiting` runs (outside the lock)
     /// before the caller blocks for lack of work.
     func pop(waiting: () -> Void = {}) -> Item? {

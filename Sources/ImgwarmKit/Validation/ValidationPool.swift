@@ -58,6 +58,9 @@ final class ValidationPool: @unchecked Sendable {
 
     func submit(_ job: Job) { jobs.push(job) }
 
+    /// Queues the bodies that finished together, waking the workers once.
+    func submit(contentsOf batch: [Job]) { jobs.push(contentsOf: batch) }
+
     /// Stops the workers after the queued jobs and waits for them.
     func shutdown() {
         jobs.close()

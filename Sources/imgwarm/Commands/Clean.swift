@@ -29,11 +29,8 @@ struct Clean: ParsableCommand {
     @OptionGroup var location: CacheLocationOptions
     @OptionGroup var stateOptions: StateOptions
 
-    @Option(
-        name: .customLong("expire-type"),
-        help: ArgumentHelp("The date that decides age and order: access (default), modification, creation or change.", valueName: "type"),
-        transform: Parse.expireType)
-    var expireType: ExpireType = .access
+    @OptionGroup var expireOption: ExpireTypeOption
+    var expireType: ExpireType { expireOption.expireType }
 
     @Option(
         name: .customLong("max-age"),

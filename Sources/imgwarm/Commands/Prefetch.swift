@@ -184,6 +184,7 @@ struct Prefetch: ParsableCommand {
         configuration.lockTimeout = stateOptions.lockTimeout
 
         let reportFile = try report.map(ReportFile.openForCommand)
+        ProcessTuning.keepHeapForBodies()
         // From here a first SIGINT/SIGTERM stops the run cleanly; a second one ends it at once.
         configuration.stop = StopSource.installSignalHandlers()
         let console = PrefetchConsole(output: output, sources: sources, dryRun: dryRun)

@@ -22,11 +22,8 @@ struct Stats: ParsableCommand {
     @OptionGroup var location: CacheLocationOptions
     @OptionGroup var stateOptions: StateOptions
 
-    @Option(
-        name: .customLong("expire-type"),
-        help: ArgumentHelp("The date shown as oldest/newest: access, modification, creation or change.", valueName: "type"),
-        transform: Parse.expireType)
-    var expireType: ExpireType = .access
+    @OptionGroup var expireOption: ExpireTypeOption
+    var expireType: ExpireType { expireOption.expireType }
 
     @Flag(help: "Print JSON on standard output instead of text.")
     var json = false

@@ -1,6 +1,15 @@
 import ArgumentParser
 import ImgwarmKit
 
+/// `--expire-type`, for the commands that judge files by a date.
+struct ExpireTypeOption: ParsableArguments {
+    @Option(
+        name: .customLong("expire-type"),
+        help: ArgumentHelp("The date files are judged by: access (default), modification, creation or change.", valueName: "type"),
+        transform: Parse.expireType)
+    var expireType: ExpireType = .access
+}
+
 /// Transforms for `@Option(transform:)` so a bad value's message shows a valid example.
 enum Parse {
     static func size(_ text: String) throws -> UInt64 {

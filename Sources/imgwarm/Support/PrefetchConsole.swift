@@ -22,28 +22,27 @@ final class PrefetchConsole: PrefetchObserver {
 
     func prefetchDidFinish(_ result: EntryResult, source: ListSource) {
         guard !output.quiet else { return }
+        let loud = result.outcome == .failed || result.outcome == .invalid || result.outcome == .blacklisted
+        guard loud || output.verbose else { return }
         let place = "\(source.displayName):\(result.line)"
         let url = Redaction.redact(result.key)
-        var line: String?
+        let message = Redaction.redact(result.failure?.message ?? "")
         switch result.outcome {
         case .failed:
             let status = result.httpStatus.map { " (HTTP \($0))" } ?? ""
             let tries = result.attempts > 1 ? " after \(result.attempts) attempts" : ""
-            line = "\(place): \(url): \(result.failure?.reason.rawValue ?? "failed")\(status)\(tries): \(Redaction.redact(result.failure?.message ?? ""))"
+            print("\(place): \(url): \(result.failure?.reason.rawValue ?? "failed")\(status)\(tries): \(message)")
         case .invalid:
-            line = "\(place): invalid: \(result.failure?.message ?? "")"
+            print("\(place): invalid: \(message)")
         case .blacklisted:
-            line = "\(place): \(url): blacklisted: \(result.failure?.message ?? "")"
+            print("\(place): \(url): blacklisted: \(message)")
         default:
-            if output.verbose {
-                var detail = result.outcome.rawValue
-                if let format = result.format, let width = result.width, let height = result.height {
-                    detail += " \(format.rawValue) \(width)×\(height), \(Quantities.formatBytes(UInt64(result.bytes ?? 0)))"
-                }
-                line = "\(place): \(url): \(detail)"
+            var detail = result.outcome.rawValue
+            if let format = result.format, let width = result.width, let height = result.height {
+                detail += " \(format.rawValue) \(width)×\(height), \(Quantities.formatBytes(UInt64(result.bytes ?? 0)))"
             }
+            print("\(place): \(url): \(detail)")
         }
-        if let line { print(line) }
     }
 
     func prefetchWarning(_ message: String) {
