@@ -32,21 +32,50 @@ public final class StateStore {
     /// by another process longer than `busyTimeout` throws `.locked`.
     public init(path: String, busyTimeout: Double = 30) throws(StateError) {
         self.path = path
+        self.busyTimeout = busyTimeout
         try StateStore.makeParent(of: path)
+        let deadline = Monotonic.now() + busyTimeout
         do {
-            db = try StateStore.openChecked(path, busyTimeout: busyTimeout)
+            db = try StateStore.retryingWhileBusy(until: deadline) { () throws(SQLiteError) in
+                try StateStore.openChecked(path, busyTimeout: busyTimeout)
+            }
         } catch let error where error.isCorruption {
             let aside = path + ".corrupt-\(Timestamp.now().seconds)"
             guard rename(path, aside) == 0 else { throw .unusable(path, "it is damaged and cannot be moved aside: \(SystemError.message(errno))") }
             for suffix in ["-wal", "-shm"] { rename(path + suffix, aside + suffix) }
             movedAside = aside
             do {
-                db = try StateStore.openChecked(path, busyTimeout: busyTimeout)
+                db = try StateStore.retryingWhileBusy(until: deadline) { () throws(SQLiteError) in
+                    try StateStore.openChecked(path, busyTimeout: busyTimeout)
+                }
             } catch {
                 throw StateStore.classify(error, path: path)
             }
         } catch {
             throw StateStore.classify(error, path: path)
+        }
+    }
+
+    /// The wait allowed for another process's lock (`--lock-timeout`).
+    let busyTimeout: Double
+
+    /// Runs `body` again while it fails with `SQLITE_BUSY`, until `deadline`.
+    ///
+    /// SQLite's busy timeout covers the ordinary waits, but SQLite answers `SQLITE_BUSY` at once,
+    /// without waiting, where waiting could deadlock: two processes that both create a fresh
+    /// database and switch it to WAL at the same moment, or a read snapshot that another writer
+    /// made stale. Starting over (a new connection, a new transaction) resolves both; this loop
+    /// does so with short growing pauses, never beyond the wait the user allowed.
+    static func retryingWhileBusy<T>(until deadline: Double, _ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        var pause = 0.002
+        while true {
+            do {
+                return try body()
+            } catch where error.isBusy && Monotonic.now() + pause < deadline {
+                var time = timespec(tv_sec: 0, tv_nsec: Int(pause * 1e9))
+                nanosleep(&time, nil)
+                pause = min(pause * 2, 0.1)
+            }
         }
     }
 
@@ -69,7 +98,7 @@ public final class StateStore {
     }
 
     static func classify(_ error: SQLiteError, path: String) -> StateError {
-        if error.isBusy { return .locked(path) }
+        if error.isBusy { return .locked(path, "SQLite \(error.code): \(error.message)") }
         return .unusable(path, error.message)
     }
 
@@ -160,7 +189,13 @@ public final class StateStore {
     /// Starts a write transaction (waiting at most the busy timeout for the lock).
     public func begin() throws(StateError) {
         guard !inTransaction else { return }
-        do { try db.execute("BEGIN IMMEDIATE") } catch { throw StateStore.classify(error, path: path) }
+        do {
+            try StateStore.retryingWhileBusy(until: Monotonic.now() + busyTimeout) { () throws(SQLiteError) in
+                try db.execute("BEGIN IMMEDIATE")
+            }
+        } catch {
+            throw StateStore.classify(error, path: path)
+        }
         inTransaction = true
     }
 
@@ -218,13 +253,13 @@ public final class StateStore {
 
 /// The state database cannot be used: exit code 3.
 public enum StateError: Error, Equatable, Sendable, CustomStringConvertible {
-    case locked(String)
+    case locked(String, String)
     case unusable(String, String)
 
     public var description: String {
         switch self {
-        case .locked(let path):
-            return "the state database \(path) is locked by another process for longer than the wait allowed (--lock-timeout)"
+        case .locked(let path, let detail):
+            return "the state database \(path) is locked by another process for longer than the wait allowed (--lock-timeout; \(detail))"
         case .unusable(let path, let reason):
             return "cannot use the state database \(path): \(reason)"
         }
