@@ -120,18 +120,18 @@ public final class CacheStore: Sendable {
     /// the folder was too large to list cheaply. A name absent from it is a miss without a system
     /// call (a file written since by another process is fetched again, and the link replaces
     /// it); a name present is still checked with `fstatat`, so a file removed since is a miss.
-    private let presentNames: Set<MD5.Digest>?
+    private let presentNames: FingerprintSet?
 
     /// Folders whose directory file is larger than this (roughly 200,000 entries) are not listed.
     static let snapshotLimit = 8 << 20
 
-    private static func snapshot(_ descriptor: Int32) -> Set<MD5.Digest>? {
+    private static func snapshot(_ descriptor: Int32) -> FingerprintSet? {
         var info = stat()
         guard fstat(descriptor, &info) == 0, Int(info.st_size) <= snapshotLimit,
             let directory = fdopendir(dup(descriptor))
         else { return nil }
         defer { closedir(directory) }
-        var names = Set<MD5.Digest>()
+        var names = FingerprintSet(minimumCapacity: Int(info.st_size) / 40)
         while let record = readdir(directory) {
             let found: MD5.Digest? = withUnsafePointer(to: record.pointee.d_name) { pointer in
                 pointer.withMemoryRebound(to: UInt8.self, capacity: 256) { bytes in

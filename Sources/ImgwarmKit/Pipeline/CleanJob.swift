@@ -53,13 +53,17 @@ public struct CleanJob: Sendable {
         var result = DiskCache.clean(scan, policy: configuration.policy, now: now) { entry in
             cache.removeIfUnchanged(entry, in: directory, expireType: expireType)
         }
-        removeStateRows(&result, scan: scan)
+        removeStateRows(&result, scan: scan, directory: directory)
         return result
     }
 
     /// Deletes the state rows of the removed files, and any row whose file is gone (SPEC §3).
     /// A state database that cannot be used is reported, never a reason to keep or delete files.
-    private func removeStateRows(_ result: inout DiskCache.CleanResult, scan: DiskCache.Scan) {
+    ///
+    /// Runs under the exclusive cache lock, so no file appears meanwhile; but a prefetch may
+    /// commit the row of a file it stored after the scan, so a row whose file the scan did not see
+    /// is removed only when the file is really absent now.
+    private func removeStateRows(_ result: inout DiskCache.CleanResult, scan: DiskCache.Scan, directory: Int32) {
         let path = configuration.statePath ?? StateStore.defaultPath(for: location)
         guard access(path, F_OK) == 0 else { return }
         do {
@@ -67,10 +71,10 @@ public struct CleanJob: Sendable {
             let removed = Set(result.removed.map(\.entry.name))
             let remaining = Set(scan.entries.lazy.filter { $0.kind == .file && !removed.contains($0.name) }.map(\.name))
             try state.begin()
-            let before = try state.counts().trackedKeys
-            try state.removeRecords(fileNames: Array(removed))
-            try state.removeStaleRecords(existing: remaining)
-            result.stateRowsRemoved = before - (try state.counts().trackedKeys)
+            result.stateRowsRemoved = try state.removeRecords { name in
+                var info = stat()
+                return !remaining.contains(name) && fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT
+            }
             try state.commit()
         } catch {
             result.stateWarning = "\(error.description); its rows of removed files stay (they are recognised as stale)"

@@ -152,7 +152,7 @@ public final class PrefetchJob {
         } catch {
             throw .cache(error.description)
         }
-        var seen = Set<MD5.Digest>()
+        var seen = FingerprintSet()
         for (index, source) in sources.enumerated() {
             do {
                 try ListIngest.read(source, index: index, descriptor: descriptors[index]) { line, parsed in
@@ -168,7 +168,7 @@ public final class PrefetchJob {
                         total += 1
                         let priority = linePriority ?? source.priority
                         let digest = MD5.digest(Array(key.utf8))
-                        if !seen.insert(digest).inserted {
+                        if !seen.insert(digest) {
                             var result = EntryResult(line: line, input: index, key: key, outcome: .duplicate)
                             result.fileName = SDFileName.forKey(key)
                             result.priority = priority

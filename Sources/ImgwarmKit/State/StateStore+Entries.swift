@@ -61,18 +61,13 @@ extension StateStore {
         return found
     }
 
-    /// Removes the records of files a clean deleted.
-    public func removeRecords(fileNames: [String]) throws(StateError) {
-        let delete = try statement("DELETE FROM entries WHERE file_name = ?")
-        for name in fileNames { try run(delete, [.text(name)]) }
-    }
-
-    /// Removes records whose file is not among `existing` (stale rows); returns how many.
+    /// Removes the records whose file is gone (`isGone(fileName)`, asked once per row); returns
+    /// how many.
     @discardableResult
-    public func removeStaleRecords(existing: Set<String>) throws(StateError) -> Int {
+    public func removeRecords(whereFileIsGone isGone: (String) -> Bool) throws(StateError) -> Int {
         var stale: [String] = []
         try query("SELECT key, file_name FROM entries") { row in
-            if let name = row.text(1), !existing.contains(name), let key = row.text(0) { stale.append(key) }
+            if let name = row.text(1), let key = row.text(0), isGone(name) { stale.append(key) }
         }
         let delete = try statement("DELETE FROM entries WHERE key = ?")
         for key in stale { try run(delete, [.text(key)]) }
