@@ -2,7 +2,7 @@
 # Benchmarks imgwarm against curl --parallel and aria2c on the same list and the same nginx on
 # loopback, and times clean, path and the fully cached second run. Not a test; CI never runs it.
 #
-#   scripts/bench.sh [--files N] [--concurrency C] [--runs R] [--protocol http1|h2|both]
+#   scripts/bench.sh [--files N] [--concurrency C] [--runs R] [--protocol http1|h2|both|none]
 #                    [--output-fs disk|tmpfs] [--out DIR] [--clean-files N] [--skip-clean] [--skip-memory]
 #
 # Needs root (or sudo) once to install nginx, aria2, curl, ImageMagick from Debian's packages.
@@ -224,6 +224,7 @@ case "$protocol" in
   http1) run_protocol http1 ;;
   h2) run_protocol h2 ;;
   both) run_protocol http1; run_protocol h2 ;;
+  none) ;;
 esac
 
 # ---- path -------------------------------------------------------------------------------------
@@ -254,13 +255,16 @@ PY
   prepare() { :; }
   measure "find | sort (scan only)" sh -c "find '$work/clean' -maxdepth 1 -type f -printf '%A@ %b %p\n' | sort -n > /dev/null"
   measure "imgwarm clean --dry-run" "$imgwarm" clean --disk-cache-path "$work/clean" --max-age never --max-size 300M --dry-run --quiet
+  # The shell pipeline deletes exactly as many of the oldest files as imgwarm's trim does.
+  trimmed=$("$imgwarm" clean --disk-cache-path "$work/clean" --max-age never --max-size 300M --dry-run --quiet --report - \
+    | python3 -c 'import json, sys; print(json.load(sys.stdin)["totals"]["removedFiles"])')
   prepare() { make_cache; sync; }
   measure "imgwarm clean (trim)" "$imgwarm" clean --disk-cache-path "$work/clean" --max-age never --max-size 300M --quiet
   prepare() { make_cache; sync; }
-  measure "find|sort|rm (trim)" sh -c "find '$work/clean' -maxdepth 1 -type f -printf '%A@ %p\n' | sort -n | head -n $((clean_files / 2)) | cut -d' ' -f2 | xargs rm -f"
-  printf '\n%-28s %9s %9s %10s\n' "clean, $clean_files files" "wall s" "CPU s" "peak RSS"
+  measure "find|sort|rm (trim)" sh -c "find '$work/clean' -maxdepth 1 -type f -printf '%A@ %p\n' | sort -n | head -n $trimmed | cut -d' ' -f2 | xargs rm -f"
+  printf '\n%-36s %9s %9s %10s\n' "clean, $clean_files files ($trimmed trimmed)" "wall s" "CPU s" "peak RSS"
   for name in "find | sort (scan only)" "imgwarm clean --dry-run" "imgwarm clean (trim)" "find|sort|rm (trim)"; do
-    printf '%-28s %9s %9s %8d MB\n' "$name" "${wall[$name]}" "${cpu[$name]}" $(( ${rss[$name]} / 1024 ))
+    printf '%-36s %9s %9s %8d MB\n' "$name" "${wall[$name]}" "${cpu[$name]}" $(( ${rss[$name]} / 1024 ))
   done
 fi
 
