@@ -45,6 +45,8 @@ let package = Package(
         // A loopback HTTP/1.1 server with misbehaving routes, for the tests and scripts/demo.sh.
         .target(name: "LoopbackServer"),
         .executableTarget(name: "imgwarm-testserver", dependencies: ["LoopbackServer"]),
+        // Opens the state database at a given instant, for the tests of concurrent opens.
+        .executableTarget(name: "imgwarm-state-probe", dependencies: ["ImgwarmKit"]),
 
         // Fixture paths, temporary folders and a process runner shared by the test targets.
         .target(name: "TestSupport", dependencies: ["LoopbackServer"]),
@@ -53,6 +55,6 @@ let package = Package(
         .testTarget(name: "MagickTests", dependencies: ["Magick", "TestSupport"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
         .testTarget(name: "ImgwarmKitTests", dependencies: ["ImgwarmKit", "TestSupport"]),
-        .testTarget(name: "imgwarmTests", dependencies: ["imgwarm", "ImgwarmKit", "SQLite", "TestSupport"]),
+        .testTarget(name: "imgwarmTests", dependencies: ["imgwarm", "imgwarm-state-probe", "ImgwarmKit", "SQLite", "TestSupport"]),
     ]
 )
