@@ -58,7 +58,7 @@ public final class SQLiteDatabase {
 
     /// Runs `body` in a transaction (`BEGIN IMMEDIATE`), committing on success and rolling back
     /// when it throws.
-    public func transaction<T>(_ body: () throws -> T) throws -> T {
+    public func transaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
         try execute("BEGIN IMMEDIATE")
         do {
             let value = try body()

@@ -11,7 +11,7 @@ import TestSupport
             let db = try SQLiteDatabase(path: path)
             try db.execute("PRAGMA journal_mode=WAL; CREATE TABLE t(k TEXT PRIMARY KEY, n INTEGER, r REAL, z TEXT)")
             let insert = try db.prepare("INSERT INTO t VALUES (?, ?, ?, ?)")
-            try db.transaction {
+            try db.transaction { () throws(SQLiteError) in
                 try insert.run([.text("a'b\u{e9}"), .integer(42), .real(1.5), .null])
                 try insert.run([.text("second"), .integer(-7), .real(0), .text("x")])
             }
@@ -49,7 +49,7 @@ import TestSupport
         try db.execute("CREATE TABLE t(k TEXT PRIMARY KEY)")
         let insert = try db.prepare("INSERT INTO t VALUES (?)")
         #expect(throws: SQLiteError.self) {
-            try db.transaction {
+            try db.transaction { () throws(SQLiteError) in
                 try insert.run([.text("one")])
                 try insert.run([.text("one")])  // primary key violation
             }

@@ -167,18 +167,13 @@ public final class StateStore {
             }
             return
         }
-        try db.execute("BEGIN IMMEDIATE")
-        do {
+        try db.transaction { () throws(SQLiteError) in
             // Another process may have migrated while this one waited for the lock.
             let now = Int(try db.scalarText("PRAGMA user_version") ?? "0") ?? 0
             for version in now..<migrations.count {
                 try db.execute(migrations[version])
                 try db.execute("PRAGMA user_version = \(version + 1)")
             }
-            try db.execute("COMMIT")
-        } catch {
-            try? db.execute("ROLLBACK")
-            throw error
         }
     }
 

@@ -34,15 +34,18 @@ public struct FingerprintSet: Sendable {
     public func contains(_ digest: MD5.Digest) -> Bool {
         let value = FingerprintSet.fingerprint(digest)
         if value == 0 { return holdsZero }
+        let mask = self.mask
         return slots.withUnsafeBufferPointer { table in
-            var index = Int(truncatingIfNeeded: value) & mask
-            while true {
-                let slot = table[index]
-                if slot == value { return true }
-                if slot == 0 { return false }
-                index = (index + 1) & mask
-            }
+            table[FingerprintSet.probe(table, value, mask)] == value
         }
+    }
+
+    /// The slot that holds `value`, or the empty slot where it belongs (linear probing).
+    @inline(__always)
+    private static func probe(_ table: UnsafeBufferPointer<UInt64>, _ value: UInt64, _ mask: Int) -> Int {
+        var index = Int(truncatingIfNeeded: value) & mask
+        while table[index] != value && table[index] != 0 { index = (index + 1) & mask }
+        return index
     }
 
     private mutating func insert(fingerprint value: UInt64) -> Bool {
@@ -55,16 +58,10 @@ public struct FingerprintSet: Sendable {
         if (count + 1) * 4 > slots.count * 3 { grow() }
         let mask = self.mask
         let inserted = slots.withUnsafeMutableBufferPointer { table -> Bool in
-            var index = Int(truncatingIfNeeded: value) & mask
-            while true {
-                let slot = table[index]
-                if slot == value { return false }
-                if slot == 0 {
-                    table[index] = value
-                    return true
-                }
-                index = (index + 1) & mask
-            }
+            let index = FingerprintSet.probe(UnsafeBufferPointer(table), value, mask)
+            guard table[index] == 0 else { return false }
+            table[index] = value
+            return true
         }
         if inserted { count += 1 }
         return inserted
@@ -77,9 +74,7 @@ public struct FingerprintSet: Sendable {
         let mask = self.mask
         slots.withUnsafeMutableBufferPointer { table in
             for value in old where value != 0 {
-                var index = Int(truncatingIfNeeded: value) & mask
-                while table[index] != 0 { index = (index + 1) & mask }
-                table[index] = value
+                table[FingerprintSet.probe(UnsafeBufferPointer(table), value, mask)] = value
             }
         }
     }
