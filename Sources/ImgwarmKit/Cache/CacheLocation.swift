@@ -56,6 +56,22 @@ public struct CacheLocation: Sendable, Equatable {
         return try CacheLocation(root: root, namespace: namespace ?? defaultNamespace)
     }
 
+    /// Folders `clean` never empties, whatever `--force` says, with what each is: `/`, the home
+    /// folder, and every caches root the options and environment name (`cacheDir`,
+    /// `$IMGWARM_CACHE_DIR`, `$XDG_CACHE_HOME`, `~/.cache`). Paths are absolute, not resolved.
+    public static func protectedFolders(cacheDir: String?, environment: [String: String]) -> [String: String] {
+        var folders = ["/": "the root folder"]
+        var roots = [cacheDir, environment["IMGWARM_CACHE_DIR"], environment["XDG_CACHE_HOME"]]
+        if let home = environment["HOME"], !home.isEmpty {
+            roots.append(join(home, ".cache"))
+        }
+        for case let root? in roots where !root.isEmpty {
+            folders[absolute(root)] = "a caches root (the folder that holds com.hackemist.SDImageCache)"
+        }
+        if let home = environment["HOME"], !home.isEmpty { folders[absolute(home)] = "the home folder" }
+        return folders
+    }
+
     /// The path of the cache file for `key`.
     public func path(forKey key: String) -> String {
         CacheLocation.join(folder, SDFileName.forKey(key))

@@ -17,6 +17,10 @@ import Glibc
 /// Each holder opens its own descriptor (flock locks belong to the open file, so threads must
 /// not share one). Waits are bounded (`--lock-timeout`); running out is exit code 3.
 public final class CacheLock {
+    /// Seconds any imgwarm command waits for a lock another process holds (`--lock-timeout`),
+    /// and for the state database's write lock. `30` by default.
+    public static let defaultTimeout = 30.0
+
     public let path: String
     private let descriptor: Int32
     private var held = false

@@ -10,9 +10,9 @@ extension DiskCache {
     public struct CleanPolicy: Sendable, Equatable {
         /// The date files are judged by. `.access` by default.
         public var expireType: ExpireType = .access
-        /// Files whose date is at or before now − maxAge are expired; nil never expires.
-        /// `604800` (7 days) by default.
-        public var maxAge: Double? = 7 * 86400
+        /// Files whose date is at or before now − maxAge are expired (SDWebImage's `maxDiskAge`).
+        /// `.after(seconds: 604800)` (7 days) by default.
+        public var maxAge: Expiry = .after(seconds: 7 * 86400)
         /// When the allocated size of what remains is strictly above this, the oldest files go
         /// until it is strictly below half of it. `0` (no limit) by default.
         public var maxSize: UInt64 = 0
@@ -90,7 +90,7 @@ extension DiskCache {
             return result
         }
 
-        let expiration = policy.maxAge.map { now.adding(seconds: -$0) }
+        let expiration = policy.maxAge.seconds.map { now.adding(seconds: -$0) }
         // Indices into scan.entries (not copies): a cache can hold hundreds of thousands of files.
         var remaining: [Int32] = []
         var currentSize: UInt64 = 0

@@ -64,6 +64,8 @@ public enum DiskCacheError: Error, Equatable, Sendable, CustomStringConvertible 
     case noBirthTime(String)
     /// Another imgwarm held the cache lock longer than the wait allowed.
     case locked(String)
+    /// `clean` will not delete here: the folder is protected or does not look like a disk cache.
+    case refused(String)
 
     public var description: String {
         switch self {
@@ -71,7 +73,7 @@ public enum DiskCacheError: Error, Equatable, Sendable, CustomStringConvertible 
             return "\(path) is not a folder"
         case .unreadable(let path, let code):
             return "cannot read \(path): \(SystemError.message(code))"
-        case .locked(let message):
+        case .locked(let message), .refused(let message):
             return message
         case .noBirthTime(let path):
             return "the file system of \(path) records no creation (birth) time; "
@@ -98,14 +100,15 @@ public struct DiskCache: Sendable {
         public var totals = DiskTotals()
     }
 
-    /// Reads every entry of the folder, without following symbolic links.
+    /// Reads every entry of the folder, without following symbolic links inside it (the folder
+    /// itself may be a link to a folder: it is followed, as prefetch does).
     ///
     /// Subfolders are entered only to count their entries into `totals` (SDWebImage's
     /// `totalDiskCount` descends too); their contents never appear in `entries`.
     public func scan(expireType: ExpireType) throws(DiskCacheError) -> Scan {
         let folder = location.folder
         var info = stat()
-        if lstat(folder, &info) != 0 {
+        if stat(folder, &info) != 0 {
             if errno == ENOENT { return Scan(exists: false) }
             throw .unreadable(folder, errno)
         }

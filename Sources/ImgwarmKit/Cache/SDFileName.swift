@@ -31,6 +31,23 @@ public enum SDFileName {
         }
     }
 
+    /// True when `name` has the shape of a name `forKey` produces: 32 lower-case hex digits,
+    /// optionally followed by `.` and a non-empty extension holding no `.`, `/`, `:`, space or
+    /// NUL. `clean` deletes only in a folder whose cache files all have this shape.
+    public static func isCacheFileName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard bytes.count >= 32 else { return false }
+        for byte in bytes[0..<32] {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte) else {
+                return false
+            }
+        }
+        if bytes.count == 32 { return true }
+        guard bytes[32] == UInt8(ascii: "."), bytes.count > 33 else { return false }
+        let forbidden: Set<UInt8> = [UInt8(ascii: "."), UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: " "), 0]
+        return !bytes[33...].contains { forbidden.contains($0) }
+    }
+
     /// MD5 of the key's UTF-8 bytes, up to (not including) the first NUL byte.
     public static func hash(of key: String) -> MD5.Digest {
         var key = key

@@ -11,7 +11,14 @@ public struct CleanJob: Sendable {
         /// The state database whose rows of removed files are deleted too; nil for the default.
         public var statePath: String?
         /// Seconds to wait for another process's lock. `30` by default.
-        public var lockTimeout = 30.0
+        public var lockTimeout = CacheLock.defaultTimeout
+        /// Clean a folder even when some of its files do not have cache file names. `false` by
+        /// default: such a folder is refused before anything is deleted.
+        public var force = false
+        /// Folders never cleaned, `force` or not, with what each is (see
+        /// `CacheLocation.protectedFolders`). Only `/` by default; the CLI adds the home folder
+        /// and the caches roots of its environment.
+        public var protectedFolders = ["/": "the root folder"]
 
         public init() {}
     }
@@ -30,10 +37,12 @@ public struct CleanJob: Sendable {
     /// cannot be deleted is listed in `failures`.
     public func run(now: Timestamp = .now()) throws(DiskCacheError) -> DiskCache.CleanResult {
         let cache = DiskCache(location: location)
+        try refuseProtectedFolder()
         let scan = try cache.scan(expireType: configuration.policy.expireType)
         guard scan.exists else {
             return DiskCache.clean(scan, policy: configuration.policy, now: now) { _ in ENOENT }
         }
+        try refuseForeignFolder(scan)
         if configuration.dryRun {
             return DiskCache.clean(scan, policy: configuration.policy, now: now) { _ in 0 }
         }
@@ -55,6 +64,37 @@ public struct CleanJob: Sendable {
         }
         removeStateRows(&result, scan: scan, directory: directory)
         return result
+    }
+
+    /// Refuses `/`, the home folder and the caches roots, compared after resolving symbolic links.
+    private func refuseProtectedFolder() throws(DiskCacheError) {
+        let target = CleanJob.resolved(location.folder)
+        for (folder, what) in configuration.protectedFolders where CleanJob.resolved(folder) == target {
+            throw .refused(
+                "refusing to clean \(location.folder): it is \(what), not a disk cache folder; "
+                    + "name the cache folder itself, e.g. --disk-cache-path ~/.cache/com.hackemist.SDImageCache/default")
+        }
+    }
+
+    /// The guard of the cache contract: every non-hidden regular file must have a cache file name
+    /// (`SDFileName.isCacheFileName`), or nothing is deleted (dry runs included) unless `force`.
+    private func refuseForeignFolder(_ scan: DiskCache.Scan) throws(DiskCacheError) {
+        guard !configuration.force else { return }
+        let foreign = scan.entries.filter { $0.kind == .file && !$0.isHidden && !SDFileName.isCacheFileName($0.name) }
+        guard !foreign.isEmpty else { return }
+        let named = foreign.prefix(3).map { "'\($0.name)'" }.joined(separator: ", ")
+        let more = foreign.count > 3 ? " and \(foreign.count - 3) more" : ""
+        throw .refused(
+            "refusing to clean \(location.folder): it does not look like an image disk cache (\(named)\(more) "
+                + "\(foreign.count == 1 ? "is not a cache file name" : "are not cache file names"): 32 hex digits and an extension); "
+                + "nothing was deleted. Check the folder, or add --force to clean it anyway")
+    }
+
+    /// `path` with symbolic links resolved, or as given when it cannot be resolved.
+    static func resolved(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return CacheLocation.absolute(path) }
+        defer { free(real) }
+        return String(cString: real)
     }
 
     /// Deletes the state rows of the removed files, and any row whose file is gone (SPEC §3).

@@ -68,15 +68,15 @@ public final class PrefetchJob {
         public var retry = RetryPolicy()
         /// Request blacklisted URLs anyway (SDWebImage's `RetryFailed`). `false` by default.
         public var retryFailed = false
-        /// Seconds a blacklist entry stays in force; nil for ever. `604800` (7 days) by default.
-        public var blacklistTTL: Double? = 7 * 86400
+        /// How long a blacklist entry stays in force. `.after(seconds: 604800)` (7 days) by default.
+        public var blacklistTTL: Expiry = .after(seconds: 7 * 86400)
         /// Revalidate cached files with their stored validators (SDWebImage's `RefreshCached`).
         /// `false` by default.
         public var refresh = false
         /// The state database; nil for the default `<private folder>/state.sqlite`.
         public var statePath: String?
         /// Seconds to wait for a lock another process holds. `30` by default.
-        public var lockTimeout = 30.0
+        public var lockTimeout = CacheLock.defaultTimeout
         /// What asks the run to stop (SIGINT/SIGTERM); never by default.
         public var stop = StopSource.never
         /// Where the pending-URL spools go (unlinked files). `$TMPDIR` or `/tmp` by default.
@@ -119,7 +119,11 @@ public final class PrefetchJob {
         let scheduler = Scheduler(spools: spools)
         var summary: PrefetchSummary
         if configuration.dryRun {
-            state = StateStore.openExisting(path: statePath)
+            do {
+                state = try StateStore.openExisting(path: statePath)
+            } catch {
+                observer?.prefetchWarning("\(error.description); this dry run does not consult the blacklist")
+            }
             summary = classifyWithoutNetwork(scheduler)
         } else {
             summary = try download(scheduler)

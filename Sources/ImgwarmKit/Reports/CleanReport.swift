@@ -34,7 +34,7 @@ public struct CleanReport {
         w.beginObject()
         w.field("expireType", policy.expireType.rawValue)
         w.key("maxAgeSeconds")
-        if let maxAge = policy.maxAge { w.double(maxAge) } else { w.null() }
+        if let maxAge = policy.maxAge.seconds { w.double(maxAge) } else { w.null() }
         w.field("maxSizeBytes", policy.maxSize)
         w.field("all", policy.removeAll)
         w.field("dryRun", configuration.dryRun)

@@ -35,7 +35,7 @@ public struct StatsReport {
             guard access(path, F_OK) == 0 else { return summary }
             summary.exists = true
             do {
-                let state = try StateStore(path: path, busyTimeout: lockTimeout)
+                let state = try StateStore(path: path, busyTimeout: lockTimeout, readOnly: true)
                 let counts = try state.counts()
                 summary.trackedKeys = counts.trackedKeys
                 summary.blacklisted = counts.blacklisted

@@ -18,15 +18,14 @@ extension StateStore {
             """), [.text(entry.key), .real(entry.failedAt), .text(entry.errorClass), .text(entry.message), integer(entry.httpStatus), .integer(Int64(entry.attempts))])
     }
 
-    /// The blacklist entry of `key` that is still in force at `now` (nil when absent or expired;
-    /// `ttl` nil means entries never expire).
-    public func blacklistEntry(forKey key: String, now: Double, ttl: Double?) throws(StateError) -> BlacklistEntry? {
+    /// The blacklist entry of `key` that is still in force at `now` (nil when absent or expired).
+    public func blacklistEntry(forKey key: String, now: Double, ttl: Expiry) throws(StateError) -> BlacklistEntry? {
         var found: BlacklistEntry?
         try query("SELECT key, failed_at, error_class, message, http_status, attempts FROM blacklist WHERE key = ?", [.text(key)]) { row in
             found = StateStore.decodeBlacklist(row)
         }
         guard let found else { return nil }
-        if let ttl, found.failedAt + ttl <= now { return nil }
+        if ttl.hasExpired(found.failedAt, now: now) { return nil }
         return found
     }
 

@@ -29,12 +29,29 @@ public final class StateStore {
     ///
     /// A file that is not a database, or fails SQLite's check, is renamed to
     /// `<path>.corrupt-<time>` and a fresh one is built (`movedAside` says where). A lock held
-    /// by another process longer than `busyTimeout` throws `.locked`.
-    public init(path: String, busyTimeout: Double = 30) throws(StateError) {
+    /// by another process longer than `busyTimeout` throws `.locked`. The database is readable by
+    /// its owner only (0600): its keys are URLs, and URLs can carry credentials.
+    ///
+    /// With `readOnly` (the read-only commands) nothing is created, migrated or moved: a missing
+    /// or damaged database throws `.unusable` (use `openExisting` to treat missing as none).
+    public init(path: String, busyTimeout: Double = CacheLock.defaultTimeout, readOnly: Bool = false) throws(StateError) {
         self.path = path
         self.busyTimeout = busyTimeout
-        try StateStore.makeParent(of: path)
         let deadline = Monotonic.now() + busyTimeout
+        if readOnly {
+            do {
+                db = try StateStore.retryingWhileBusy(until: deadline) { () throws(SQLiteError) in
+                    try StateStore.openReadOnly(path, busyTimeout: busyTimeout)
+                }
+            } catch let error where error.isCorruption {
+                throw .unusable(path, "it is damaged (\(error.message)); the next prefetch moves it aside and rebuilds it")
+            } catch {
+                throw StateStore.classify(error, path: path)
+            }
+            return
+        }
+        try StateStore.makeParent(of: path)
+        try StateStore.createPrivately(path)
         do {
             db = try StateStore.retryingWhileBusy(until: deadline) { () throws(SQLiteError) in
                 try StateStore.openChecked(path, busyTimeout: busyTimeout)
@@ -44,6 +61,7 @@ public final class StateStore {
             guard rename(path, aside) == 0 else { throw .unusable(path, "it is damaged and cannot be moved aside: \(SystemError.message(errno))") }
             for suffix in ["-wal", "-shm"] { rename(path + suffix, aside + suffix) }
             movedAside = aside
+            try StateStore.createPrivately(path)
             do {
                 db = try StateStore.retryingWhileBusy(until: deadline) { () throws(SQLiteError) in
                     try StateStore.openChecked(path, busyTimeout: busyTimeout)
@@ -53,6 +71,24 @@ public final class StateStore {
             }
         } catch {
             throw StateStore.classify(error, path: path)
+        }
+    }
+
+    /// Creates the database file with mode 0600 when it is missing (SQLite would use 0644, and
+    /// gives its -wal and -shm files the mode of the database), and takes group and other access
+    /// away from one an earlier version created.
+    private static func createPrivately(_ path: String) throws(StateError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            close(descriptor)
+            return
+        }
+        guard errno == EEXIST else { throw .unusable(path, "cannot create it: \(SystemError.message(errno))") }
+        for file in [path, path + "-wal", path + "-shm"] {
+            var info = stat()
+            if stat(file, &info) == 0 && info.st_mode & 0o077 != 0 && info.st_uid == geteuid() {
+                chmod(file, info.st_mode & 0o700)
+            }
         }
     }
 
@@ -79,10 +115,24 @@ public final class StateStore {
         }
     }
 
-    /// Opens an existing database read-only (dry runs, `stats`); nil when there is none.
-    public static func openExisting(path: String, busyTimeout: Double = 5) -> StateStore? {
+    /// Opens an existing database read-only (dry runs, `stats`, `blacklist list`); nil when there
+    /// is none. Creates, migrates and moves nothing.
+    public static func openExisting(path: String, busyTimeout: Double = 5) throws(StateError) -> StateStore? {
         guard access(path, F_OK) == 0 else { return nil }
-        return try? StateStore(path: path, busyTimeout: busyTimeout)
+        return try StateStore(path: path, busyTimeout: busyTimeout, readOnly: true)
+    }
+
+    private static func openReadOnly(_ path: String, busyTimeout: Double) throws(SQLiteError) -> SQLiteDatabase {
+        let db = try SQLiteDatabase(path: path, readOnly: true)
+        db.setBusyTimeout(milliseconds: Int32(clamping: Int(busyTimeout * 1000)))
+        let check = try db.scalarText("PRAGMA quick_check(1)")
+        if check != "ok" { throw SQLiteError(code: 11, message: "quick_check: \(check ?? "no answer")") }
+        let version = Int(try db.scalarText("PRAGMA user_version") ?? "0") ?? 0
+        if version != schemaVersion {
+            let advice = version > schemaVersion ? "use a newer imgwarm" : "run a prefetch to upgrade it"
+            throw SQLiteError(code: 1, message: "the state database has schema version \(version), this imgwarm reads \(schemaVersion); \(advice)")
+        }
+        return db
     }
 
     private static func openChecked(_ path: String, busyTimeout: Double) throws(SQLiteError) -> SQLiteDatabase {

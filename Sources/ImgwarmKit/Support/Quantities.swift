@@ -38,36 +38,75 @@ public enum Quantities {
         return UInt64(bytes)
     }
 
-    /// An age in seconds, or nil for "never expire". Units `s m h d w`; a plain number is seconds;
-    /// `never` or any negative value disables expiry; `0` expires everything.
-    public static func parseAge(_ text: String) throws(ParseError) -> Double? {
+    /// An age. Units `s m h d w`, lower-case only (`M` could mean months or minutes: it is refused
+    /// with a hint); a plain number is seconds; `never` or any negative value is `.never`; `0`
+    /// expires everything.
+    public static func parseAge(_ text: String) throws(ParseError) -> Expiry {
         let example = "use a number with a unit s, m, h, d or w (e.g. 7d, 12h, 30m), 0, or never"
         let trimmed = text.trimmingSpaces
-        if trimmed.lowercased() == "never" { return nil }
+        if trimmed.lowercased() == "never" { return .never }
         let (number, unit) = splitNumber(trimmed)
         guard !number.isEmpty, let value = Double(number), value.isFinite, number.first != "+" else {
             throw ParseError(description: "invalid age '\(text)': \(example)")
         }
         let multiplier: Double
-        switch unit.lowercased() {
+        switch unit {
         case "", "s": multiplier = 1
         case "m": multiplier = 60
         case "h": multiplier = 3600
         case "d": multiplier = 86400
         case "w": multiplier = 7 * 86400
         default:
-            throw ParseError(description: "invalid age '\(text)': unknown unit '\(unit)'; \(example)")
+            throw ParseError(description: "invalid age '\(text)': \(ageUnitHint(unit)); \(example)")
         }
-        if value < 0 { return nil }
-        return value * multiplier
+        if value < 0 { return .never }
+        return .after(seconds: value * multiplier)
+    }
+
+    /// Why `unit` is not an age unit, with the nearest one that is.
+    private static func ageUnitHint(_ unit: String) -> String {
+        switch unit {
+        case "M", "mo", "mon", "month", "months", "MO":
+            return "unknown unit '\(unit)': months are not a unit (their length varies); use days, e.g. 30d (minutes are a lower-case m)"
+        case "y", "Y", "yr", "year", "years":
+            return "unknown unit '\(unit)': years are not a unit; use days, e.g. 365d"
+        case "S", "H", "D", "W":
+            return "unknown unit '\(unit)': units are lower-case, e.g. \(unit.lowercased())"
+        default:
+            return "unknown unit '\(unit)'"
+        }
     }
 
     /// A non-negative number of seconds (`15`, `0.5`, `2m`): timeouts and delays.
     public static func parseSeconds(_ text: String, option: String) throws(ParseError) -> Double {
-        guard let value = try? parseAge(text), value >= 0 else {
+        guard let age = try? parseAge(text), case .after(let value) = age else {
             throw ParseError(description: "invalid \(option) '\(text)': use seconds such as 15 or 0.5, or a unit: 2m")
         }
         return value
+    }
+
+    /// Seconds as the shortest age a user would write: `604800` → `7d`, `90` → `90s`, `5400` → `90m`.
+    public static func formatAge(_ seconds: Double) -> String {
+        for (unit, size) in [("d", 86400.0), ("h", 3600), ("m", 60)]
+        where seconds >= size && (seconds / size).rounded() == seconds / size {
+            return formatNumber(seconds / size) + unit
+        }
+        return formatNumber(seconds) + (seconds == 0 ? "" : "s")
+    }
+
+    /// Bytes as the shortest size a user would write: `52428800` → `50MiB`, `1000` → `1000`.
+    public static func formatSize(_ bytes: UInt64) -> String {
+        for (unit, shift) in [("TiB", UInt64(40)), ("GiB", 30), ("MiB", 20), ("KiB", 10)]
+        where bytes >= 1 << shift && bytes & ((1 << shift) - 1) == 0 {
+            return "\(bytes >> shift)\(unit)"
+        }
+        return "\(bytes)"
+    }
+
+    /// `15` for 15.0, `0.5` for 0.5: numbers in help texts and messages.
+    public static func formatNumber(_ value: Double) -> String {
+        if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
+        return String(value)
     }
 
     /// Splits `"12.5GiB"` into `("12.5", "GiB")`.

@@ -1,6 +1,10 @@
 import ArgumentParser
 import ImgwarmKit
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `imgwarm blacklist list|remove|clear`: the persisted failed-URL list (SPEC §5).
 struct Blacklist: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,14 +29,24 @@ struct Blacklist: ParsableCommand {
         @OptionGroup var location: CacheLocationOptions
         @OptionGroup var state: StateOptions
 
-        func open() throws -> StateStore {
+        func statePath() throws -> String { state.path(for: try location.location()) }
+
+        /// Opens the state database when it exists, read-only unless `forWriting`; nil (after a
+        /// warning naming what is missing) when it does not. Creates nothing either way.
+        func openExisting(forWriting: Bool) throws -> StateStore? {
             let location = try location.location()
+            let path = state.path(for: location)
+            guard access(path, F_OK) == 0 else {
+                var folder = stat()
+                let cacheExists = stat(location.folder, &folder) == 0
+                Console.warning(
+                    cacheExists
+                        ? "no state database at \(path): no prefetch has used this cache yet, so nothing is blacklisted"
+                        : "no cache at \(location.folder) and no state database at \(path): nothing is blacklisted")
+                return nil
+            }
             do {
-                let store = try StateStore(path: state.path(for: location), busyTimeout: state.lockTimeout)
-                if let aside = store.movedAside {
-                    Console.warning("the state database was damaged: moved aside to \(aside) and rebuilt")
-                }
-                return store
+                return try StateStore(path: path, busyTimeout: state.lockTimeout, readOnly: !forWriting)
             } catch {
                 throw CommandFailure.cache(error.description)
             }
@@ -48,14 +62,15 @@ struct Blacklist: ParsableCommand {
         var json = false
 
         func run() throws {
-            let store = try options.open()
+            let store = try options.openExisting(forWriting: false)
             let entries: [StateStore.BlacklistEntry]
-            do { entries = try store.blacklistEntries() } catch { throw CommandFailure.cache(error.description) }
+            do { entries = try store?.blacklistEntries() ?? [] } catch { throw CommandFailure.cache(error.description) }
             if json {
                 var w = JSONWriter(pretty: true)
                 w.beginObject()
                 w.field("schemaVersion", 1)
-                w.field("state", store.path)
+                w.field("state", try store?.path ?? options.statePath())
+                w.field("stateExists", store != nil)
                 w.key("entries")
                 w.beginArray()
                 for entry in entries {
@@ -100,11 +115,11 @@ struct Blacklist: ParsableCommand {
         }
 
         func run() throws {
-            let store = try options.open()
+            let store = try options.openExisting(forWriting: true)
             var missing = 0
             for url in urls {
                 let removed: Bool
-                do { removed = try store.unblacklist(url) } catch { throw CommandFailure.cache(error.description) }
+                do { removed = try store?.unblacklist(url) ?? false } catch { throw CommandFailure.cache(error.description) }
                 if removed {
                     Console.writeError("removed \(Redaction.redact(url))\n")
                 } else {
@@ -122,9 +137,9 @@ struct Blacklist: ParsableCommand {
         @OptionGroup var options: Options
 
         func run() throws {
-            let store = try options.open()
+            let store = try options.openExisting(forWriting: true)
             let count: Int
-            do { count = try store.clearBlacklist() } catch { throw CommandFailure.cache(error.description) }
+            do { count = try store?.clearBlacklist() ?? 0 } catch { throw CommandFailure.cache(error.description) }
             Console.writeError("removed \(count) entries from the blacklist\n")
         }
     }

@@ -11,7 +11,15 @@ struct Clean: ParsableCommand {
             files is strictly above --max-size, files are deleted oldest first until it is strictly \
             below half of --max-size. Hidden entries and subfolders are neither deleted nor entered; \
             symbolic links are never followed. --all empties the folder instead (every entry but \
-            subfolders; links are removed, never their targets).
+            subfolders; links are removed, never their targets). Left out, --max-age is 7d and \
+            --expire-type access, so `clean --max-size 500M` also expires week-old files.
+
+            Guard: clean deletes only in a folder that looks like an image disk cache, where every \
+            file that is not hidden has a cache file name (32 hex digits and an extension). \
+            Otherwise it deletes nothing, names up to three foreign files and exits with code 2 \
+            (--dry-run too); --force overrides that. It never cleans /, the home folder or a \
+            caches root. A cache folder given as a symbolic link is followed; links inside it \
+            never are.
 
             Sizes: bytes, or K M G T and KiB MiB GiB TiB (powers of 1024), KB MB GB TB (powers of \
             1000). Ages: s m h d w, 'never' or a negative value (no age pass), 0 (everything expires).
@@ -33,16 +41,23 @@ struct Clean: ParsableCommand {
     var expireType: ExpireType { expireOption.expireType }
 
     @Option(
-        name: .customLong("max-age"),
-        help: ArgumentHelp("Delete files whose date is at least this old (default 7d). Units s m h d w; 'never' disables.", valueName: "age"),
-        transform: Parse.age)
-    var maxAge: Double??
+        name: .customLong("max-age"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Delete files whose date is at least this old; units s m h d w, 0 for every file, never or a negative value for none (default \(Defaults.clean.policy.maxAge.text)).",
+            valueName: "age"),
+        transform: Parse.expiry)
+    var maxAge: Expiry?
 
     @Option(
-        name: .customLong("max-size"),
-        help: ArgumentHelp("Trim to below half of this when the cache is above it (default: no limit), e.g. 500M, 2GiB.", valueName: "size"),
+        name: .customLong("max-size"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "When the allocated size is above this, trim to below half of it, oldest first, e.g. 500M, 2GiB (default none; 0 is none too).",
+            valueName: "size"),
         transform: Parse.size)
     var maxSize: UInt64?
+
+    @Flag(help: "Clean even a folder whose files do not all have cache file names (never /, the home folder or a caches root).")
+    var force = false
 
     @Flag(name: .customLong("dry-run"), help: "Delete nothing; report what would be deleted.")
     var dryRun = false
@@ -53,7 +68,7 @@ struct Clean: ParsableCommand {
     @Option(help: ArgumentHelp("Write a JSON report to this file, or - for standard output.", valueName: "file"))
     var report: String?
 
-    @Flag(name: .shortAndLong, help: "Print nothing on success.")
+    @Flag(name: .shortAndLong, help: "Print nothing on success; files that cannot be deleted and run-level errors are still printed.")
     var quiet = false
 
     @Flag(name: .shortAndLong, help: "List every deleted file on standard error.")
@@ -70,9 +85,12 @@ struct Clean: ParsableCommand {
         let location = try location.location()
         var configuration = CleanJob.Configuration()
         configuration.policy.expireType = expireType
-        if let maxAge { configuration.policy.maxAge = maxAge }
-        configuration.policy.maxSize = maxSize ?? 0
+        configuration.policy.maxAge = maxAge ?? configuration.policy.maxAge
+        configuration.policy.maxSize = maxSize ?? configuration.policy.maxSize
         configuration.policy.removeAll = all
+        configuration.force = force
+        configuration.protectedFolders = CacheLocation.protectedFolders(
+            cacheDir: self.location.cacheDir, environment: Environment.current)
         configuration.dryRun = dryRun
         configuration.statePath = stateOptions.state
         configuration.lockTimeout = stateOptions.lockTimeout
@@ -85,6 +103,8 @@ struct Clean: ParsableCommand {
             result = try CleanJob(location: location, configuration: configuration).run(now: started)
         } catch DiskCacheError.noBirthTime(let path) {
             throw CommandFailure.usage(DiskCacheError.noBirthTime(path).description)
+        } catch DiskCacheError.refused(let message) {
+            throw CommandFailure.usage(message)
         } catch {
             throw CommandFailure.cache(error.description)
         }

@@ -51,71 +51,137 @@ struct Prefetch: ParsableCommand {
     @Option(name: .customLong("low"), help: ArgumentHelp("A list read at low priority (repeatable).", valueName: "list"))
     var lowLists: [String] = []
 
-    @Option(help: ArgumentHelp("The priority of the lists given as arguments: high, normal or low.", valueName: "priority"), transform: Parse.priority)
-    var priority: Priority = .normal
+    @Option(
+        help: ArgumentHelp(
+            "The priority of the lists given as arguments: high, normal or low (default \(Priority.normal.rawValue)).",
+            valueName: "priority"),
+        completion: .list(Priority.allCases.map(\.rawValue)), transform: Parse.priority)
+    var priority: Priority?
 
-    @Option(help: ArgumentHelp("How lists are read: auto (by extension), plain or jsonl.", valueName: "format"), transform: Parse.format)
-    var format: ListFormat = .auto
+    @Option(
+        help: ArgumentHelp("How lists are read: auto (.jsonl and .ndjson are JSON Lines), plain or jsonl (default auto).", valueName: "format"),
+        completion: .list(ListFormat.allCases.map(\.rawValue)), transform: Parse.format)
+    var format: ListFormat?
 
-    @Option(help: ArgumentHelp("Order within one priority: fifo or lifo.", valueName: "order"), transform: Parse.order)
-    var order: ExecutionOrder = .fifo
+    @Option(
+        help: ArgumentHelp("Order within one priority: fifo or lifo (default \(Defaults.prefetch.order.rawValue)).", valueName: "order"),
+        completion: .list(ExecutionOrder.allCases.map(\.rawValue)), transform: Parse.order)
+    var order: ExecutionOrder?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Transfers in flight (default 6).", valueName: "n"))
-    var concurrency = 6
+    @Option(
+        name: .shortAndLong, parsing: .unconditional,
+        help: ArgumentHelp("Transfers in flight, 1 to 1024 (default \(Defaults.prefetch.fetch.concurrency)).", valueName: "n"))
+    var concurrency: Int?
 
-    @Option(help: ArgumentHelp("Seconds without data (also for connecting) before giving up (default 15).", valueName: "seconds"), transform: Parse.seconds("--timeout"))
-    var timeout = 15.0
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seconds without a byte received (also while connecting) before a transfer gives up (default \(Defaults.seconds(Defaults.prefetch.fetch.timeout))).",
+            valueName: "seconds"),
+        transform: Parse.seconds("--timeout"))
+    var timeout: Double?
 
-    @Option(name: .customLong("max-time"), help: ArgumentHelp("Seconds one whole transfer may take, 0 for no limit (default 300).", valueName: "seconds"), transform: Parse.seconds("--max-time"))
-    var maxTime = 300.0
+    @Option(
+        name: .customLong("max-time"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seconds one whole transfer may take, 0 for no limit (default \(Defaults.seconds(Defaults.prefetch.fetch.maxTime))).",
+            valueName: "seconds"),
+        transform: Parse.seconds("--max-time"))
+    var maxTime: Double?
 
-    @Option(name: .customLong("max-bytes"), help: ArgumentHelp("Largest body stored, after decoding (default 50MiB).", valueName: "size"), transform: Parse.size)
-    var maxBytes: UInt64 = 50 << 20
+    @Option(
+        name: .customLong("max-bytes"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Largest body stored, after decoding; enforced while receiving (default \(Quantities.formatSize(UInt64(Defaults.prefetch.fetch.maxBytes)))).",
+            valueName: "size"),
+        transform: Parse.size)
+    var maxBytes: UInt64?
 
-    @Option(name: .customLong("max-pixels"), help: ArgumentHelp("Largest image area, e.g. 100M or 8000x8000 (default 100M).", valueName: "pixels"), transform: Parse.pixels)
-    var maxPixels = 100_000_000
+    @Option(
+        name: .customLong("max-pixels"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Largest image area, e.g. 100M or 8000x8000 (default \(Defaults.pixels(Defaults.prefetch.validation.maxPixels))); a side may be at most \(Defaults.prefetch.validation.maxDimension).",
+            valueName: "pixels"),
+        transform: Parse.pixels)
+    var maxPixels: Int?
 
-    @Option(name: .customLong("max-redirects"), help: ArgumentHelp("Redirects followed, to http or https only (default 10).", valueName: "n"))
-    var maxRedirects = 10
+    @Option(
+        name: .customLong("max-redirects"), parsing: .unconditional,
+        help: ArgumentHelp("Redirects followed, to http or https only (default \(Defaults.prefetch.fetch.maxRedirects)).", valueName: "n"))
+    var maxRedirects: Int?
 
-    @Option(name: .customLong("validate"), help: ArgumentHelp("How images are checked: header (ping) or full (decode every pixel).", valueName: "mode"), transform: Parse.validationMode)
-    var validation: ValidationConfiguration.Mode = .header
+    @Option(
+        name: .customLong("validate"),
+        help: ArgumentHelp(
+            "How images are checked: header (read the header) or full (decode every pixel) (default \(Defaults.prefetch.validation.mode.rawValue)).",
+            valueName: "mode"),
+        completion: .list(ValidationConfiguration.Mode.allCases.map(\.rawValue)), transform: Parse.validationMode)
+    var validation: ValidationConfiguration.Mode?
 
-    @Option(name: [.customShort("H"), .customLong("header")], help: ArgumentHelp("Add or replace a request header, 'Name: value' (repeatable).", valueName: "header"), transform: Parse.header)
+    @Option(
+        name: [.customShort("H"), .customLong("header")],
+        help: ArgumentHelp("Add or replace a request header, 'Name: value' (repeatable).", valueName: "header"),
+        transform: Parse.header)
     var headers: [String] = []
 
-    @Option(name: .customLong("user-agent"), help: ArgumentHelp("The User-Agent (default imgwarm/\(ImgwarmVersion.current)).", valueName: "text"))
+    @Option(
+        name: .customLong("user-agent"),
+        help: ArgumentHelp("The User-Agent (default \(Defaults.prefetch.fetch.userAgent)).", valueName: "text"))
     var userAgent: String?
 
     @Flag(name: .customLong("http1.1"), help: "Use HTTP/1.1 even where the server offers HTTP/2.")
     var http11 = false
 
-    @Option(help: ArgumentHelp("Trust the certificate authorities of this PEM file instead of the system's.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp("Trust the certificate authorities of this PEM file instead of the system's.", valueName: "file"),
+        completion: .file())
     var cacert: String?
 
     @Flag(help: "Do not verify TLS certificates (prints a warning).")
     var insecure = false
 
-    @Option(name: .customLong("netrc-file"), help: ArgumentHelp("Credentials for hosts, in netrc format (default $IMGWARM_NETRC_FILE).", valueName: "file"))
+    @Option(
+        name: .customLong("netrc-file"),
+        help: ArgumentHelp("Credentials for hosts, in netrc format (default $IMGWARM_NETRC_FILE, else none).", valueName: "file"),
+        completion: .file())
     var netrcFile: String?
 
     @Flag(help: "Use credentials from ~/.netrc.")
     var netrc = false
 
-    @Option(help: ArgumentHelp("Retries of a transient failure (timeouts, resets, 408, 429, 5xx; default 2).", valueName: "n"))
-    var retries = 2
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Retries of a transient failure (timeouts, resets, cut bodies, 408, 429, 5xx) (default \(Defaults.prefetch.retry.retries)).",
+            valueName: "n"))
+    var retries: Int?
 
-    @Option(name: .customLong("retry-delay"), help: ArgumentHelp("First back-off delay in seconds, doubling with jitter (default 1).", valueName: "seconds"), transform: Parse.seconds("--retry-delay"))
-    var retryDelay = 1.0
+    @Option(
+        name: .customLong("retry-delay"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "First back-off delay in seconds, doubling with jitter (default \(Defaults.seconds(Defaults.prefetch.retry.delay))).",
+            valueName: "seconds"),
+        transform: Parse.seconds("--retry-delay"))
+    var retryDelay: Double?
 
-    @Option(name: .customLong("max-retry-wait"), help: ArgumentHelp("Longest wait before one retry, Retry-After included (default 30).", valueName: "seconds"), transform: Parse.seconds("--max-retry-wait"))
-    var maxRetryWait = 30.0
+    @Option(
+        name: .customLong("max-retry-wait"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Longest wait before one retry, Retry-After included (default \(Defaults.seconds(Defaults.prefetch.retry.maxWait))).",
+            valueName: "seconds"),
+        transform: Parse.seconds("--max-retry-wait"))
+    var maxRetryWait: Double?
 
     @Flag(name: .customLong("retry-failed"), help: "Request blacklisted URLs again.")
     var retryFailed = false
 
-    @Option(name: .customLong("blacklist-ttl"), help: ArgumentHelp("How long a permanent failure stays on the blacklist: 7d (default), 12h, never.", valueName: "age"), transform: Parse.age)
-    var blacklistTTL: Double?? = .some(7 * 86400)
+    @Option(
+        name: .customLong("blacklist-ttl"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "How long a permanent failure stays on the blacklist, e.g. 12h, or never (default \(Defaults.prefetch.blacklistTTL.text)).",
+            valueName: "age"),
+        transform: Parse.expiry)
+    var blacklistTTL: Expiry?
 
     @Flag(help: "Revalidate cached files with their stored ETag / Last-Modified (304 keeps the file, 200 replaces it).")
     var refresh = false
@@ -137,57 +203,27 @@ struct Prefetch: ParsableCommand {
         if (lists + highLists + lowLists).filter({ $0 == "-" }).count > 1 {
             throw ValidationError("standard input (-) can be read only once")
         }
-        guard (1...1024).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 1024") }
-        guard (0...100).contains(maxRedirects) else { throw ValidationError("--max-redirects must be between 0 and 100") }
-        guard (0...100).contains(retries) else { throw ValidationError("--retries must be between 0 and 100") }
-        guard maxBytes > 0 else { throw ValidationError("--max-bytes must be above 0, e.g. 50MiB") }
-        guard timeout > 0 else { throw ValidationError("--timeout must be above 0, e.g. 15") }
+        if let concurrency, !(1...1024).contains(concurrency) {
+            throw ValidationError("--concurrency must be between 1 and 1024, e.g. 16")
+        }
+        if let maxRedirects, !(0...100).contains(maxRedirects) {
+            throw ValidationError("--max-redirects must be between 0 and 100, e.g. 5")
+        }
+        if let retries, !(0...100).contains(retries) { throw ValidationError("--retries must be between 0 and 100, e.g. 3") }
+        if maxBytes == 0 { throw ValidationError("--max-bytes must be above 0, e.g. 50MiB") }
+        if timeout == 0 { throw ValidationError("--timeout must be above 0, e.g. 15") }
         if netrc && netrcFile != nil { throw ValidationError("--netrc and --netrc-file name two netrc files: use one") }
     }
 
     func run() throws {
         let location = try location.location()
-        let environment = Environment.current
-        var sources = lists.map { ListSource(path: $0, format: format, priority: priority) }
-        sources += highLists.map { ListSource(path: $0, format: format, priority: .high) }
-        sources += lowLists.map { ListSource(path: $0, format: format, priority: .low) }
-
-        var configuration = PrefetchJob.Configuration()
-        configuration.fetch.concurrency = concurrency
-        configuration.fetch.timeout = timeout
-        configuration.fetch.maxTime = maxTime
-        configuration.fetch.maxBytes = Int(clamping: maxBytes)
-        configuration.fetch.maxRedirects = maxRedirects
-        configuration.fetch.headers = headers
-        if let userAgent { configuration.fetch.userAgent = userAgent }
-        configuration.fetch.http1Only = http11
-        configuration.fetch.caCertificates = cacert
-        configuration.fetch.insecure = insecure
-        if netrc, let home = environment["HOME"] {
-            configuration.fetch.netrcFile = home + "/.netrc"
-        } else {
-            configuration.fetch.netrcFile = netrcFile ?? environment["IMGWARM_NETRC_FILE"].flatMap { $0.isEmpty ? nil : $0 }
-        }
-        try checkReadable(cacert, option: "--cacert")
-        try checkReadable(configuration.fetch.netrcFile, option: "--netrc-file")
-        configuration.validation.mode = validation
-        configuration.validation.maxPixels = maxPixels
-        configuration.order = order
-        configuration.dryRun = dryRun
-        configuration.retry.retries = retries
-        configuration.retry.delay = retryDelay
-        configuration.retry.maxWait = maxRetryWait
-        configuration.retryFailed = retryFailed
-        configuration.blacklistTTL = blacklistTTL ?? nil
-        configuration.refresh = refresh
-        configuration.statePath = stateOptions.state
-        configuration.lockTimeout = stateOptions.lockTimeout
-
+        let sources = listSources()
+        var configuration = try configuration(environment: Environment.current)
         let reportFile = try report.map(ReportFile.openForCommand)
         ProcessTuning.keepHeapForBodies()
         // From here a first SIGINT/SIGTERM stops the run cleanly; a second one ends it at once.
         configuration.stop = StopSource.installSignalHandlers()
-        let console = PrefetchConsole(output: output, sources: sources, dryRun: dryRun)
+        let console = PrefetchConsole(output: output, sources: sources, dryRun: dryRun, reportPath: report)
         if insecure && !output.quiet {
             Console.warning("--insecure: TLS certificates are not verified; anyone on the path can substitute images")
         }
@@ -213,55 +249,20 @@ struct Prefetch: ParsableCommand {
         do {
             try job.report?.finish(totals: summary.totals, finishedAt: .now(), startedAt: started, interrupted: summary.interrupted)
         } catch {
-            console.finish(summary, reportPath: nil)
+            console.finish(summary)
             throw CommandFailure.cache(error.description)
         }
-        console.finish(summary, reportPath: report)
-        if summary.interrupted {
-            throw summary.signal == SIGTERM ? ExitStatus.terminated : ExitStatus.interrupted
-        }
-        if let failure = summary.stateFailure {
-            Console.error(failure.description)
-            throw ExitStatus.cacheUnusable
-        }
-        if let failure = summary.lockFailure {
-            Console.error(failure.description)
-            throw ExitStatus.cacheUnusable
-        }
-        if summary.diskFull { throw ExitStatus.cacheUnusable }
-        if !summary.totals.allInCache && !dryRun { throw ExitStatus.partial }
-        if dryRun && summary.totals.invalid > 0 { throw ExitStatus.partial }
+        console.finish(summary)
+        throw exitStatus(summary)
     }
 
-    private func checkReadable(_ path: String?, option: String) throws {
-        guard let path else { return }
-        if access(path, R_OK) != 0 {
-            throw CommandFailure.usage("\(option) \(path): \(SystemError.message(errno))")
-        }
-    }
-
-    private func reportOptions(_ configuration: PrefetchJob.Configuration) -> [(String, PrefetchReport.OptionValue)] {
-        let fetch = configuration.fetch
-        return [
-            ("concurrency", .int(fetch.concurrency)),
-            ("order", .string(configuration.order.rawValue)),
-            ("timeoutSeconds", .double(fetch.timeout)),
-            ("maxTimeSeconds", .double(fetch.maxTime)),
-            ("maxBytes", .int(fetch.maxBytes)),
-            ("maxPixels", .int(configuration.validation.maxPixels)),
-            ("maxRedirects", .int(fetch.maxRedirects)),
-            ("validate", .string(configuration.validation.mode.rawValue)),
-            ("http1Only", .bool(fetch.http1Only)),
-            ("insecure", .bool(fetch.insecure)),
-            ("userAgent", .string(fetch.userAgent)),
-            // Header values can carry credentials: only their names are recorded.
-            ("headers", .strings(fetch.headers.map { String($0.split(separator: ":", maxSplits: 1).first ?? "") })),
-            ("retries", .int(configuration.retry.retries)),
-            ("retryDelaySeconds", .double(configuration.retry.delay)),
-            ("maxRetryWaitSeconds", .double(configuration.retry.maxWait)),
-            ("retryFailed", .bool(configuration.retryFailed)),
-            ("blacklistTTLSeconds", configuration.blacklistTTL.map { .double($0) } ?? .string(nil)),
-            ("refresh", .bool(configuration.refresh)),
-        ]
+    /// The exit code of a finished run (thrown, as every command's is, `.success` included).
+    private func exitStatus(_ summary: PrefetchSummary) -> Error {
+        if summary.interrupted { return summary.signal == SIGTERM ? ExitStatus.terminated : ExitStatus.interrupted }
+        if let failure = summary.stateFailure { return CommandFailure.cache(failure.description) }
+        if let failure = summary.lockFailure { return CommandFailure.cache(failure.description) }
+        if summary.diskFull { return ExitStatus.cacheUnusable }  // the warning said so when it happened
+        if dryRun { return summary.totals.invalid > 0 ? ExitStatus.partial : ExitStatus.success }
+        return summary.totals.allInCache ? ExitStatus.success : ExitStatus.partial
     }
 }

@@ -12,19 +12,19 @@ struct CacheLocationOptions: ParsableArguments {
         help: ArgumentHelp(
             "The caches root (the app's Library/Caches).",
             discussion: "Default: $IMGWARM_CACHE_DIR, else $XDG_CACHE_HOME, else ~/.cache.",
-            valueName: "dir"))
+            valueName: "dir"), completion: .directory)
     var cacheDir: String?
 
     @Option(help: ArgumentHelp(
         "The SDImageCache namespace: the folder is <caches root>/com.hackemist.SDImageCache/<namespace>.",
-        discussion: "Default: default.", valueName: "name"))
+        discussion: "Default: \(CacheLocation.defaultNamespace).", valueName: "name"))
     var namespace: String?
 
     @Option(
         name: .customLong("disk-cache-path"),
         help: ArgumentHelp(
             "The disk cache folder itself, for apps that give SDImageCache their own directory.",
-            valueName: "path"))
+            valueName: "path"), completion: .directory)
     var diskCachePath: String?
 
     /// The resolved location, or a usage failure.
@@ -42,15 +42,20 @@ struct CacheLocationOptions: ParsableArguments {
 /// Where imgwarm's state database is, and how long to wait for another process's lock.
 struct StateOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "The state database (default: <parent of the cache folder>/.imgwarm/<folder name>/state.sqlite).",
-        valueName: "path"))
+        "The state database (default <parent of the cache folder>/.imgwarm/<folder name>/state.sqlite).",
+        valueName: "path"), completion: .file())
     var state: String?
 
     @Option(
-        name: .customLong("lock-timeout"),
-        help: ArgumentHelp("Seconds to wait for a lock held by another imgwarm before exiting with code 3 (default 30).", valueName: "seconds"),
+        name: .customLong("lock-timeout"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seconds to wait for a lock held by another imgwarm before exiting with code 3 (default \(Defaults.seconds(Defaults.lockTimeout))).",
+            valueName: "seconds"),
         transform: Parse.seconds("--lock-timeout"))
-    var lockTimeout = 30.0
+    var givenLockTimeout: Double?
+
+    /// The wait in force: the one given, else the engine's default.
+    var lockTimeout: Double { givenLockTimeout ?? Defaults.lockTimeout }
 
     func path(for location: CacheLocation) -> String {
         state ?? StateStore.defaultPath(for: location)

@@ -5,9 +5,15 @@ import ImgwarmKit
 struct ExpireTypeOption: ParsableArguments {
     @Option(
         name: .customLong("expire-type"),
-        help: ArgumentHelp("The date files are judged by: access (default), modification, creation or change.", valueName: "type"),
+        help: ArgumentHelp(
+            "The date files are judged by: access, modification, creation or change (default \(Defaults.clean.policy.expireType.rawValue)).",
+            valueName: "type"),
+        completion: .list(ExpireType.allCases.map(\.rawValue)),
         transform: Parse.expireType)
-    var expireType: ExpireType = .access
+    var given: ExpireType?
+
+    /// The type in force: the one given, else the engine's default.
+    var expireType: ExpireType { given ?? Defaults.clean.policy.expireType }
 }
 
 /// Transforms for `@Option(transform:)` so a bad value's message shows a valid example.
@@ -16,8 +22,15 @@ enum Parse {
         do { return try Quantities.parseSize(text) } catch { throw ValidationError(error.description) }
     }
 
-    static func age(_ text: String) throws -> Double? {
+    static func expiry(_ text: String) throws -> Expiry {
         do { return try Quantities.parseAge(text) } catch { throw ValidationError(error.description) }
+    }
+
+    static func progressMode(_ text: String) throws -> ProgressMode {
+        guard let mode = ProgressMode(rawValue: text.lowercased()) else {
+            throw ValidationError("invalid progress mode '\(text)': use auto, bar, log or none")
+        }
+        return mode
     }
 
     static func expireType(_ text: String) throws -> ExpireType {

@@ -4,26 +4,61 @@ import ImgwarmKit
 import Glibc
 #endif
 
-/// What `imgwarm prefetch` prints on standard error: failures as they happen, a live progress
-/// line on a terminal, and a summary paragraph at the end. Standard output stays for results.
+/// What `imgwarm prefetch` prints on standard error: problems as they happen, progress (a live
+/// bar on a terminal, or timestamped log lines), and a summary paragraph at the end. Standard
+/// output stays for results.
+///
+/// `--quiet` (cron mails whatever a job prints): nothing on success, but every failed,
+/// blacklisted or invalid line still gets its line, up to `quietLineLimit` and then one line
+/// with the count of the rest; warnings and run-level errors are always printed.
 final class PrefetchConsole: PrefetchObserver {
+    /// Problem lines printed under `--quiet` before the rest are only counted.
+    static let quietLineLimit = 50
+
     let output: OutputOptions
     let sources: [ListSource]
     let dryRun: Bool
-    private let showProgress: Bool
+    let reportPath: String?
+    private let progressMode: ProgressMode
+    private let progressInterval: Double
+    private var nextLogLine: Double
     private var progressShown = false
+    private var problemLines = 0
+    private var unprintedProblems = 0
+    private var retryFailedHinted = false
 
-    init(output: OutputOptions, sources: [ListSource], dryRun: Bool) {
+    init(output: OutputOptions, sources: [ListSource], dryRun: Bool, reportPath: String?) {
         self.output = output
         self.sources = sources
         self.dryRun = dryRun
-        showProgress = !output.quiet && (Console.stderrIsTerminal || output.progress)
+        self.reportPath = reportPath
+        progressMode = output.resolvedProgress(stderrIsTerminal: Console.stderrIsTerminal)
+        progressInterval = output.progressInterval ?? OutputOptions.defaultInterval
+        nextLogLine = progressInterval
     }
 
     func prefetchDidFinish(_ result: EntryResult, source: ListSource) {
-        guard !output.quiet else { return }
-        let loud = result.outcome == .failed || result.outcome == .invalid || result.outcome == .blacklisted
-        guard loud || output.verbose else { return }
+        let problem = result.outcome == .failed || result.outcome == .invalid || result.outcome == .blacklisted
+        guard problem || (output.verbose && !output.quiet) else { return }
+        if problem && output.quiet {
+            guard problemLines < PrefetchConsole.quietLineLimit else {
+                unprintedProblems += 1
+                return
+            }
+        }
+        if problem { problemLines += 1 }
+        print(PrefetchConsole.line(for: result, source: source, hintRetryFailed: hintRetryFailed(result)))
+    }
+
+    /// True for the first blacklisted line of the run: it says how to request such URLs again.
+    private func hintRetryFailed(_ result: EntryResult) -> Bool {
+        guard result.outcome == .blacklisted, !retryFailedHinted else { return false }
+        retryFailedHinted = true
+        return true
+    }
+
+    /// The one line that tells what happened to `result`.
+    static func line(for result: EntryResult, source: ListSource, hintRetryFailed: Bool) -> String {
         let place = "\(source.displayName):\(result.line)"
         let url = Redaction.redact(result.key)
         let message = Redaction.redact(result.failure?.message ?? "")
@@ -31,39 +66,67 @@ final class PrefetchConsole: PrefetchObserver {
         case .failed:
             let status = result.httpStatus.map { " (HTTP \($0))" } ?? ""
             let tries = result.attempts > 1 ? " after \(result.attempts) attempts" : ""
-            print("\(place): \(url): \(result.failure?.reason.rawValue ?? "failed")\(status)\(tries): \(message)")
+            return "\(place): \(url): \(result.failure?.reason.rawValue ?? "failed")\(status)\(tries): \(message)"
         case .invalid:
-            print("\(place): invalid: \(message)")
+            return "\(place): invalid: \(message)"
         case .blacklisted:
-            print("\(place): \(url): blacklisted: \(message)")
+            let hint = hintRetryFailed ? " (skipped without a request; --retry-failed requests blacklisted URLs again)" : ""
+            return "\(place): \(url): blacklisted: \(message)\(hint)"
         default:
             var detail = result.outcome.rawValue
             if let format = result.format, let width = result.width, let height = result.height {
                 detail += " \(format.rawValue) \(width)×\(height), \(Quantities.formatBytes(UInt64(result.bytes ?? 0)))"
             }
-            print("\(place): \(url): \(detail)")
+            return "\(place): \(url): \(detail)"
         }
     }
 
     func prefetchWarning(_ message: String) {
-        guard !output.quiet else { return }
         clearProgress()
         Console.warning(message)
     }
 
     func prefetchProgress(_ progress: PrefetchProgress) {
-        guard showProgress, !progress.isFinal else { return }
+        guard !progress.isFinal else { return }
+        switch progressMode {
+        case .bar:
+            Console.writeError("\r\u{1B}[K" + PrefetchConsole.barLine(progress))
+            progressShown = true
+        case .log:
+            guard progress.elapsed >= nextLogLine else { return }
+            while nextLogLine <= progress.elapsed { nextLogLine += progressInterval }
+            Console.writeError("\(Timestamp.now().iso8601) imgwarm: \(PrefetchConsole.status(progress))\n")
+        case .auto, .none:
+            return
+        }
+    }
+
+    /// `[#########...........]  45% 4500/10000, 812/s, 12.3 MiB, 3 failed, ETA 0:07`
+    static func barLine(_ progress: PrefetchProgress, width: Int = 20) -> String {
+        let fraction = progress.total > 0 ? min(1, Double(progress.totals.lines) / Double(progress.total)) : 0
+        let filled = Int((fraction * Double(width)).rounded(.down))
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        let percent = Int((fraction * 100).rounded(.down))
+        let padded = String(repeating: " ", count: 3 - String(percent).count) + "\(percent)%"
+        return "[\(bar)] \(padded) " + counts(progress, percent: nil)
+    }
+
+    /// `4500/10000 (45%), 812/s, 12.3 MiB, 3 failed, ETA 0:07`: a log line's text.
+    static func status(_ progress: PrefetchProgress) -> String {
+        let percent = progress.total > 0 ? Int((min(1, Double(progress.totals.lines) / Double(progress.total)) * 100).rounded(.down)) : 0
+        return counts(progress, percent: percent)
+    }
+
+    private static func counts(_ progress: PrefetchProgress, percent: Int?) -> String {
         let totals = progress.totals
         let done = totals.lines
         let rate = progress.elapsed > 0 ? Double(done) / progress.elapsed : 0
-        var text = "[\(done)/\(progress.total)] \(Quantities.formatDecimal(rate, digits: 0))/s, "
+        var text = "\(done)/\(progress.total)\(percent.map { " (\($0)%)" } ?? ""), \(Quantities.formatDecimal(rate, digits: 0))/s, "
             + "\(Quantities.formatBytes(UInt64(max(0, totals.bytesReceived)))), \(totals.failed) failed"
         if rate > 0 && done < progress.total {
-            let remaining = Double(progress.total - done) / rate
-            text += ", ETA \(PrefetchConsole.clock(remaining))"
+            text += ", ETA \(clock(Double(progress.total - done) / rate))"
         }
-        Console.writeError("\r\u{1B}[K" + text)
-        progressShown = true
+        return text
     }
 
     func clearProgress() {
@@ -73,17 +136,33 @@ final class PrefetchConsole: PrefetchObserver {
         }
     }
 
-    /// The closing paragraph.
-    func finish(_ summary: PrefetchSummary, reportPath: String?) {
+    /// The closing lines: the count of problems `--quiet` did not print, a warning when the lists
+    /// held no URL (both always), then the summary paragraph (not under `--quiet`).
+    func finish(_ summary: PrefetchSummary) {
         clearProgress()
+        let t = summary.totals
+        if unprintedProblems > 0 {
+            let whereListed = reportPath.map { $0 == "-" ? "the report on standard output lists them all" : "the report lists them all: \($0)" }
+                ?? "run with --report FILE to list them all"
+            print("… and \(unprintedProblems) more failed, blacklisted or invalid lines; \(whereListed)")
+        }
+        if t.lines == 0 && !summary.interrupted {
+            Console.warning("the lists hold no URL (only blank lines and # comments): nothing to do")
+        }
         guard !output.quiet else { return }
+        Console.writeError(PrefetchConsole.summaryText(summary, dryRun: dryRun, reportPath: reportPath) + "\n")
+    }
+
+    static func summaryText(_ summary: PrefetchSummary, dryRun: Bool, reportPath: String?) -> String {
         let t = summary.totals
         let seconds = Quantities.formatDecimal(summary.duration, digits: 2)
-        let rate = summary.duration > 0 ? Quantities.formatDecimal(Double(t.lines) / summary.duration, digits: 0) : "-"
+        // Lines that never started took no time: the rate counts the ones that finished.
+        let finished = t.lines - t.notStarted
+        let rate = summary.duration > 0 ? Quantities.formatDecimal(Double(finished) / summary.duration, digits: 0) : "-"
         var text: String
         if dryRun {
             text = "imgwarm prefetch (dry run): \(t.lines) lines: \(t.wouldFetch) would be fetched, \(t.cached) cached, "
-                + "\(t.invalid) invalid, \(t.duplicates) duplicates."
+                + "\(t.blacklisted) blacklisted, \(t.invalid) invalid, \(t.duplicates) duplicates."
         } else {
             let inCache = t.downloaded + t.cached + t.revalidated
             text = "imgwarm prefetch: \(inCache) of \(t.lines - t.duplicates) URLs in the cache (\(t.downloaded) downloaded, "
@@ -94,7 +173,7 @@ final class PrefetchConsole: PrefetchObserver {
                     .map { "\($0.value) \($0.key)" }.joined(separator: ", ")
                 problems.append("\(t.failed) failed (\(classes))")
             }
-            if t.blacklisted > 0 { problems.append("\(t.blacklisted) blacklisted") }
+            if t.blacklisted > 0 { problems.append("\(t.blacklisted) blacklisted (skipped; --retry-failed requests them again)") }
             if t.invalid > 0 { problems.append("\(t.invalid) invalid") }
             if t.duplicates > 0 { problems.append("\(t.duplicates) duplicates") }
             if t.notStarted > 0 { problems.append("\(t.notStarted) not started") }
@@ -105,7 +184,7 @@ final class PrefetchConsole: PrefetchObserver {
             text += " Interrupted by \(summary.signal == SIGTERM ? "SIGTERM" : "SIGINT"): \(t.notStarted) URLs did not finish; run the same list again to complete it."
         }
         if let reportPath, reportPath != "-" { text += " Report: \(reportPath)." }
-        Console.writeError(text + "\n")
+        return text
     }
 
     private func print(_ line: String) {

@@ -52,7 +52,7 @@ import TestSupport
         // old access, recent modification → expired by access; recent access, old modification → kept.
         try folder.file("old-access.jpg", atime: ago(10), mtime: ago(1))
         try folder.file("old-modification.jpg", atime: ago(1), mtime: ago(10))
-        let result = try folder.clean({ $0.policy.maxAge = 7 * day }, now: now)
+        let result = try folder.clean({ $0.policy.maxAge = .after(seconds: 7 * day) }, now: now)
         #expect(result.removed.map(\.entry.name) == ["old-access.jpg"])
         #expect(result.removed.first?.reason == .expired)
         #expect(try folder.names() == ["old-modification.jpg"])
@@ -62,7 +62,7 @@ import TestSupport
         let folder = try Folder()
         try folder.file("old-access.jpg", atime: ago(10), mtime: ago(1))
         try folder.file("old-modification.jpg", atime: ago(1), mtime: ago(10))
-        _ = try folder.clean({ $0.policy.expireType = .modification; $0.policy.maxAge = 7 * day }, now: now)
+        _ = try folder.clean({ $0.policy.expireType = .modification; $0.policy.maxAge = .after(seconds: 7 * day) }, now: now)
         #expect(try folder.names() == ["old-access.jpg"])
     }
 
@@ -72,11 +72,11 @@ import TestSupport
         let folder = try Folder()
         try folder.file("a.png", atime: ago(10), mtime: ago(10))
         try folder.file("b.png", atime: ago(10), mtime: ago(10))
-        let kept = try folder.clean({ $0.policy.expireType = .change; $0.policy.maxAge = day }, now: now)
+        let kept = try folder.clean({ $0.policy.expireType = .change; $0.policy.maxAge = .after(seconds: day) }, now: now)
         #expect(kept.removed.isEmpty)
         #expect(try folder.names() == ["a.png", "b.png"])
         let later = now.adding(seconds: 2 * day)
-        let removed = try folder.clean({ $0.policy.expireType = .change; $0.policy.maxAge = day }, now: later)
+        let removed = try folder.clean({ $0.policy.expireType = .change; $0.policy.maxAge = .after(seconds: day) }, now: later)
         #expect(Set(removed.removed.map(\.entry.name)) == ["a.png", "b.png"])
     }
 
@@ -85,9 +85,9 @@ import TestSupport
         let folder = try Folder()
         try folder.file("first.gif", atime: ago(30), mtime: ago(30))
         do {
-            let kept = try folder.clean({ $0.policy.expireType = .creation; $0.policy.maxAge = day }, now: now)
+            let kept = try folder.clean({ $0.policy.expireType = .creation; $0.policy.maxAge = .after(seconds: day) }, now: now)
             #expect(kept.removed.isEmpty, "birth time is now, whatever atime and mtime say")
-            let removed = try folder.clean({ $0.policy.expireType = .creation; $0.policy.maxAge = day }, now: now.adding(seconds: 2 * day))
+            let removed = try folder.clean({ $0.policy.expireType = .creation; $0.policy.maxAge = .after(seconds: day) }, now: now.adding(seconds: 2 * day))
             #expect(removed.removed.map(\.entry.name) == ["first.gif"])
         } catch DiskCacheError.noBirthTime(let path) {
             #expect(path == folder.location.folder)
@@ -98,9 +98,9 @@ import TestSupport
         let folder = try Folder()
         try folder.file("a", atime: now, mtime: now)
         try folder.file("b", atime: ago(1000), mtime: ago(1000))
-        let never = try folder.clean({ $0.policy.maxAge = nil }, now: now)
+        let never = try folder.clean({ $0.policy.maxAge = .never }, now: now)
         #expect(never.removed.isEmpty)
-        let zero = try folder.clean({ $0.policy.maxAge = 0 }, now: now.adding(seconds: 0.001))
+        let zero = try folder.clean({ $0.policy.maxAge = .after(seconds: 0) }, now: now.adding(seconds: 0.001))
         #expect(zero.removed.count == 2)
         #expect(try folder.names().isEmpty)
     }
@@ -114,7 +114,7 @@ import TestSupport
         }
         let scan = try DiskCache(location: folder.location).scan(expireType: .access)
         #expect(scan.entries.allSatisfy { $0.allocatedSize == 4096 }, "precondition: 4096 allocated bytes each")
-        let result = try folder.clean({ $0.policy.maxAge = nil; $0.policy.maxSize = 10000 }, now: now)
+        let result = try folder.clean({ $0.policy.maxAge = .never; $0.policy.maxSize = 10000 }, now: now)
         #expect(result.removed.map(\.entry.name) == ["oldest.jpg", "older.jpg", "newer.jpg"])
         #expect(result.removed.allSatisfy { $0.reason == .trimmed })
         #expect(try folder.names() == ["newest.jpg"])
@@ -126,9 +126,9 @@ import TestSupport
         let folder = try Folder()
         try folder.file("a", size: 4096, atime: ago(2), mtime: ago(2))
         try folder.file("b", size: 4096, atime: ago(1), mtime: ago(1))
-        let equal = try folder.clean({ $0.policy.maxAge = nil; $0.policy.maxSize = 8192 }, now: now)
+        let equal = try folder.clean({ $0.policy.maxAge = .never; $0.policy.maxSize = 8192 }, now: now)
         #expect(equal.removed.isEmpty)
-        let above = try folder.clean({ $0.policy.maxAge = nil; $0.policy.maxSize = 8191 }, now: now)
+        let above = try folder.clean({ $0.policy.maxAge = .never; $0.policy.maxSize = 8191 }, now: now)
         // 8192 > 8191; target 4095: deleting "a" leaves 4096, not below 4095, so "b" goes too.
         #expect(above.removed.map(\.entry.name) == ["a", "b"])
     }
@@ -139,7 +139,7 @@ import TestSupport
         try folder.file("expired", size: 4096, atime: ago(30), mtime: ago(30))
         try folder.file("x", size: 4096, atime: ago(3), mtime: ago(3))
         try folder.file("y", size: 4096, atime: ago(2), mtime: ago(2))
-        let result = try folder.clean({ $0.policy.maxAge = 7 * day; $0.policy.maxSize = 10000 }, now: now)
+        let result = try folder.clean({ $0.policy.maxAge = .after(seconds: 7 * day); $0.policy.maxSize = 10000 }, now: now)
         // After expiry 8192 remain, not above 10000: no trim.
         #expect(result.removed.map(\.entry.name) == ["expired"])
         #expect(result.removed.map(\.reason) == [.expired])
@@ -160,7 +160,7 @@ import TestSupport
         try folder.setTimes(target, atime: old, mtime: old)
         try FileManager.default.createSymbolicLink(atPath: folder.location.folder + "/link.png", withDestinationPath: target)
 
-        let result = try folder.clean({ $0.policy.maxAge = 0; $0.policy.maxSize = 1 }, now: now)
+        let result = try folder.clean({ $0.policy.maxAge = .after(seconds: 0); $0.policy.maxSize = 1 }, now: now)
         #expect(result.removed.map(\.entry.name) == ["plain.png"])
         #expect(try folder.names() == [".hidden", "sub", "link.png"])
         #expect(FileManager.default.fileExists(atPath: sub + "/inner.png"))
@@ -180,9 +180,9 @@ import TestSupport
             try folder.file("f\(index).jpg", size: 4096, atime: ago(Double(10 - index)), mtime: ago(1))
         }
         let before = try folder.names()
-        let dry = try folder.clean({ $0.policy.maxAge = 9 * day; $0.policy.maxSize = 12000; $0.dryRun = true }, now: now)
+        let dry = try folder.clean({ $0.policy.maxAge = .after(seconds: 9 * day); $0.policy.maxSize = 12000; $0.dryRun = true }, now: now)
         #expect(try folder.names() == before)
-        let real = try folder.clean({ $0.policy.maxAge = 9 * day; $0.policy.maxSize = 12000 }, now: now)
+        let real = try folder.clean({ $0.policy.maxAge = .after(seconds: 9 * day); $0.policy.maxSize = 12000 }, now: now)
         #expect(dry.removed.map(\.entry.name) == real.removed.map(\.entry.name))
         #expect(dry.removed.map(\.reason) == real.removed.map(\.reason))
         #expect(real.removed.map(\.reason) == [.expired, .expired, .trimmed, .trimmed, .trimmed])

@@ -27,7 +27,28 @@ import Testing
         ("0", 0), ("1.5h", 5_400), ("never", nil), ("NEVER", nil), ("-1", nil), ("-3d", nil),
     ])
     func ages(text: String, seconds: Double?) throws {
-        #expect(try Quantities.parseAge(text) == seconds)
+        #expect(try Quantities.parseAge(text) == (seconds.map { .after(seconds: $0) } ?? .never))
+    }
+
+    /// Units are case-sensitive: `1M` is not one minute, and months and years get a hint.
+    @Test(arguments: [("1M", "months are not a unit"), ("2mo", "months are not a unit"), ("1y", "use days, e.g. 365d"), ("7D", "lower-case")])
+    func ambiguousAgeUnits(text: String, hint: String) {
+        do {
+            let parsed = try Quantities.parseAge(text)
+            Issue.record("'\(text)' should not parse, got \(parsed)")
+        } catch {
+            #expect(error.description.contains(hint), "\(error.description)")
+        }
+    }
+
+    @Test func defaultsAreWrittenAsUsersWriteThem() {
+        #expect(Quantities.formatAge(604_800) == "7d")
+        #expect(Quantities.formatAge(5_400) == "90m")
+        #expect(Quantities.formatAge(15) == "15s")
+        #expect(Quantities.formatAge(0.5) == "0.5s")
+        #expect(Quantities.formatSize(50 << 20) == "50MiB")
+        #expect(Quantities.formatSize(1000) == "1000")
+        #expect(Expiry.never.text == "never")
     }
 
     @Test(arguments: ["yesterday", "7x", "", "d", "1 week"])

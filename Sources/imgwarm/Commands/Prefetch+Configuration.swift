@@ -1,0 +1,85 @@
+import ArgumentParser
+import ImgwarmKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// From `imgwarm prefetch`'s flags to the engine's configuration: an option left out keeps the
+/// engine's default (`PrefetchJob.Configuration`), which is where every default is defined.
+extension Prefetch {
+    func listSources() -> [ListSource] {
+        let format = format ?? .auto
+        var sources = lists.map { ListSource(path: $0, format: format, priority: priority ?? .normal) }
+        sources += highLists.map { ListSource(path: $0, format: format, priority: .high) }
+        sources += lowLists.map { ListSource(path: $0, format: format, priority: .low) }
+        return sources
+    }
+
+    func configuration(environment: [String: String]) throws -> PrefetchJob.Configuration {
+        var configuration = PrefetchJob.Configuration()
+        configuration.fetch.concurrency = concurrency ?? configuration.fetch.concurrency
+        configuration.fetch.timeout = timeout ?? configuration.fetch.timeout
+        configuration.fetch.maxTime = maxTime ?? configuration.fetch.maxTime
+        configuration.fetch.maxBytes = maxBytes.map { Int(clamping: $0) } ?? configuration.fetch.maxBytes
+        configuration.fetch.maxRedirects = maxRedirects ?? configuration.fetch.maxRedirects
+        configuration.fetch.headers = headers
+        configuration.fetch.userAgent = userAgent ?? configuration.fetch.userAgent
+        configuration.fetch.http1Only = http11
+        configuration.fetch.caCertificates = cacert
+        configuration.fetch.insecure = insecure
+        if netrc, let home = environment["HOME"] {
+            configuration.fetch.netrcFile = home + "/.netrc"
+        } else {
+            configuration.fetch.netrcFile = netrcFile ?? environment["IMGWARM_NETRC_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        try checkReadable(cacert, option: "--cacert")
+        try checkReadable(configuration.fetch.netrcFile, option: "--netrc-file")
+        configuration.validation.mode = validation ?? configuration.validation.mode
+        configuration.validation.maxPixels = maxPixels ?? configuration.validation.maxPixels
+        configuration.order = order ?? configuration.order
+        configuration.dryRun = dryRun
+        configuration.retry.retries = retries ?? configuration.retry.retries
+        configuration.retry.delay = retryDelay ?? configuration.retry.delay
+        configuration.retry.maxWait = maxRetryWait ?? configuration.retry.maxWait
+        configuration.retryFailed = retryFailed
+        configuration.blacklistTTL = blacklistTTL ?? configuration.blacklistTTL
+        configuration.refresh = refresh
+        configuration.statePath = stateOptions.state
+        configuration.lockTimeout = stateOptions.lockTimeout
+        return configuration
+    }
+
+    private func checkReadable(_ path: String?, option: String) throws {
+        guard let path else { return }
+        if access(path, R_OK) != 0 {
+            throw CommandFailure.usage("\(option) \(path): \(SystemError.message(errno))")
+        }
+    }
+
+    func reportOptions(_ configuration: PrefetchJob.Configuration) -> [(String, PrefetchReport.OptionValue)] {
+        let fetch = configuration.fetch
+        return [
+            ("concurrency", .int(fetch.concurrency)),
+            ("order", .string(configuration.order.rawValue)),
+            ("timeoutSeconds", .double(fetch.timeout)),
+            ("maxTimeSeconds", .double(fetch.maxTime)),
+            ("maxBytes", .int(fetch.maxBytes)),
+            ("maxPixels", .int(configuration.validation.maxPixels)),
+            ("maxRedirects", .int(fetch.maxRedirects)),
+            ("validate", .string(configuration.validation.mode.rawValue)),
+            ("http1Only", .bool(fetch.http1Only)),
+            ("insecure", .bool(fetch.insecure)),
+            ("userAgent", .string(fetch.userAgent)),
+            // Header values can carry credentials: only their names are recorded.
+            ("headers", .strings(fetch.headers.map { String($0.split(separator: ":", maxSplits: 1).first ?? "") })),
+            ("retries", .int(configuration.retry.retries)),
+            ("retryDelaySeconds", .double(configuration.retry.delay)),
+            ("maxRetryWaitSeconds", .double(configuration.retry.maxWait)),
+            ("retryFailed", .bool(configuration.retryFailed)),
+            ("blacklistTTLSeconds", configuration.blacklistTTL.seconds.map { .double($0) } ?? .string(nil)),
+            ("refresh", .bool(configuration.refresh)),
+            ("lockTimeoutSeconds", .double(configuration.lockTimeout)),
+        ]
+    }
+}

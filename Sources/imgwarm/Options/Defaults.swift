@@ -1,0 +1,19 @@
+import ImgwarmKit
+
+/// The defaults the help texts print, read from the engine's configuration values: each default
+/// is defined once, there, and an option left out leaves the engine's value in place.
+enum Defaults {
+    static let prefetch = PrefetchJob.Configuration()
+    static let clean = CleanJob.Configuration()
+    static let lockTimeout = CacheLock.defaultTimeout
+
+    /// `100M` for 100,000,000 pixels.
+    static func pixels(_ count: Int) -> String {
+        for (unit, size) in [("G", 1_000_000_000), ("M", 1_000_000), ("K", 1_000)] where count >= size && count % size == 0 {
+            return "\(count / size)\(unit)"
+        }
+        return "\(count)"
+    }
+
+    static func seconds(_ value: Double) -> String { Quantities.formatNumber(value) }
+}
