@@ -1,4 +1,5 @@
 import Foundation
+import ImgwarmKit
 import Testing
 import TestSupport
 
@@ -88,17 +89,20 @@ import TestSupport
         let temp = try TemporaryFolder()
         let folder = temp.path("cache")
         var times = [timespec(tv_sec: 1_000_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000_000, tv_nsec: 0)]
-        for name in ["old1.jpg", "old2.jpg"] {
+        // Cache file names: clean refuses folders of other files (CleanGuardTests).
+        let old = ["https://a.com/old1.jpg", "https://a.com/old2.jpg"].map(SDFileName.forKey)
+        let fresh = SDFileName.forKey("https://a.com/fresh.jpg")
+        for name in old {
             let path = try temp.write("cache/" + name, Data(repeating: 1, count: 100))
             #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
         }
-        try temp.write("cache/fresh.jpg", Data(repeating: 1, count: 100))
+        try temp.write("cache/" + fresh, Data(repeating: 1, count: 100))
         let result = try CLI.run(["clean", "--disk-cache-path", folder, "--max-age", "30d", "--report", "-"], home: temp.path)
         #expect(result.status == 0, "\(result.stderrText)")
         let json = try CLI.json(result)
         #expect(json["command"] as? String == "clean")
         let removed = try #require(json["removed"] as? [[String: Any]])
-        #expect(Set(removed.compactMap { $0["name"] as? String }) == ["old1.jpg", "old2.jpg"])
+        #expect(Set(removed.compactMap { $0["name"] as? String }) == Set(old))
         #expect(removed.allSatisfy { $0["reason"] as? String == "expired" && $0["date"] as? String == "2001-09-09T01:46:40.000Z" })
         #expect(removed.allSatisfy { ($0["logicalBytes"] as? Int) == 100 })
         let before = try #require(json["before"] as? [String: Any])
@@ -107,14 +111,14 @@ import TestSupport
         #expect(after["entries"] as? Int == 1)
         let totals = try #require(json["totals"] as? [String: Any])
         #expect(totals["expired"] as? Int == 2)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["fresh.jpg"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == [fresh])
         #expect(result.stderrText.contains("deleted 2 files"))
     }
 
     @Test func cleanReportToAFileAndDryRun() throws {
         let temp = try TemporaryFolder()
         let folder = temp.path("cache")
-        for index in 0..<4 { try temp.write("cache/f\(index)", Data(repeating: 1, count: 4096)) }
+        for index in 0..<4 { try temp.write("cache/" + SDFileName.forKey("f\(index)"), Data(repeating: 1, count: 4096)) }
         let report = temp.path("report.json")
         let result = try CLI.run(["clean", "--disk-cache-path", folder, "--max-size", "10000", "--dry-run", "--report", report, "--quiet"], home: temp.path)
         #expect(result.status == 0)

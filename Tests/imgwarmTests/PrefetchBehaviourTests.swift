@@ -189,19 +189,25 @@ import TestSupport
         #expect(try h.run(["prefetch", "--header", "NoColon", list]).status == 2)
     }
 
-    /// Quiet means quiet; the progress line appears only on a terminal or with --progress.
+    /// Quiet means quiet; the progress line appears only on a terminal or with --progress bar.
     @Test func consoleOutput() throws {
         let h = try PrefetchHarness()
         let lines = [h.url("/img/photo.jpg"), h.url("/status/404")]
         let quiet = try h.prefetch(lines, options: ["--quiet"])
         #expect(quiet.status == 1)
-        #expect(quiet.stderr.isEmpty)
+        // Cron hears of the failed URL, and of nothing else.
+        let quietLines = quiet.stderr.split(separator: "\n")
+        #expect(quietLines.count == 1, "\(quiet.stderr)")
+        #expect(quietLines.first?.contains("list.txt:2") == true && quietLines.first?.contains("HTTP 404") == true)
+        let quietSuccess = try h.prefetch([h.url("/img/photo.jpg")], options: ["--quiet"])
+        #expect(quietSuccess.status == 0)
+        #expect(quietSuccess.stderr.isEmpty, "\(quietSuccess.stderr)")
         let normal = try h.prefetch(lines + [h.url("/img/anim.gif")])
         #expect(!normal.stderr.contains("\r"), "no progress line when standard error is a pipe")
         #expect(normal.stderr.contains("list.txt:2"))
         #expect(normal.stderr.contains("imgwarm prefetch: 2 of 3 URLs in the cache"))
-        let progress = try h.prefetch([h.url("/slow-headers/photo.jpg?delay=0.5")], options: ["--progress"])
-        #expect(progress.stderr.contains("\r\u{1B}[K[0/1]"))
+        let progress = try h.prefetch([h.url("/slow-headers/photo.jpg?delay=0.5")], options: ["--progress", "bar"])
+        #expect(progress.stderr.contains("\r\u{1B}[K[....................]   0% 0/1"), "\(progress.stderr)")
     }
 
     /// Real reports validate against the JSON Schemas in docs/.

@@ -22,7 +22,9 @@ public enum ListLine: Equatable, Sendable {
         case .plain, .auto:
             switch URLRules.key(from: trimmed) {
             case .success(let key): return .url(key: key, priority: nil)
-            case .failure(let error): return .invalid(reason: "the line " + error.message, text: display(trimmed))
+            case .failure(let error):
+                let hint = trimmed.first == UInt8(ascii: "{") ? " (it looks like JSON Lines: name the list .jsonl or use --format jsonl)" : ""
+                return .invalid(reason: "the line " + error.message + hint, text: display(trimmed))
             }
         }
     }

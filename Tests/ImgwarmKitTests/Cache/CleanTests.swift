@@ -40,6 +40,9 @@ import TestSupport
 
         func clean(_ configure: (inout CleanJob.Configuration) -> Void, now: Timestamp) throws -> DiskCache.CleanResult {
             var configuration = CleanJob.Configuration()
+            // These tests give files readable names to check SDWebImage's semantics; the guard
+            // against folders of other files has tests of its own (CleanGuardTests).
+            configuration.force = true
             configure(&configuration)
             return try CleanJob(location: location, configuration: configuration).run(now: now)
         }

@@ -35,6 +35,12 @@ import Testing
         #expect(reason(parsed).contains(expected), "\(text): \(reason(parsed))")
     }
 
+    /// A JSON Lines object in a plain list says how to read it as JSON Lines.
+    @Test func jsonObjectInAPlainListHintsAtJSONLines() {
+        #expect(reason(plain(#"{"url": "https://a.com/x.png"}"#)).contains("--format jsonl"))
+        #expect(!reason(plain("nope")).contains("--format jsonl"))
+    }
+
     @Test func binaryAndOversizedLines() {
         var bytes = Array("http://a.com/".utf8)
         bytes.append(0)
