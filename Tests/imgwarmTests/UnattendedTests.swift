@@ -187,6 +187,14 @@ import TestSupport
         #expect(stats.stdoutText.contains("does not exist yet"))
     }
 
+    /// A mistyped folder in a quiet cron line is still heard of.
+    @Test func cleanOfAMissingFolderWarnsEvenQuietly() throws {
+        let temp = try TemporaryFolder()
+        let run = try CLI.run(["clean", "--disk-cache-path", temp.path("no-such-cache"), "--quiet"], home: temp.path)
+        #expect(run.status == 0)
+        #expect(run.stderrText.contains("no-such-cache does not exist: nothing to clean"), "\(run.stderrText)")
+    }
+
     /// A damaged database is reported by `blacklist list`, never moved aside by it.
     @Test func blacklistListLeavesADamagedDatabaseAlone() throws {
         let h = try PrefetchHarness()

@@ -57,14 +57,14 @@ public enum Quantities {
         case "d": multiplier = 86400
         case "w": multiplier = 7 * 86400
         default:
-            throw ParseError(description: "invalid age '\(text)': \(ageUnitHint(unit)); \(example)")
+            throw ParseError(description: "invalid age '\(text)': \(ageUnitHint(unit, example: example))")
         }
         if value < 0 { return .never }
         return .after(seconds: value * multiplier)
     }
 
     /// Why `unit` is not an age unit, with the nearest one that is.
-    private static func ageUnitHint(_ unit: String) -> String {
+    private static func ageUnitHint(_ unit: String, example: String) -> String {
         switch unit {
         case "M", "mo", "mon", "month", "months", "MO":
             return "unknown unit '\(unit)': months are not a unit (their length varies); use days, e.g. 30d (minutes are a lower-case m)"
@@ -73,7 +73,7 @@ public enum Quantities {
         case "S", "H", "D", "W":
             return "unknown unit '\(unit)': units are lower-case, e.g. \(unit.lowercased())"
         default:
-            return "unknown unit '\(unit)'"
+            return "unknown unit '\(unit)'; \(example)"
         }
     }
 

@@ -126,11 +126,12 @@ struct Clean: ParsableCommand {
         for failure in result.failures {
             Console.error("cannot delete \(location.folder)/\(failure.entry.name): \(failure.message)")
         }
-        if quiet { return }
+        // Said even under --quiet: a cron line with a mistyped folder would otherwise never be heard of.
         if !result.folderExists {
             Console.warning("\(location.folder) does not exist: nothing to clean")
             return
         }
+        if quiet { return }
         if verbose {
             for removal in result.removed {
                 Console.writeError("\(dryRun ? "would delete" : "deleted") \(removal.entry.name) (\(removal.reason.rawValue), \(Quantities.formatBytes(removal.entry.allocatedSize)))\n")
