@@ -106,7 +106,8 @@ import TestSupport
         usleep(useconds_t(delay * 1_000_000))
         run.signal(SIGKILL)
         let end = run.wait()
-        #expect(end.signaled || end.status == 0)
+        // The slow bodies are paced by the server over about 2 s, so every kill lands mid-run.
+        #expect(end.signaled && !end.timedOut, "status \(end.status)")
         Self.expectOnlyCompleteFiles(h, expected)
         let state = h.temp.path("caches/com.hackemist.SDImageCache/.imgwarm/default/state.sqlite")
         if FileManager.default.fileExists(atPath: state) {

@@ -111,15 +111,24 @@ import TestSupport
         }
     }
 
-    /// Random damage to real images never crashes the checks, and a body the structural check
-    /// accepts at least has its format's signature.
+    /// Random damage to real images never crashes the checks; every cut is caught by the
+    /// structural check of the formats that have an end marker or a declared length; and a size
+    /// the header declares is never negative.
     @Test func structureAndSizesOfDamagedImages() throws {
         var random = Random(state: Self.seed ^ 0xF0)
         let images = try Fixtures.validImages()
         let names = images.keys.sorted()
+        // Every intact fixture passes, so a failure below is the damage's doing.
+        for (name, data) in images {
+            let format = data.withUnsafeBytes { ImageFormat.sniff(UnsafeRawBufferPointer(rebasing: $0.prefix(ImageFormat.sniffLength))) }
+            #expect(format != nil, "\(name)")
+            if let format { #expect(data.withUnsafeBytes { StructureCheck.check(format, $0) } == nil, "\(name)") }
+        }
+        var cutsChecked = 0
         for _ in 0..<max(200, Self.iterations / 10) {
             var bytes = [UInt8](images[random.pick(names)]!)
-            switch random.below(3) {
+            let cut = random.below(3) == 0
+            switch cut ? 0 : 1 + random.below(2) {
             case 0: bytes = Array(bytes.prefix(random.below(bytes.count)))
             case 1:
                 for _ in 0..<(1 + random.below(8)) where !bytes.isEmpty {
@@ -131,9 +140,14 @@ import TestSupport
             }
             bytes.withUnsafeBytes { raw in
                 guard let format = ImageFormat.sniff(UnsafeRawBufferPointer(rebasing: raw.prefix(ImageFormat.sniffLength))) else { return }
-                _ = DeclaredSize.read(format, raw)
-                _ = StructureCheck.check(format, raw)
+                if let size = DeclaredSize.read(format, raw) { #expect(size.width >= 0 && size.height >= 0) }
+                let failure = StructureCheck.check(format, raw)
+                if cut && [.png, .jpeg, .gif, .webp, .bmp].contains(format) {
+                    cutsChecked += 1
+                    #expect(failure != nil, "a \(format) cut to \(raw.count) bytes passed the structural check")
+                }
             }
         }
+        #expect(cutsChecked > 10, "the cuts were exercised")
     }
 }
