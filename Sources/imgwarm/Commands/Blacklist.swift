@@ -65,40 +65,9 @@ struct Blacklist: ParsableCommand {
             let store = try options.openExisting(forWriting: false)
             let entries: [StateStore.BlacklistEntry]
             do { entries = try store?.blacklistEntries() ?? [] } catch { throw CommandFailure.cache(error.description) }
-            if json {
-                var w = JSONWriter(pretty: true)
-                w.beginObject()
-                w.field("schemaVersion", 1)
-                w.field("state", try store?.path ?? options.statePath())
-                w.field("stateExists", store != nil)
-                w.key("entries")
-                w.beginArray()
-                for entry in entries {
-                    w.beginObject()
-                    w.field("url", Redaction.redact(entry.key))
-                    w.field("failedAt", Timestamp(seconds: Int64(entry.failedAt)).iso8601)
-                    w.field("errorClass", entry.errorClass)
-                    w.field("httpStatus", entry.httpStatus)
-                    w.field("attempts", entry.attempts)
-                    w.field("message", Redaction.redact(entry.message))
-                    w.endObject()
-                }
-                w.endArray()
-                w.endObject()
-                Console.output(w.bytes)
-                return
-            }
-            if entries.isEmpty {
-                Console.output("The blacklist is empty.\n")
-                return
-            }
-            var text = ""
-            for entry in entries {
-                let status = entry.httpStatus.map { " \($0)" } ?? ""
-                text += "\(Timestamp(seconds: Int64(entry.failedAt)).iso8601)  \(entry.errorClass)\(status)  \(Redaction.redact(entry.key))\n"
-                text += "    \(Redaction.redact(entry.message))\n"
-            }
-            Console.output(text)
+            let report = BlacklistReport(
+                statePath: try store?.path ?? options.statePath(), stateExists: store != nil, entries: entries)
+            Console.output(json ? report.json() : Array(report.text().utf8))
         }
     }
 
