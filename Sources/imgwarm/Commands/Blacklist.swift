@@ -60,7 +60,7 @@ struct Blacklist: ParsableCommand {
                 w.beginArray()
                 for entry in entries {
                     w.beginObject()
-                    w.field("url", Redaction.redact(entry.key))
+                    w.field("url", Redaction.redact(entry.url))
                     w.field("failedAt", Timestamp(seconds: Int64(entry.failedAt)).iso8601)
                     w.field("errorClass", entry.errorClass)
                     w.field("httpStatus", entry.httpStatus)
@@ -80,7 +80,7 @@ struct Blacklist: ParsableCommand {
             var text = ""
             for entry in entries {
                 let status = entry.httpStatus.map { " \($0)" } ?? ""
-                text += "\(Timestamp(seconds: Int64(entry.failedAt)).iso8601)  \(entry.errorClass)\(status)  \(Redaction.redact(entry.key))\n"
+                text += "\(Timestamp(seconds: Int64(entry.failedAt)).iso8601)  \(entry.errorClass)\(status)  \(Redaction.redact(entry.url))\n"
                 text += "    \(Redaction.redact(entry.message))\n"
             }
             Console.output(text)

@@ -122,6 +122,9 @@ struct Prefetch: ParsableCommand {
 
     @OptionGroup(title: "State") var stateOptions: StateOptions
 
+    @OptionGroup(title: "Cache keys and shards") var keyOptions: KeyFilterOptions
+    @OptionGroup(title: "Cache keys and shards") var shardOptions: ShardOptions
+
     @Option(help: ArgumentHelp("Write a JSON report to this file, or - for standard output.", valueName: "file"))
     var report: String?
 
@@ -182,6 +185,8 @@ struct Prefetch: ParsableCommand {
         configuration.refresh = refresh
         configuration.statePath = stateOptions.state
         configuration.lockTimeout = stateOptions.lockTimeout
+        configuration.keyFilters = keyOptions.chain
+        configuration.shard = shardOptions.shard
 
         let reportFile = try report.map(ReportFile.openForCommand)
         ProcessTuning.keepHeapForBodies()
@@ -262,6 +267,8 @@ struct Prefetch: ParsableCommand {
             ("retryFailed", .bool(configuration.retryFailed)),
             ("blacklistTTLSeconds", configuration.blacklistTTL.map { .double($0) } ?? .string(nil)),
             ("refresh", .bool(configuration.refresh)),
+            ("keyFilters", .strings(configuration.keyFilters.specs)),
+            ("shard", .string(configuration.shard?.description)),
         ]
     }
 }
