@@ -139,6 +139,20 @@ import TestSupport
         #expect(try (still.report["entries"] as? [[String: Any]])?.count == 1)
     }
 
+    /// A line whose key the filters make empty is invalid, with its line number and reason; the
+    /// rest of the list goes on.
+    @Test func anEmptyComputedKeyIsAnInvalidLine() throws {
+        let h = try PrefetchHarness()
+        let run = try h.prefetch([h.url("/img/photo.jpg"), h.url("/img/anim.gif?drop=1")], options: ["--key-filter", "regex:/^.*drop=1$//"])
+        #expect(run.status == 1)
+        let entry = try run.entry(line: 2)
+        #expect(entry["outcome"] as? String == "invalid")
+        #expect((entry["errorMessage"] as? String)?.contains("made the key of this URL empty") == true)
+        #expect(run.stderr.contains("list.txt:2: invalid"))
+        #expect(try run.entry(line: 1)["outcome"] as? String == "downloaded")
+        #expect(h.server.requestCount("/img/anim.gif") == 0)
+    }
+
     /// Reports with keys, filters and a shard validate against the schema.
     @Test func reportsWithKeysAndShardsMatchTheSchema() throws {
         let h = try PrefetchHarness()

@@ -98,6 +98,63 @@ import TestSupport
         }
     }
 
+    /// The container script of `examples/kubernetes-indexed-job.yaml` (shown in the README), run
+    /// by `sh` the way the Job runs it: one process per completion index, all at once.
+    @Test func theKubernetesManifestScriptWarmsEveryShard() throws {
+        let manifestURL = Fixtures.repositoryRoot.appendingPathComponent("examples/kubernetes-indexed-job.yaml")
+        let manifest = try String(contentsOf: manifestURL, encoding: .utf8)
+        let readme = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains(manifest), "the README shows the manifest as it is in examples/")
+        let script = try #require(FleetTests.blockScalar(after: "args:", in: manifest))
+        #expect(script.contains("--shard \"$((JOB_COMPLETION_INDEX + 1))/$SHARDS\""))
+
+        let h = try PrefetchHarness()
+        let urls = (0..<15).map { h.url("/img/\(FleetTests.images[$0 % FleetTests.images.count])?n=\($0)") }
+        let list = try h.temp.write("feed.txt", Data((urls.joined(separator: "\n") + "\n").utf8))
+        let shards = 3
+        var environment = CLI.environment(home: h.temp.path)
+        environment["PATH"] = Fixtures.productsFolder.path + ":/usr/bin:/bin"
+        environment["SHARDS"] = String(shards)
+        environment["IMGWARM_CACHE_DIR"] = h.temp.path("caches")
+        environment["LIST"] = list
+        environment["REPORTS"] = h.temp.path("reports")
+        let pods = try (0..<shards).map { index in
+            var env = environment
+            env["JOB_COMPLETION_INDEX"] = String(index)
+            return try BackgroundProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", script], environment: env, folder: h.temp.url)
+        }
+        for pod in pods {
+            let end = pod.wait(timeout: 120)
+            #expect(!end.timedOut)
+            #expect(end.status == 0, "\(pod.stderr)")
+        }
+        // IMGWARM_CACHE_DIR/com.hackemist.SDImageCache/default is the harness's folder.
+        h.expectCache(exactly: Dictionary(uniqueKeysWithValues: urls.map { url in
+            let name = String(url.split(separator: "/").last!.split(separator: "?").first!)
+            return (url, [UInt8](FileManager.default.contents(atPath: Fixtures.root.appendingPathComponent("images/valid/" + name).path)!))
+        }))
+        #expect(h.server.requests.count == urls.count)
+        for k in 1...shards {
+            #expect(FileManager.default.fileExists(atPath: h.temp.path("reports/shard-\(k).json")), "shard \(k)'s report")
+        }
+    }
+
+    /// The text of the YAML block scalar (`- |`) that follows the line holding `marker`.
+    static func blockScalar(after marker: String, in yaml: String) -> String? {
+        let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(where: { $0.contains(marker) }), start + 2 < lines.count,
+            lines[start + 1].trimmingCharacters(in: .whitespaces) == "- |"
+        else { return nil }
+        let body = lines[(start + 2)...]
+        let indent = body.first!.prefix { $0 == " " }.count
+        var script: [Substring] = []
+        for line in body {
+            if !line.isEmpty && line.prefix(while: { $0 == " " }).count < indent { break }
+            script.append(line.dropFirst(min(indent, line.count)))
+        }
+        return script.joined(separator: "\n")
+    }
+
     /// A shard's dry run classifies only its own lines.
     @Test func dryRunsAreSharded() throws {
         let h = try PrefetchHarness()

@@ -109,6 +109,16 @@ import Testing
         #expect(try apply(spec, url) == expected)
     }
 
+    /// The README's `url.lastPathComponent` filter: the last path segment, even when the query
+    /// holds slashes.
+    @Test(arguments: [
+        ("https://a.com/x/y.jpg?r=/z/w#f", "y.jpg"), ("https://a.com/y.jpg", "y.jpg"), ("https://a.com/p;v=1/y.png#a/b", "y.png"),
+        ("http://[::1]:8080/d/e/f.gif?", "f.gif"),
+    ])
+    func lastPathComponent(url: String, expected: String) throws {
+        #expect(try apply("regex:,^[^?#]*/([^/?#]*).*$,$1,", url) == expected)
+    }
+
     /// Filters apply left to right.
     @Test func chainsApplyInOrder() throws {
         let chain = try KeyFilterChain(specs: ["drop-params:token", "regex:#^http://#https://#"])
