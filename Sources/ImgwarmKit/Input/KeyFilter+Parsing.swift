@@ -157,9 +157,6 @@ public struct KeyFilterChain: Sendable, CustomStringConvertible {
         self.filters = filters
     }
 
-    /// True when keys are the URLs as given.
-    public var isIdentity: Bool { filters.allSatisfy { if case .url = $0 { return true } else { return false } } }
-
     /// The key an app with these filters computes for `url`.
     public func key(for url: String) -> String {
         var key = url

@@ -9,7 +9,7 @@ struct KeyFilterOptions: ParsableArguments {
             """
             Compute each cache key from its URL as the app's cacheKeyFilter does (repeatable, applied \
             left to right): url, strip-query, scheme-host-path, drop-params:NAME[,NAME...], \
-            keep-params:NAME[,NAME...], regex:/PATTERN/TEMPLATE/.
+            keep-params:NAME[,NAME...], regex:/PATTERN/TEMPLATE/. (prefetch keeps a JSON Lines "key" as it is.)
             """,
             valueName: "filter"),
         transform: KeyFilterOptions.parse)
