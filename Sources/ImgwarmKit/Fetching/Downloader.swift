@@ -43,7 +43,7 @@ final class Downloader {
         var lastModified: String?
     }
 
-    /// Starts downloading `entry` (its key is the URL).
+    /// Starts downloading `entry.url`.
     func start(_ entry: PendingEntry, validators: Validators? = nil) throws(CurlError) {
         let transfer: Transfer
         if let reused = idle.popLast() {
@@ -54,7 +54,7 @@ final class Downloader {
             transfer = Transfer(easy: try CurlEasy(), entry: entry, configuration: configuration, spillFolder: spillFolder, spillPrefix: spillPrefix)
             configure(transfer)
         }
-        transfer.easy.set(CURLOPT_URL, entry.key)
+        transfer.easy.set(CURLOPT_URL, entry.url)
         if let validators {
             var headers = headerList
             if let etag = validators.etag { headers.append("If-None-Match: \(etag)") }

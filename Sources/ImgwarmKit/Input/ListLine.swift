@@ -2,8 +2,9 @@
 public enum ListLine: Equatable, Sendable {
     /// Blank, or a comment.
     case ignored
-    /// A URL to fetch; `priority` when the line names one (JSON Lines).
-    case url(key: String, priority: Priority?)
+    /// A URL to fetch; its explicit cache `key` and `priority` when the line names them (JSON
+    /// Lines). Without a key, the key is computed from the URL (`KeyFilterChain`, SPEC §9).
+    case url(url: String, key: String?, priority: Priority?)
     /// Not usable: the reason, and the line's text for the report (credentials hidden, cut short).
     case invalid(reason: String, text: String)
 
@@ -21,7 +22,7 @@ public enum ListLine: Equatable, Sendable {
         case .jsonl: return parseJSON(trimmed)
         case .plain, .auto:
             switch URLRules.key(from: trimmed) {
-            case .success(let key): return .url(key: key, priority: nil)
+            case .success(let url): return .url(url: url, key: nil, priority: nil)
             case .failure(let error):
                 let hint = trimmed.first == UInt8(ascii: "{") ? " (it looks like JSON Lines: name the list .jsonl or use --format jsonl)" : ""
                 return .invalid(reason: "the line " + error.message + hint, text: display(trimmed))
@@ -40,6 +41,7 @@ public enum ListLine: Equatable, Sendable {
             return .invalid(reason: "a JSON object is expected, not \(value.typeName)", text: display(bytes))
         }
         var url: String?
+        var key: String?
         var priority: Priority?
         for (name, member) in members {
             switch name {
@@ -48,6 +50,16 @@ public enum ListLine: Equatable, Sendable {
                     return .invalid(reason: "\"url\" must be a string, not \(member.typeName)", text: display(bytes))
                 }
                 url = text
+            case "key":
+                switch member {
+                case .null: key = nil  // as if absent: the key is computed from the URL
+                case .string(let text):
+                    if text.isEmpty { return .invalid(reason: "\"key\" is empty", text: display(bytes)) }
+                    if text.utf8.contains(0) { return .invalid(reason: "\"key\" contains a NUL character", text: display(bytes)) }
+                    key = text  // verbatim: white space and all
+                default:
+                    return .invalid(reason: "\"key\" must be a string, not \(member.typeName)", text: display(bytes))
+                }
             case "priority":
                 guard case .string(let text) = member, let parsed = Priority(rawValue: text.lowercased()) else {
                     return .invalid(reason: "\"priority\" must be \"high\", \"normal\" or \"low\"", text: display(bytes))
@@ -60,11 +72,11 @@ public enum ListLine: Equatable, Sendable {
         guard let url else {
             return .invalid(reason: "the object has no \"url\"", text: display(bytes))
         }
-        let key = url.trimmingSpaces
-        if key.isEmpty { return .invalid(reason: "\"url\" is empty", text: display(bytes)) }
-        if key.utf8.contains(0) { return .invalid(reason: "\"url\" contains a NUL character", text: display(bytes)) }
-        switch URLRules.validate(key) {
-        case .success: return .url(key: key, priority: priority)
+        let trimmed = url.trimmingSpaces
+        if trimmed.isEmpty { return .invalid(reason: "\"url\" is empty", text: display(bytes)) }
+        if trimmed.utf8.contains(0) { return .invalid(reason: "\"url\" contains a NUL character", text: display(bytes)) }
+        switch URLRules.validate(trimmed) {
+        case .success: return .url(url: trimmed, key: key, priority: priority)
         case .failure(let error): return .invalid(reason: "\"url\" " + error.message, text: display(bytes))
         }
     }

@@ -115,9 +115,7 @@ extension PrefetchJob {
                     return
                 }
                 store.touch(name)
-                var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .cached)
-                result.fileName = name
-                result.priority = entry.priority
+                var result = EntryResult(entry, outcome: .cached)
                 result.bytes = size
                 record(result)
                 return
@@ -130,18 +128,15 @@ extension PrefetchJob {
                 validators = Downloader.Validators(etag: record.etag, lastModified: record.lastModified)
             }
         case .blocked:
-            var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .failed)
-            result.fileName = name
+            var result = EntryResult(entry, outcome: .failed)
             result.failure = Failure(.writeFailed, "a folder named \(name) is in the cache folder where the file should go")
             record(result)
             return
         case .miss:
             if entry.attempts == 0, !configuration.retryFailed, blacklistMayHoldEntries,
-                let listed = activeBlacklistEntry(entry.key)
+                let listed = activeBlacklistEntry(url: entry.url)
             {
-                var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .blacklisted)
-                result.fileName = name
-                result.priority = entry.priority
+                var result = EntryResult(entry, outcome: .blacklisted)
                 result.httpStatus = listed.httpStatus
                 result.failure = blacklistFailure(listed)
                 record(result)
@@ -153,8 +148,7 @@ extension PrefetchJob {
         do {
             try downloader.start(entry, validators: validators)
         } catch {
-            var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .failed)
-            result.fileName = name
+            var result = EntryResult(entry, outcome: .failed)
             result.attempts = entry.attempts
             result.failure = Failure(.transferFailed, error.message)
             record(result)
@@ -172,9 +166,7 @@ extension PrefetchJob {
                 return nil
             }
             _ = try? lock.withShared(timeout: configuration.lockTimeout) { store.touch(name) }
-            var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .revalidated)
-            result.fileName = name
-            result.priority = entry.priority
+            var result = EntryResult(entry, outcome: .revalidated)
             result.httpStatus = 304
             result.attempts = entry.attempts
             result.duration = Monotonic.now() - entry.firstStarted

@@ -4,9 +4,8 @@ extension PrefetchJob {
         let job = outcome.job
         switch outcome.result {
         case .success(let image):
-            var result = EntryResult(line: job.entry.line, input: job.entry.input, key: job.entry.key, outcome: .downloaded)
+            var result = EntryResult(job.entry, outcome: .downloaded)
             result.fileName = job.fileName
-            result.priority = job.entry.priority
             result.httpStatus = job.httpStatus
             result.attempts = job.entry.attempts
             result.duration = Monotonic.now() - job.entry.firstStarted
@@ -20,7 +19,7 @@ extension PrefetchJob {
                     key: job.entry.key, fileName: job.fileName, size: job.count, format: image.format.rawValue,
                     width: image.width, height: image.height, etag: job.etag, lastModified: job.lastModified,
                     fetchedAt: now, validatedAt: now))
-                if blacklistMayHoldEntries { try state.unblacklist(job.entry.key) }
+                if blacklistMayHoldEntries { try state.unblacklist(job.entry.url) }
             }
             record(result)
         case .failure(var failure):
@@ -29,11 +28,10 @@ extension PrefetchJob {
         }
     }
 
-    /// A final failure: reported, and blacklisted when it is permanent.
+    /// A final failure: reported, and its URL blacklisted when it is permanent.
     func recordFailure(_ entry: PendingEntry, _ failure: Failure) {
-        var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .failed)
+        var result = EntryResult(entry, outcome: .failed)
         result.fileName = entry.fileName.isEmpty ? SDFileName.forKey(entry.key) : entry.fileName
-        result.priority = entry.priority
         result.httpStatus = failure.httpStatus
         result.attempts = entry.attempts
         result.duration = entry.firstStarted > 0 ? Monotonic.now() - entry.firstStarted : 0
@@ -41,7 +39,7 @@ extension PrefetchJob {
         if failure.reason.isBlacklisted(status: failure.httpStatus) {
             blacklistMayHoldEntries = true
             let listed = StateStore.BlacklistEntry(
-                key: entry.key, failedAt: Timestamp.now().secondsSinceEpoch, errorClass: failure.reason.rawValue,
+                url: entry.url, failedAt: Timestamp.now().secondsSinceEpoch, errorClass: failure.reason.rawValue,
                 message: failure.message, httpStatus: failure.httpStatus, attempts: entry.attempts)
             writeState { state throws(StateError) in try state.blacklist(listed) }
         }
@@ -50,9 +48,8 @@ extension PrefetchJob {
 
     /// A transfer abandoned because the run was interrupted: it did not finish.
     func recordInterrupted(_ entry: PendingEntry) {
-        var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: .notStarted)
+        var result = EntryResult(entry, outcome: .notStarted)
         result.fileName = entry.fileName.isEmpty ? SDFileName.forKey(entry.key) : entry.fileName
-        result.priority = entry.priority
         result.attempts = entry.attempts
         result.duration = entry.firstStarted > 0 ? Monotonic.now() - entry.firstStarted : 0
         result.failure = Failure(.interrupted, "the run was interrupted while this URL was downloading")
@@ -136,10 +133,10 @@ extension PrefetchJob {
         return try? state.record(forKey: key)
     }
 
-    /// The blacklist entry in force for `key`, if any.
-    func activeBlacklistEntry(_ key: String) -> StateStore.BlacklistEntry? {
+    /// The blacklist entry in force for `url` (the blacklist is by URL, not key), if any.
+    func activeBlacklistEntry(url: String) -> StateStore.BlacklistEntry? {
         guard let state else { return nil }
-        return try? state.blacklistEntry(forKey: key, now: Timestamp.now().secondsSinceEpoch, ttl: configuration.blacklistTTL)
+        return try? state.blacklistEntry(forURL: url, now: Timestamp.now().secondsSinceEpoch, ttl: configuration.blacklistTTL)
     }
 
     func blacklistFailure(_ listed: StateStore.BlacklistEntry) -> Failure {

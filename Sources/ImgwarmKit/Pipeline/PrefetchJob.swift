@@ -81,6 +81,12 @@ public final class PrefetchJob {
         public var stop = StopSource.never
         /// Where the pending-URL spools go (unlinked files). `$TMPDIR` or `/tmp` by default.
         public var spoolFolder = environmentValue("TMPDIR") ?? "/tmp"
+        /// How the key of a line without an explicit `"key"` is computed from its URL (SPEC §9).
+        /// No filter (the key is the URL as given) by default.
+        public var keyFilters = KeyFilterChain()
+        /// Handle only the lines of this shard (SPEC §10); the others are counted as
+        /// `otherShard`. nil (every line) by default.
+        public var shard: Shard?
 
         public init() {}
     }
@@ -165,21 +171,36 @@ public final class PrefetchJob {
                     case .ignored:
                         return
                     case .invalid(let reason, let text):
-                        var result = EntryResult(line: line, input: index, key: text, outcome: .invalid)
+                        // Every shard reports invalid lines: they belong to none.
+                        var result = EntryResult(line: line, input: index, url: text, outcome: .invalid)
                         result.failure = Failure(.invalidURL, reason)
                         record(result)
-                    case .url(let key, let linePriority):
+                    case .url(let url, let explicitKey, let linePriority):
+                        let key = explicitKey ?? configuration.keyFilters.key(for: url)
+                        if key.isEmpty {
+                            var result = EntryResult(line: line, input: index, url: url, outcome: .invalid)
+                            result.failure = Failure(.invalidURL, "the key filters (\(configuration.keyFilters)) made the key of this URL empty")
+                            record(result)
+                            return
+                        }
+                        let digest = MD5.digest(Array(key.utf8))
+                        // Duplicates of a key belong to the same shard as its first line: that
+                        // shard counts them, the others count them as other-shard lines.
+                        if let shard = configuration.shard, !shard.owns(digest) {
+                            totals.addOtherShard()
+                            total += 1
+                            return
+                        }
                         total += 1
                         let priority = linePriority ?? source.priority
-                        let digest = MD5.digest(Array(key.utf8))
                         if !seen.insert(digest) {
-                            var result = EntryResult(line: line, input: index, key: key, outcome: .duplicate)
+                            var result = EntryResult(line: line, input: index, url: url, key: key, outcome: .duplicate)
                             result.fileName = SDFileName.forKey(key)
                             result.priority = priority
                             record(result)
                             return
                         }
-                        try spools[priority.rank].append(line: line, input: index, key: key)
+                        try spools[priority.rank].append(line: line, input: index, url: url, key: key)
                     }
                 }
             } catch is ListIngest.Stopped {
@@ -209,11 +230,10 @@ public final class PrefetchJob {
             var info = stat()
             let hit = folder >= 0 && fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0
                 && info.st_mode & S_IFMT == S_IFREG && info.st_size > 0
-            var result = EntryResult(line: entry.line, input: entry.input, key: entry.key, outcome: hit ? .cached : .wouldFetch)
+            var result = EntryResult(entry, outcome: hit ? .cached : .wouldFetch)
             result.fileName = name
-            result.priority = entry.priority
             if hit { result.bytes = Int(info.st_size) }
-            if !hit, let listed = activeBlacklistEntry(entry.key) {
+            if !hit, let listed = activeBlacklistEntry(url: entry.url) {
                 result.outcome = .blacklisted
                 result.failure = blacklistFailure(listed)
             }

@@ -26,7 +26,7 @@ public struct BlacklistReport {
         w.beginArray()
         for entry in entries {
             w.beginObject()
-            w.field("url", Redaction.redact(entry.key))
+            w.field("url", Redaction.redact(entry.url))
             w.field("failedAt", Timestamp(seconds: Int64(entry.failedAt)).iso8601)
             w.field("errorClass", entry.errorClass)
             w.field("httpStatus", entry.httpStatus)
@@ -45,7 +45,7 @@ public struct BlacklistReport {
         var text = ""
         for entry in entries {
             let status = entry.httpStatus.map { " \($0)" } ?? ""
-            text += "\(Timestamp(seconds: Int64(entry.failedAt)).iso8601)  \(entry.errorClass)\(status)  \(Redaction.redact(entry.key))\n"
+            text += "\(Timestamp(seconds: Int64(entry.failedAt)).iso8601)  \(entry.errorClass)\(status)  \(Redaction.redact(entry.url))\n"
             text += "    \(Redaction.redact(entry.message))\n"
         }
         return text

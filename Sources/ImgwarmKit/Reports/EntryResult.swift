@@ -28,7 +28,11 @@ public struct EntryResult: Sendable {
     public var line: Int
     /// Index of the list among the run's sources.
     public var input: Int
-    /// The key exactly as given (printing code redacts passwords).
+    /// The URL fetched, exactly as given; for an invalid line, its text (printing code redacts
+    /// passwords).
+    public var url: String
+    /// The cache key: the line's explicit key, else the URL through the key filters (the URL by
+    /// default).
     public var key: String
     public var fileName: String?
     public var outcome: Outcome
@@ -42,11 +46,20 @@ public struct EntryResult: Sendable {
     public var duration = 0.0
     public var failure: Failure?
 
-    public init(line: Int, input: Int, key: String, outcome: Outcome) {
+    /// A result whose key is `key`, or the URL itself when nil.
+    public init(line: Int, input: Int, url: String, key: String? = nil, outcome: Outcome) {
         self.line = line
         self.input = input
-        self.key = key
+        self.url = url
+        self.key = key ?? url
         self.outcome = outcome
+    }
+
+    /// The result of `entry`: its place, URL, key, priority and (when known) file name.
+    public init(_ entry: PendingEntry, outcome: Outcome) {
+        self.init(line: entry.line, input: entry.input, url: entry.url, key: entry.key, outcome: outcome)
+        fileName = entry.fileName.isEmpty ? nil : entry.fileName
+        priority = entry.priority
     }
 }
 
@@ -63,6 +76,8 @@ public struct PrefetchTotals: Sendable, Equatable {
     public var duplicates = 0
     public var wouldFetch = 0
     public var notStarted = 0
+    /// `--shard K/N`: lines whose key belongs to another shard (counted in `lines`, not listed).
+    public var otherShard = 0
     /// Body bytes received (after content decoding) for stored images.
     public var bytesReceived: Int64 = 0
     /// Failures by error class.
@@ -70,8 +85,9 @@ public struct PrefetchTotals: Sendable, Equatable {
 
     public init() {}
 
-    /// SDWebImage's `finishedCount`: every URL that reached a final state.
-    public var finishedCount: Int { lines - notStarted }
+    /// SDWebImage's `finishedCount`: every URL this process brought to a final state (lines left
+    /// to other shards are not among them).
+    public var finishedCount: Int { lines - notStarted - otherShard }
     /// SDWebImage's `skippedCount`: those that ended in an error or were blacklisted (invalid
     /// lines included, as SDWebImage counts a nil URL).
     public var skippedCount: Int { failed + blacklisted + invalid }
@@ -82,6 +98,12 @@ public struct PrefetchTotals: Sendable, Equatable {
     mutating func addNotStarted(_ count: Int) {
         lines += count
         notStarted += count
+    }
+
+    /// A line whose key belongs to another shard: counted, never listed (SPEC §10).
+    mutating func addOtherShard() {
+        lines += 1
+        otherShard += 1
     }
 
     mutating func add(_ result: EntryResult) {

@@ -50,10 +50,23 @@ final class EntrySpool {
 
     // MARK: Writing
 
-    func append(line: Int, input: Int, key: String) throws(SpoolError) {
-        var header = (UInt32(truncatingIfNeeded: line), UInt32(truncatingIfNeeded: input), UInt32(key.utf8.count))
+    /// The high bit of a record's URL length: a key of its own follows the URL.
+    private static let hasKey: UInt32 = 1 << 31
+
+    /// Appends one entry. A record is `line, input, URL length` (three UInt32) and the URL; when
+    /// the key differs from the URL, the length's high bit is set and `key length, key` follow, so
+    /// the usual line (key = URL) costs nothing extra.
+    func append(line: Int, input: Int, url: String, key: String) throws(SpoolError) {
+        let separate = key != url
+        var header = (UInt32(truncatingIfNeeded: line), UInt32(truncatingIfNeeded: input),
+                      UInt32(url.utf8.count) | (separate ? EntrySpool.hasKey : 0))
         withUnsafeBytes(of: &header) { buffer.append(contentsOf: $0) }
-        buffer.append(contentsOf: key.utf8)
+        buffer.append(contentsOf: url.utf8)
+        if separate {
+            var length = UInt32(key.utf8.count)
+            withUnsafeBytes(of: &length) { buffer.append(contentsOf: $0) }
+            buffer.append(contentsOf: key.utf8)
+        }
         count += 1
         remaining += 1
         inSegment += 1
@@ -130,9 +143,17 @@ final class EntrySpool {
                  raw.loadUnaligned(fromByteOffset: position + 8, as: UInt32.self))
             }
             position += 12
-            let key = String(decoding: bytes[position..<(position + Int(length))], as: UTF8.self)
-            position += Int(length)
-            loaded.append(PendingEntry(line: Int(line), input: Int(input), key: key, priority: priority))
+            let urlLength = Int(length & ~EntrySpool.hasKey)
+            let url = String(decoding: bytes[position..<(position + urlLength)], as: UTF8.self)
+            position += urlLength
+            var key: String?
+            if length & EntrySpool.hasKey != 0 {
+                let keyLength = Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position, as: UInt32.self) })
+                position += 4
+                key = String(decoding: bytes[position..<(position + keyLength)], as: UTF8.self)
+                position += keyLength
+            }
+            loaded.append(PendingEntry(line: Int(line), input: Int(input), url: url, key: key, priority: priority))
         }
         if order == .lifo { loaded.reverse() }
         return !loaded.isEmpty

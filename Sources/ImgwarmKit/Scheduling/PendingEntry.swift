@@ -1,10 +1,14 @@
-/// A URL waiting for its turn: where it came from, its key and how often it was tried.
+/// A URL waiting for its turn: where it came from, its URL and key, and how often it was tried.
 public struct PendingEntry: Sendable {
     /// 1-based line number in its list.
     public var line: Int
     /// Index of its list among the run's sources.
     public var input: Int
-    /// The cache key: the URL exactly as written, surrounding white space removed.
+    /// What is fetched (and what the blacklist holds): the URL as written, surrounding white space
+    /// removed.
+    public var url: String
+    /// The cache key (file name, duplicates, state): the line's explicit key, else the URL through
+    /// the run's key filters; the URL itself by default.
     public var key: String
     public var priority: Priority
     /// Attempts made so far.
@@ -16,10 +20,11 @@ public struct PendingEntry: Sendable {
     /// `--refresh` of a cached file: a conditional request whose 304 keeps the file.
     public var isRefresh = false
 
-    public init(line: Int, input: Int, key: String, priority: Priority) {
+    public init(line: Int, input: Int, url: String, key: String? = nil, priority: Priority) {
         self.line = line
         self.input = input
-        self.key = key
+        self.url = url
+        self.key = key ?? url
         self.priority = priority
     }
 }

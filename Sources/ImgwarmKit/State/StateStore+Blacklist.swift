@@ -2,8 +2,10 @@ import SQLite
 
 /// The persisted blacklist (SDWebImage's `failedURLs`, kept across runs, with an expiry).
 extension StateStore {
+    /// One blacklisted URL. The blacklist is by URL (what was fetched), not by cache key: the
+    /// table's `key` column holds the URL.
     public struct BlacklistEntry: Sendable, Equatable {
-        public var key: String
+        public var url: String
         public var failedAt: Double
         public var errorClass: String
         public var message: String
@@ -11,17 +13,17 @@ extension StateStore {
         public var attempts: Int
     }
 
-    /// Puts (or refreshes) `key` on the blacklist.
+    /// Puts (or refreshes) `entry.url` on the blacklist.
     public func blacklist(_ entry: BlacklistEntry) throws(StateError) {
         try run(try statement("""
             INSERT OR REPLACE INTO blacklist(key, failed_at, error_class, message, http_status, attempts) VALUES (?, ?, ?, ?, ?, ?)
-            """), [.text(entry.key), .real(entry.failedAt), .text(entry.errorClass), .text(entry.message), integer(entry.httpStatus), .integer(Int64(entry.attempts))])
+            """), [.text(entry.url), .real(entry.failedAt), .text(entry.errorClass), .text(entry.message), integer(entry.httpStatus), .integer(Int64(entry.attempts))])
     }
 
-    /// The blacklist entry of `key` that is still in force at `now` (nil when absent or expired).
-    public func blacklistEntry(forKey key: String, now: Double, ttl: Expiry) throws(StateError) -> BlacklistEntry? {
+    /// The blacklist entry of `url` that is still in force at `now` (nil when absent or expired).
+    public func blacklistEntry(forURL url: String, now: Double, ttl: Expiry) throws(StateError) -> BlacklistEntry? {
         var found: BlacklistEntry?
-        try query("SELECT key, failed_at, error_class, message, http_status, attempts FROM blacklist WHERE key = ?", [.text(key)]) { row in
+        try query("SELECT key, failed_at, error_class, message, http_status, attempts FROM blacklist WHERE key = ?", [.text(url)]) { row in
             found = StateStore.decodeBlacklist(row)
         }
         guard let found else { return nil }
@@ -29,10 +31,10 @@ extension StateStore {
         return found
     }
 
-    /// Takes `key` off the blacklist; true when it was on it.
+    /// Takes `url` off the blacklist; true when it was on it.
     @discardableResult
-    public func unblacklist(_ key: String) throws(StateError) -> Bool {
-        try run(try statement("DELETE FROM blacklist WHERE key = ?"), [.text(key)])
+    public func unblacklist(_ url: String) throws(StateError) -> Bool {
+        try run(try statement("DELETE FROM blacklist WHERE key = ?"), [.text(url)])
         return db.changes > 0
     }
 
@@ -54,7 +56,7 @@ extension StateStore {
 
     static func decodeBlacklist(_ row: SQLiteStatement) -> BlacklistEntry {
         BlacklistEntry(
-            key: row.text(0) ?? "", failedAt: row.double(1), errorClass: row.text(2) ?? "", message: row.text(3) ?? "",
+            url: row.text(0) ?? "", failedAt: row.double(1), errorClass: row.text(2) ?? "", message: row.text(3) ?? "",
             httpStatus: row.isNull(4) ? nil : Int(row.int64(4)), attempts: Int(row.int64(5)))
     }
 }

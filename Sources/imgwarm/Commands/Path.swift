@@ -15,15 +15,21 @@ struct Path: ParsableCommand {
             path. With - the keys are read from standard input, one per line (only the line ending \
             is removed), so one process handles any number of keys.
 
+            With --key-filter (the filters of prefetch) each argument or line is taken as a URL \
+            and its key is computed the way the app's cacheKeyFilter does: the path printed is the \
+            file that app reads. A key the filters make empty is skipped with a message (exit 1).
+
             Examples:
               imgwarm path https://example.com/a.jpg
               imgwarm path --name-only 'https://example.com/a.jpg?w=100'
               cut -f1 keys.tsv | imgwarm path - > paths.txt
+              imgwarm path --key-filter strip-query 'https://cdn.example.com/a.jpg?token=1'
 
             \(ExitStatus.helpText)
             """)
 
     @OptionGroup var location: CacheLocationOptions
+    @OptionGroup var keyOptions: KeyFilterOptions
 
     @Flag(name: .customLong("name-only"), help: "Print only the file names, not the folder.")
     var nameOnly = false
@@ -39,22 +45,31 @@ struct Path: ParsableCommand {
         let folder = try location.location().folder
         var output = OutputBuffer()
         let prefix = nameOnly ? "" : (folder.hasSuffix("/") ? folder : folder + "/")
+        let filters = keyOptions.chain
         var failures = 0
         for key in keys {
             if key == "-" {
-                failures += readKeys(prefix: prefix, into: &output)
-            } else {
-                output.append(prefix)
-                output.append(SDFileName.forKey(key))
-                output.append("\n")
+                failures += readKeys(prefix: prefix, filters: filters, into: &output)
+            } else if !printPath(filters.key(for: key), prefix: prefix, into: &output) {
+                Console.error("\(Redaction.redact(key)): the key filters made the key empty; skipped")
+                failures += 1
             }
         }
         output.flush()
         if failures > 0 { throw ExitStatus.partial }
     }
 
-    /// Prints the path of every line of standard input; returns how many lines were not UTF-8.
-    private func readKeys(prefix: String, into output: inout OutputBuffer) -> Int {
+    /// Prints the path of `key`; false (nothing printed) when the key is empty.
+    private func printPath(_ key: String, prefix: String, into output: inout OutputBuffer) -> Bool {
+        guard !key.isEmpty || keyOptions.keyFilters.isEmpty else { return false }
+        output.append(prefix)
+        output.append(SDFileName.forKey(key))
+        output.append("\n")
+        return true
+    }
+
+    /// Prints the path of every line of standard input; returns how many lines were skipped.
+    private func readKeys(prefix: String, filters: KeyFilterChain, into output: inout OutputBuffer) -> Int {
         var failures = 0
         var lineNumber = 0
         var reader = LineReader(descriptor: STDIN_FILENO, maxLineLength: 16 << 20)
@@ -74,9 +89,11 @@ struct Path: ParsableCommand {
                 failures += 1
                 return
             }
-            output.append(prefix)
-            output.append(SDFileName.forKey(key))
-            output.append("\n")
+            if !printPath(filters.key(for: key), prefix: prefix, into: &output) {
+                output.flush()
+                Console.error("standard input line \(lineNumber): the key filters made the key empty; skipped")
+                failures += 1
+            }
         }
         if reader.readError != 0 {
             output.flush()

@@ -47,6 +47,8 @@ extension Prefetch {
         configuration.refresh = refresh
         configuration.statePath = stateOptions.state
         configuration.lockTimeout = stateOptions.lockTimeout
+        configuration.keyFilters = keyOptions.chain
+        configuration.shard = shardOptions.shard
         return configuration
     }
 
@@ -80,6 +82,8 @@ extension Prefetch {
             ("blacklistTTLSeconds", configuration.blacklistTTL.seconds.map { .double($0) } ?? .string(nil)),
             ("refresh", .bool(configuration.refresh)),
             ("lockTimeoutSeconds", .double(configuration.lockTimeout)),
+            ("keyFilters", .strings(configuration.keyFilters.specs)),
+            ("shard", .string(configuration.shard?.description)),
         ]
     }
 }

@@ -11,8 +11,11 @@ struct Prefetch: ParsableCommand {
         abstract: "Download, validate and store the images of one or more lists.",
         discussion: """
             Lists: one URL per line (blank lines and # comments ignored), or JSON Lines (.jsonl, \
-            or --format jsonl) with "url" and an optional "priority" per line; - is standard \
-            input. Each URL is a cache key exactly as written. A URL already in the cache is a \
+            or --format jsonl) with "url" and an optional "key" and "priority" per line; - is \
+            standard input. Each URL is its cache key exactly as written, unless its line gives a \
+            "key" or --key-filter computes keys the way the app's cacheKeyFilter does; the key \
+            names the file, the URL is fetched (and blacklisted). --shard K/N handles only the \
+            lines of one shard of a fleet. A URL already in the cache is a \
             hit: no request, its access time is set. Every download is checked (2xx, complete, \
             within --max-bytes, an image whose format is recognised and whose header ImageMagick \
             reads within the pixel limits) and then stored atomically under SDWebImage's file name.
@@ -33,6 +36,8 @@ struct Prefetch: ParsableCommand {
               imgwarm prefetch --concurrency 16 --report report.json feed.jsonl
               imgwarm prefetch home.txt --high hero.txt --low archive.txt
               generate-urls | imgwarm prefetch --quiet -
+              imgwarm prefetch --key-filter drop-params:token,expires signed.txt
+              imgwarm prefetch --shard "$((JOB_COMPLETION_INDEX + 1))/8" feed.txt
               # CI, before UI tests: fail the job if any image is missing
               imgwarm prefetch --disk-cache-path "$SIM_CACHES/com.hackemist.SDImageCache/default" \\
                   --report prefetch.json ci/images.txt
@@ -187,6 +192,9 @@ struct Prefetch: ParsableCommand {
     var refresh = false
 
     @OptionGroup(title: "State") var stateOptions: StateOptions
+
+    @OptionGroup(title: "Cache keys and shards") var keyOptions: KeyFilterOptions
+    @OptionGroup(title: "Cache keys and shards") var shardOptions: ShardOptions
 
     @Option(help: ArgumentHelp("Write a JSON report to this file, or - for standard output.", valueName: "file"))
     var report: String?

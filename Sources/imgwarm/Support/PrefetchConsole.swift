@@ -60,7 +60,9 @@ final class PrefetchConsole: PrefetchObserver {
     /// The one line that tells what happened to `result`.
     static func line(for result: EntryResult, source: ListSource, hintRetryFailed: Bool) -> String {
         let place = "\(source.displayName):\(result.line)"
-        let url = Redaction.redact(result.key)
+        // Both when the key is not the URL (an explicit key or --key-filter).
+        var url = Redaction.redact(result.url)
+        if result.key != result.url && result.outcome != .invalid { url += " (key \(Redaction.redact(result.key)))" }
         let message = Redaction.redact(result.failure?.message ?? "")
         switch result.outcome {
         case .failed:
@@ -157,15 +159,15 @@ final class PrefetchConsole: PrefetchObserver {
         let t = summary.totals
         let seconds = Quantities.formatDecimal(summary.duration, digits: 2)
         // Lines that never started took no time: the rate counts the ones that finished.
-        let finished = t.lines - t.notStarted
+        let finished = t.lines - t.notStarted - t.otherShard
         let rate = summary.duration > 0 ? Quantities.formatDecimal(Double(finished) / summary.duration, digits: 0) : "-"
         var text: String
         if dryRun {
-            text = "imgwarm prefetch (dry run): \(t.lines) lines: \(t.wouldFetch) would be fetched, \(t.cached) cached, "
+            text = "imgwarm prefetch (dry run): \(t.lines - t.otherShard) lines: \(t.wouldFetch) would be fetched, \(t.cached) cached, "
                 + "\(t.blacklisted) blacklisted, \(t.invalid) invalid, \(t.duplicates) duplicates."
         } else {
             let inCache = t.downloaded + t.cached + t.revalidated
-            text = "imgwarm prefetch: \(inCache) of \(t.lines - t.duplicates) URLs in the cache (\(t.downloaded) downloaded, "
+            text = "imgwarm prefetch: \(inCache) of \(t.lines - t.duplicates - t.otherShard) URLs in the cache (\(t.downloaded) downloaded, "
                 + "\(t.cached) cached\(t.revalidated > 0 ? ", \(t.revalidated) revalidated" : "")); "
             var problems: [String] = []
             if t.failed > 0 {
@@ -180,6 +182,7 @@ final class PrefetchConsole: PrefetchObserver {
             text += problems.isEmpty ? "nothing failed" : problems.joined(separator: ", ")
             text += "; \(Quantities.formatBytes(UInt64(max(0, t.bytesReceived)))) in \(seconds) s (\(rate) lines/s)."
         }
+        if t.otherShard > 0 { text += " \(t.otherShard) lines left to other shards." }
         if summary.interrupted {
             text += " Interrupted by \(summary.signal == SIGTERM ? "SIGTERM" : "SIGINT"): \(t.notStarted) URLs did not finish; run the same list again to complete it."
         }

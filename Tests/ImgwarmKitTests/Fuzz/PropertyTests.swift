@@ -57,7 +57,7 @@ import TestSupport
             case .ignored:
                 let trimmed = URLRules.trim(bytes[...])
                 #expect(trimmed.isEmpty || trimmed.first == UInt8(ascii: "#"))
-            case .url(let key, let priority):
+            case .url(let key, _, let priority):
                 #expect(priority == nil)
                 // A key is always a valid absolute http(s) URI, trimmed, and ASCII.
                 #expect((try? URLRules.validate(key).get()) != nil, "\(key)")
@@ -81,7 +81,7 @@ import TestSupport
             for _ in 0..<random.below(14) { text += random.pick(pieces) }
             let bytes = Array(text.utf8)
             _ = JSONLine.parse(bytes[...])
-            if case .url(let key, _) = ListLine.parse(bytes[...], format: .jsonl, truncated: false) {
+            if case .url(let key, _, _) = ListLine.parse(bytes[...], format: .jsonl, truncated: false) {
                 #expect((try? URLRules.validate(key).get()) != nil)
             }
         }

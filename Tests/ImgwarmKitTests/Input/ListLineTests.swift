@@ -13,10 +13,10 @@ import Testing
     }
 
     @Test func validLinesAreTrimmedKeys() {
-        #expect(plain("  https://a.com/x.png\t\r") == .url(key: "https://a.com/x.png", priority: nil))
-        #expect(plain("HTTPS://A.COM/X.PNG") == .url(key: "HTTPS://A.COM/X.PNG", priority: nil))
-        #expect(plain("http://[::1]:8080/a.png") == .url(key: "http://[::1]:8080/a.png", priority: nil))
-        #expect(plain("http://u:p@h/a") == .url(key: "http://u:p@h/a", priority: nil))
+        #expect(plain("  https://a.com/x.png\t\r") == .url(url: "https://a.com/x.png", key: nil, priority: nil))
+        #expect(plain("HTTPS://A.COM/X.PNG") == .url(url: "HTTPS://A.COM/X.PNG", key: nil, priority: nil))
+        #expect(plain("http://[::1]:8080/a.png") == .url(url: "http://[::1]:8080/a.png", key: nil, priority: nil))
+        #expect(plain("http://u:p@h/a") == .url(url: "http://u:p@h/a", key: nil, priority: nil))
         #expect(plain("# comment") == .ignored)
         #expect(plain("   ") == .ignored)
         #expect(plain("") == .ignored)
@@ -60,10 +60,10 @@ import Testing
 
     @Test func jsonLines() {
         func json(_ text: String) -> ListLine { ListLine.parse(Array(text.utf8)[...], format: .jsonl, truncated: false) }
-        #expect(json(#"{"url":"https://a.com/x.png","priority":"HIGH"}"#) == .url(key: "https://a.com/x.png", priority: .high))
+        #expect(json(#"{"url":"https://a.com/x.png","priority":"HIGH"}"#) == .url(url: "https://a.com/x.png", key: nil, priority: .high))
         #expect(json(#" {"priority":"low", "url":"https://a.com/\u00e9"} "#) != .ignored)
         #expect(reason(json(#"{"url":"https://a.com/\u00e9"}"#)).contains("non-ASCII"))
-        #expect(json(#"{"url":"https://a.com/x.png","n":[1,{"d":null}]}"#) == .url(key: "https://a.com/x.png", priority: nil))
+        #expect(json(#"{"url":"https://a.com/x.png","n":[1,{"d":null}]}"#) == .url(url: "https://a.com/x.png", key: nil, priority: nil))
         #expect(reason(json(#"{"url":null}"#)).contains("must be a string, not null"))
         #expect(reason(json(#"{"url":"https://a.com/x","priority":3}"#)).contains("\"priority\" must be"))
         #expect(reason(json(#"{"url":""}"#)).contains("empty"))
@@ -71,6 +71,23 @@ import Testing
         #expect(reason(json(#""just a string""#)).contains("not a string"))
         #expect(reason(json(#"{"url": "x",}"#)).contains("not valid JSON"))
         #expect(json("# comment") == .ignored)
+    }
+
+    /// `"key"` beside `"url"` (SPEC §9): any non-empty string, kept verbatim; the URL is still
+    /// checked and trimmed.
+    @Test func jsonLinesWithAKey() {
+        func json(_ text: String) -> ListLine { ListLine.parse(Array(text.utf8)[...], format: .jsonl, truncated: false) }
+        #expect(json(#"{"url":" https://a.com/x.png?t=1 ","key":"https://a.com/x.png"}"#)
+            == .url(url: "https://a.com/x.png?t=1", key: "https://a.com/x.png", priority: nil))
+        #expect(json(#"{"key":"  any key, é ","url":"https://a.com/x.png","priority":"low"}"#)
+            == .url(url: "https://a.com/x.png", key: "  any key, \u{e9} ", priority: .low))
+        #expect(json(#"{"url":"https://a.com/x.png","key":null}"#) == .url(url: "https://a.com/x.png", key: nil, priority: nil))
+        #expect(reason(json(#"{"url":"https://a.com/x.png","key":""}"#)).contains("\"key\" is empty"))
+        #expect(reason(json(#"{"url":"https://a.com/x.png","key":7}"#)).contains("\"key\" must be a string, not a number"))
+        #expect(reason(json(#"{"url":"https://a.com/x.png","key":"a\u0000b"}"#)).contains("\"key\" contains a NUL"))
+        // A key does not make an invalid URL acceptable: the URL is what is fetched.
+        #expect(reason(json(#"{"url":"ftp://a.com/x.png","key":"k"}"#)).contains("scheme 'ftp'"))
+        #expect(reason(json(#"{"key":"k"}"#)).contains("no \"url\""))
     }
 }
 

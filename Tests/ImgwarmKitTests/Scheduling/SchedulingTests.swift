@@ -5,7 +5,7 @@ import Testing
 @Suite struct SchedulingTests {
     func spool(_ priority: Priority, _ keys: [String], order: ExecutionOrder) throws -> EntrySpool {
         let spool = try EntrySpool(priority: priority, folder: "/tmp")
-        for (index, key) in keys.enumerated() { try spool.append(line: index + 1, input: 0, key: key) }
+        for (index, key) in keys.enumerated() { try spool.append(line: index + 1, input: 0, url: key, key: key) }
         try spool.finishWriting(order: order)
         return spool
     }
@@ -25,6 +25,27 @@ import Testing
         #expect(read == (order == .fifo ? keys : keys.reversed()))
         #expect(lines.first == (order == .fifo ? 1 : keys.count))
         #expect(s.remaining == 0)
+    }
+
+    /// A key of its own survives the spool beside its URL, across segments, mixed with lines
+    /// whose key is their URL.
+    @Test(arguments: [ExecutionOrder.fifo, .lifo])
+    func spoolKeepsSeparateKeys(order: ExecutionOrder) throws {
+        let s = try EntrySpool(priority: .normal, folder: "/tmp")
+        let count = EntrySpool.segmentSize + 5
+        func url(_ i: Int) -> String { "https://a.com/\(i).png?token=\(i * 7)" }
+        func key(_ i: Int) -> String { i % 3 == 0 ? url(i) : "key \(i) \u{e9}" }
+        for i in 0..<count { try s.append(line: i + 1, input: 1, url: url(i), key: key(i)) }
+        try s.finishWriting(order: order)
+        var seen: [Int] = []
+        while let entry = s.next() {
+            let i = entry.line - 1
+            #expect(entry.url == url(i))
+            #expect(entry.key == key(i))
+            #expect(entry.input == 1)
+            seen.append(i)
+        }
+        #expect(seen == (order == .fifo ? Array(0..<count) : Array((0..<count).reversed())))
     }
 
     @Test func emptySpool() throws {
