@@ -1,0 +1,98 @@
+import Foundation
+import SQLite
+import Testing
+import TestSupport
+
+@testable import ImgwarmKit
+
+/// The state database on real SQLite files, without the binary: schema and migrations, the
+/// read-only mode, damage handling, the blacklist's expiry and the records.
+@Suite struct StateStoreTests {
+    func path(_ temp: TemporaryFolder) -> String { temp.path("private/state.sqlite") }
+
+    @Test func freshDatabaseHasTheCurrentSchemaAndIsPrivate() throws {
+        let temp = try TemporaryFolder()
+        let store = try StateStore(path: path(temp))
+        #expect(try store.db.scalarText("PRAGMA user_version") == "\(StateStore.schemaVersion)")
+        #expect(try store.db.scalarText("PRAGMA journal_mode") == "wal")
+        var info = stat()
+        #expect(stat(path(temp), &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+    }
+
+    /// An older database (schema 0: an empty SQLite file) is migrated; an earlier version's
+    /// group-readable file loses group and other access.
+    @Test func olderDatabasesAreMigratedAndMadePrivate() throws {
+        let temp = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: temp.path("private"), withIntermediateDirectories: true)
+        do {
+            let db = try SQLiteDatabase(path: path(temp))
+            try db.execute("CREATE TABLE unrelated(x)")
+        }
+        #expect(chmod(path(temp), 0o644) == 0)
+        let store = try StateStore(path: path(temp))
+        #expect(try store.db.scalarText("PRAGMA user_version") == "1")
+        #expect(try store.counts() == (trackedKeys: 0, blacklisted: 0))
+        var info = stat()
+        #expect(stat(path(temp), &info) == 0 && info.st_mode & 0o077 == 0)
+    }
+
+    @Test func newerDatabasesAreRefusedNotRebuilt() throws {
+        let temp = try TemporaryFolder()
+        _ = try StateStore(path: path(temp))
+        try SQLiteDatabase(path: path(temp)).execute("PRAGMA user_version = 99")
+        #expect(throws: StateError.self) { try StateStore(path: path(temp)) }
+        #expect(try SQLiteDatabase(path: path(temp)).scalarText("PRAGMA user_version") == "99", "left as it was")
+    }
+
+    /// Read-only opening creates nothing, migrates nothing and moves nothing aside.
+    @Test func readOnlyOpeningChangesNothing() throws {
+        let temp = try TemporaryFolder()
+        #expect(try StateStore.openExisting(path: path(temp)) == nil)
+        #expect(!FileManager.default.fileExists(atPath: temp.path("private")))
+        #expect(throws: StateError.self) { try StateStore(path: path(temp), readOnly: true) }
+        #expect(!FileManager.default.fileExists(atPath: temp.path("private")))
+
+        try temp.write("private/state.sqlite", Data(repeating: 0x41, count: 4096))
+        #expect(throws: StateError.self) { try StateStore.openExisting(path: path(temp)) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temp.path("private")) == ["state.sqlite"])
+
+        let writable = try StateStore(path: path(temp))
+        #expect(writable.movedAside != nil, "a writer moves the damaged file aside and rebuilds")
+        try writable.begin()
+        try writable.blacklist(.init(url: "http://a/x", failedAt: 1, errorClass: "http-status", message: "404", httpStatus: 404, attempts: 1))
+        try writable.commit()
+        let reader = try #require(try StateStore.openExisting(path: path(temp)))
+        #expect(try reader.blacklistEntries().map(\.url) == ["http://a/x"])
+        #expect(throws: StateError.self) { try reader.clearBlacklist() }
+    }
+
+    /// Entries expire `ttl` after their failure: at exactly the limit, not a moment before.
+    @Test func blacklistEntriesExpireAfterTheirTTL() throws {
+        let temp = try TemporaryFolder()
+        let store = try StateStore(path: path(temp))
+        try store.blacklist(.init(url: "http://a/x", failedAt: 1000, errorClass: "not-an-image", message: "html", httpStatus: 200, attempts: 1))
+        let week = Expiry.after(seconds: 7 * 86400)
+        #expect(try store.blacklistEntry(forURL: "http://a/x", now: 1000 + 7 * 86400 - 1, ttl: week)?.errorClass == "not-an-image")
+        #expect(try store.blacklistEntry(forURL: "http://a/x", now: 1000 + 7 * 86400, ttl: week) == nil)
+        #expect(try store.blacklistEntry(forURL: "http://a/x", now: 1e12, ttl: .never) != nil)
+        #expect(try store.blacklistEntry(forURL: "http://a/x", now: 1000, ttl: .after(seconds: 0)) == nil)
+        #expect(try store.unblacklist("http://a/x"))
+        #expect(try !store.unblacklist("http://a/x"))
+    }
+
+    @Test func recordsAndStaleRows() throws {
+        let temp = try TemporaryFolder()
+        let store = try StateStore(path: path(temp))
+        let record = StateStore.Record(
+            key: "k", fileName: "f.png", size: 10, format: "png", width: 2, height: 3, etag: "\"v1\"", lastModified: nil,
+            fetchedAt: 5, validatedAt: 5)
+        try store.recordStored(record)
+        try store.recordStored(StateStore.Record(key: "gone", fileName: "g.png", size: 1, format: nil, width: nil, height: nil, etag: nil, lastModified: nil, fetchedAt: 1, validatedAt: 1))
+        #expect(try store.record(forKey: "k") == record)
+        try store.recordRevalidated(key: "k", etag: "\"v2\"", lastModified: "Tue, 01 Jan 2030 00:00:00 GMT", at: 9)
+        #expect(try store.record(forKey: "k")?.etag == "\"v2\"")
+        #expect(try store.removeRecords { $0 == "g.png" } == 1)
+        #expect(try store.trackedFileNames() == ["f.png"])
+    }
+}
