@@ -23,8 +23,10 @@ let package = Package(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
 
-        // Small C helpers for system calls Glibc does not show Swift (statx).
+        // Small C helpers for system calls Glibc does not show Swift (statx, O_TMPFILE, signals),
+        // and the one Swift layer over them and the file system calls the engine makes.
         .target(name: "CImgwarmSys"),
+        .target(name: "ImgwarmSystem", dependencies: ["CImgwarmSys"]),
 
         // Thin Swift owners of the C handles.
         .target(name: "Curl", dependencies: ["CCurl"]),
@@ -32,7 +34,7 @@ let package = Package(
         .target(name: "SQLite", dependencies: ["CSQLite"]),
 
         // The engine: never parses argv, never prints.
-        .target(name: "ImgwarmKit", dependencies: ["CImgwarmSys", "Curl", "Magick", "SQLite"]),
+        .target(name: "ImgwarmKit", dependencies: ["ImgwarmSystem", "Curl", "Magick", "SQLite"]),
 
         // The command-line tool.
         .executableTarget(
@@ -54,6 +56,7 @@ let package = Package(
         .testTarget(name: "CurlTests", dependencies: ["Curl", "LoopbackServer", "TestSupport"]),
         .testTarget(name: "MagickTests", dependencies: ["Magick", "TestSupport"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
+        .testTarget(name: "ImgwarmSystemTests", dependencies: ["ImgwarmSystem", "TestSupport"]),
         .testTarget(name: "ImgwarmKitTests", dependencies: ["ImgwarmKit", "TestSupport"]),
         .testTarget(name: "imgwarmTests", dependencies: ["imgwarm", "imgwarm-state-probe", "ImgwarmKit", "SQLite", "TestSupport"]),
     ]

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import ImgwarmSystem
 
 /// Where a disk cache folder is, as SDWebImage lays it out (SPEC §1).
 ///
@@ -109,10 +107,7 @@ public struct CacheLocation: Sendable, Equatable {
     static func absolute(_ path: String) -> String {
         var full = path
         if !path.hasPrefix("/") {
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let cwd = getcwd(&buffer, buffer.count).map { _ in
-                String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            } ?? "/"
+            let cwd = FileSystem.currentFolder ?? "/"
             full = join(cwd, path)
         }
         var components: [Substring] = []

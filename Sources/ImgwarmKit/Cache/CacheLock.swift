@@ -1,8 +1,4 @@
-import CImgwarmSys
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import ImgwarmSystem
 
 /// The lock that lets prefetches and cleans share one cache folder (SPEC §8): `flock` on
 /// `<private folder>/lock`.
@@ -22,7 +18,7 @@ public final class CacheLock {
     public static let defaultTimeout = 30.0
 
     public let path: String
-    private let descriptor: Int32
+    private let descriptor: FileDescriptor
     private var held = false
 
     /// Opens the lock file; with `create`, makes the private folder first when it is missing.
@@ -30,16 +26,18 @@ public final class CacheLock {
         path = location.privateFolder + "/lock"
         if create {
             let (parent, _) = CacheLocation.split(location.privateFolder)
-            mkdir(parent, 0o755)
-            mkdir(location.privateFolder, 0o755)
+            try? FileSystem.makeFolder(parent)
+            try? FileSystem.makeFolder(location.privateFolder)
         }
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .unusable(path, errno) }
-        descriptor = fd
+        do {
+            descriptor = try FileDescriptor.openOrCreate(path)
+        } catch {
+            throw .unusable(path, error.code)
+        }
     }
 
     deinit {
-        close(descriptor)
+        descriptor.close()
     }
 
     /// The lock was not granted within the allowed time.
@@ -54,24 +52,26 @@ public final class CacheLock {
     }
 
     public func lockShared(timeout: Double) throws(Timeout) {
-        try acquire(LOCK_SH, timeout: timeout)
+        try acquire(exclusive: false, timeout: timeout)
     }
 
     public func lockExclusive(timeout: Double) throws(Timeout) {
-        try acquire(LOCK_EX, timeout: timeout)
+        try acquire(exclusive: true, timeout: timeout)
     }
 
-    private func acquire(_ operation: Int32, timeout: Double) throws(Timeout) {
+    private func acquire(exclusive: Bool, timeout: Double) throws(Timeout) {
         guard !held else { return }
-        if imgwarm_flock_timeout(descriptor, operation, Int32(clamping: Int(timeout * 1000))) != 0 {
-            throw Timeout(path: path, seconds: timeout, exclusive: operation == LOCK_EX)
+        do {
+            try descriptor.lock(exclusive: exclusive, timeout: timeout)
+        } catch {
+            throw Timeout(path: path, seconds: timeout, exclusive: exclusive)
         }
         held = true
     }
 
     public func unlock() {
         guard held else { return }
-        flock(descriptor, LOCK_UN)
+        descriptor.unlock()
         held = false
     }
 

@@ -1,20 +1,16 @@
-import CImgwarmSys
+import ImgwarmSystem
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Writes cache files the way a reader may never catch half-done: the bytes go to a temporary
 /// file in imgwarm's private folder (same file system, outside the cache folder), then
-/// `rename(2)` puts the complete file in place (SPEC §1).
+/// `rename(2)` puts the complete file in place (docs/cache-contract.md §1).
 public final class CacheStore: Sendable {
     public let location: CacheLocation
     /// Where temporary files go: `<private folder>/tmp`, or the cache folder itself (hidden
     /// names) when the private folder is on another file system.
     public let temporaryFolder: String
-    private let folderDescriptor: Int32
-    private let temporaryDescriptor: Int32
+    private let folderDescriptor: FileDescriptor
+    private let temporaryDescriptor: FileDescriptor
     /// Prefix of temporary file names: empty, or `.imgwarm-` when they live in the cache folder.
     public let temporaryPrefix: String
     private let counter = Mutex(0)
@@ -26,29 +22,28 @@ public final class CacheStore: Sendable {
     public init(location: CacheLocation) throws(CacheStoreError) {
         self.location = location
         try CacheStore.makeFolders(location.folder)
-        let folder = open(location.folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard folder >= 0 else { throw .unusable(location.folder, errno) }
+        let folder = try CacheStore.openFolder(location.folder)
         var temporary = location.privateFolder + "/tmp"
         var prefix = ""
         do {
             try CacheStore.makeFolders(temporary)
         } catch {
-            close(folder)
+            folder.close()
             throw error
         }
-        var folderInfo = stat(), temporaryInfo = stat()
-        fstat(folder, &folderInfo)
-        stat(temporary, &temporaryInfo)
-        if folderInfo.st_dev != temporaryInfo.st_dev {
+        if let folderInfo = try? folder.status(), let temporaryInfo = try? FileSystem.status(ofPath: temporary),
+            folderInfo.device != temporaryInfo.device
+        {
             // A rename cannot cross file systems: fall back to hidden names in the folder itself.
             temporary = location.folder
             prefix = ".imgwarm-"
         }
-        let temporaryFD = open(temporary, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard temporaryFD >= 0 else {
-            let code = errno
-            close(folder)
-            throw .unusable(temporary, code)
+        let temporaryFD: FileDescriptor
+        do {
+            temporaryFD = try CacheStore.openFolder(temporary)
+        } catch {
+            folder.close()
+            throw error
         }
         folderDescriptor = folder
         temporaryDescriptor = temporaryFD
@@ -58,44 +53,44 @@ public final class CacheStore: Sendable {
         // Both must be writable: try it, as root bypasses the permission bits but not a
         // read-only mount.
         for (descriptor, path) in [(temporaryFD, temporary), (folder, location.folder)] {
-            let probe = ".imgwarm-probe-\(getpid())"
-            let file = openat(descriptor, probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard file >= 0 else {
-                let code = errno
-                close(folder)
-                close(temporaryFD)
-                throw .notWritable(path, code)
+            let probe = ".imgwarm-probe-\(FileSystem.processID)"
+            do {
+                try descriptor.createFile(probe, permissions: 0o600).close()
+                try? descriptor.removeFile(probe)
+            } catch {
+                folder.close()
+                temporaryFD.close()
+                throw .notWritable(path, error.code)
             }
-            close(file)
-            unlinkat(descriptor, probe, 0)
         }
     }
 
     deinit {
-        close(folderDescriptor)
-        close(temporaryDescriptor)
+        folderDescriptor.close()
+        temporaryDescriptor.close()
+    }
+
+    private static func openFolder(_ path: String) throws(CacheStoreError) -> FileDescriptor {
+        do { return try FileDescriptor.openFolder(path) } catch { throw .unusable(path, error.code) }
     }
 
     /// Removes temporary files left by imgwarm processes that no longer run (after `kill -9`,
     /// a crash, a second Ctrl-C), or older than a day; returns how many went.
     @discardableResult
     public func removeStaleTemporaryFiles(now: Timestamp = .now()) -> Int {
-        guard let directory = fdopendir(dup(temporaryDescriptor)) else { return 0 }
-        defer { closedir(directory) }
-        rewinddir(directory)
         var removed = 0
-        let me = getpid()
-        while let record = readdir(directory) {
-            guard let name = DiskCache.validName(of: record), name.hasPrefix(temporaryPrefix),
-                name.hasSuffix(".tmp") || name.hasSuffix(".part")
-            else { continue }
+        let me = FileSystem.processID
+        try? temporaryDescriptor.forEachEntry { record in
+            guard let name = record.name, name.hasPrefix(temporaryPrefix), name.hasSuffix(".tmp") || name.hasSuffix(".part") else {
+                return
+            }
             let rest = name.dropFirst(temporaryPrefix.count)
-            guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]), pid != me else { continue }
-            var info = stat()
-            guard fstatat(temporaryDescriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
-            let gone = kill(pid, 0) != 0 && errno == ESRCH
-            let old = Int64(info.st_mtim.tv_sec) < now.seconds - 86400
-            if (gone || old) && unlinkat(temporaryDescriptor, name, 0) == 0 { removed += 1 }
+            guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]), pid != me,
+                let info = try? temporaryDescriptor.status(of: name), info.kind == .file
+            else { return }
+            let gone = !FileSystem.processExists(pid)
+            let old = info.modified.seconds < now.seconds - 86400
+            if gone || old, (try? temporaryDescriptor.removeFile(name)) != nil { removed += 1 }
         }
         return removed
     }
@@ -104,14 +99,13 @@ public final class CacheStore: Sendable {
     public var usesHiddenTemporaryFiles: Bool { !temporaryPrefix.isEmpty }
 
     private static func makeFolders(_ path: String) throws(CacheStoreError) {
-        var info = stat()
-        if stat(path, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFDIR else { throw .notADirectory(path) }
+        if let info = try? FileSystem.status(ofPath: path) {
+            guard info.kind == .directory else { throw .notADirectory(path) }
             return
         }
         let (parent, _) = CacheLocation.split(path)
         if parent != path && parent != "/" { try makeFolders(parent) }
-        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw .unusable(path, errno) }
+        do { try FileSystem.makeFolder(path) } catch { throw .unusable(path, error.code) }
     }
 
     // MARK: Hits
@@ -125,20 +119,15 @@ public final class CacheStore: Sendable {
     /// Folders whose directory file is larger than this (roughly 200,000 entries) are not listed.
     static let snapshotLimit = 8 << 20
 
-    private static func snapshot(_ descriptor: Int32) -> FingerprintSet? {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, Int(info.st_size) <= snapshotLimit,
-            let directory = fdopendir(dup(descriptor))
-        else { return nil }
-        defer { closedir(directory) }
-        var names = FingerprintSet(minimumCapacity: Int(info.st_size) / 40)
-        while let record = readdir(directory) {
-            let found: MD5.Digest? = withUnsafePointer(to: record.pointee.d_name) { pointer in
-                pointer.withMemoryRebound(to: UInt8.self, capacity: 256) { bytes in
-                    CacheStore.digest(ofNameBytes: bytes, count: strnlen(UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self), 256))
-                }
+    private static func snapshot(_ descriptor: FileDescriptor) -> FingerprintSet? {
+        guard let info = try? descriptor.status(), info.size <= UInt64(snapshotLimit) else { return nil }
+        var names = FingerprintSet(minimumCapacity: Int(info.size) / 40)
+        do {
+            try descriptor.forEachRawName { bytes in
+                if let found = CacheStore.digest(ofNameBytes: bytes.baseAddress!, count: bytes.count) { names.insert(found) }
             }
-            if let found { names.insert(found) }
+        } catch {
+            return nil
         }
         return names
     }
@@ -184,20 +173,19 @@ public final class CacheStore: Sendable {
         if let snapshot = presentNames, let digest = CacheStore.digest(ofName: name), !snapshot.contains(digest) {
             return .miss
         }
-        var info = stat()
-        guard fstatat(folderDescriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return .miss }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: return info.st_size > 0 ? .hit(size: Int(info.st_size)) : .miss
-        case S_IFDIR: return .blocked
+        guard let info = try? folderDescriptor.status(of: name) else { return .miss }
+        switch info.kind {
+        case .file: return info.size > 0 ? .hit(size: Int(info.size)) : .miss
+        case .directory: return .blocked
         default: return .miss
         }
     }
 
-    /// Sets the file's access time to now: a cache hit counts as a read (SPEC §3), whatever the
-    /// mount's atime policy.
+    /// Sets the file's access time to now: a cache hit counts as a read
+    /// (docs/cache-contract.md §3), whatever the mount's atime policy.
     @discardableResult
     public func touch(_ name: String) -> Bool {
-        imgwarm_set_atime_at(folderDescriptor, name, timespec(), 1) == 0
+        (try? folderDescriptor.setAccessTime(of: name, to: nil)) != nil
     }
 
     // MARK: Writing
@@ -208,7 +196,7 @@ public final class CacheStore: Sendable {
             value += 1
             return value
         }
-        return "\(temporaryPrefix)\(getpid())-\(serial).tmp"
+        return "\(temporaryPrefix)\(FileSystem.processID)-\(serial).tmp"
     }
 
     /// Writes `bytes` under `name`, atomically; nothing is left behind on failure.
@@ -229,74 +217,65 @@ public final class CacheStore: Sendable {
             }
             return
         }
-        let file = imgwarm_open_anonymous(folderDescriptor, 0o644)
-        if file < 0 {
-            let code = errno
-            if code == EOPNOTSUPP || code == EISDIR || code == EINVAL || code == ENOENT {
-                anonymousFiles.withLock { $0 = false }
-                return try store(bytes, as: name, publish: publish)
-            }
-            throw StoreFailure(code: code, step: "create a file")
+        let file: FileDescriptor
+        do {
+            file = try folderDescriptor.createAnonymousFile()
+        } catch where error.isUnsupported {
+            anonymousFiles.withLock { $0 = false }
+            return try store(bytes, as: name, publish: publish)
+        } catch {
+            throw StoreFailure(code: error.code, step: "create a file")
         }
         anonymousFiles.withLock { $0 = true }
-        defer { close(file) }
-        try CacheStore.writeAll(file, bytes)
+        defer { file.close() }
+        do { try file.writeAll(bytes) } catch { throw StoreFailure(code: error.code, step: "write") }
         try publish { () throws(StoreFailure) in
-            if imgwarm_link_anonymous(file, folderDescriptor, name) == 0 { return }
-            guard errno == EEXIST else { throw StoreFailure(code: errno, step: "move the file into the cache") }
-            // Replace: link under a temporary name in the private folder, then rename over.
+            do throws(SystemError) {
+                try folderDescriptor.link(anonymous: file, as: name)
+                return
+            } catch where error.isAlreadyThere {
+                // Replace: link under a temporary name in the private folder, then rename over.
+            } catch {
+                throw StoreFailure(code: error.code, step: "move the file into the cache")
+            }
             let temporary = temporaryName()
-            guard imgwarm_link_anonymous(file, temporaryDescriptor, temporary) == 0 else {
-                throw StoreFailure(code: errno, step: "move the file into the cache")
+            do throws(SystemError) {
+                try temporaryDescriptor.link(anonymous: file, as: temporary)
+            } catch {
+                throw StoreFailure(code: error.code, step: "move the file into the cache")
             }
             try moveIntoPlace(temporaryName: temporary, name: name)
-        }
-    }
-
-    private static func writeAll(_ file: Int32, _ bytes: UnsafeRawBufferPointer) throws(StoreFailure) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(file, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw StoreFailure(code: errno, step: "write")
-            }
-            offset += written
         }
     }
 
     /// Writes `bytes` to a new temporary file and returns its name (in `temporaryFolder`).
     public func writeTemporary(_ bytes: UnsafeRawBufferPointer) throws(StoreFailure) -> String {
         let temporary = temporaryName()
-        let file = openat(temporaryDescriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard file >= 0 else { throw StoreFailure(code: errno, step: "create a temporary file") }
-        do throws(StoreFailure) {
-            try CacheStore.writeAll(file, bytes)
-        } catch {
-            close(file)
-            unlinkat(temporaryDescriptor, temporary, 0)
-            throw error
-        }
-        if close(file) != 0 {
-            let code = errno
-            unlinkat(temporaryDescriptor, temporary, 0)
-            throw StoreFailure(code: code, step: "write")
+        let file: FileDescriptor
+        do { file = try temporaryDescriptor.createFile(temporary) } catch { throw StoreFailure(code: error.code, step: "create a temporary file") }
+        var failure: SystemError?
+        do { try file.writeAll(bytes) } catch { failure = error }
+        do { try file.closeAfterWriting() } catch { failure = failure ?? error }  // closes in any case
+        if let failure {
+            try? temporaryDescriptor.removeFile(temporary)
+            throw StoreFailure(code: failure.code, step: "write")
         }
         return temporary
     }
 
     /// Renames a complete temporary file (a name inside `temporaryFolder`) to `name`.
     public func moveIntoPlace(temporaryName: String, name: String) throws(StoreFailure) {
-        if renameat(temporaryDescriptor, temporaryName, folderDescriptor, name) != 0 {
-            let code = errno
-            unlinkat(temporaryDescriptor, temporaryName, 0)
-            throw StoreFailure(code: code, step: "move the file into the cache")
+        do {
+            try temporaryDescriptor.rename(temporaryName, to: name, in: folderDescriptor)
+        } catch {
+            try? temporaryDescriptor.removeFile(temporaryName)
+            throw StoreFailure(code: error.code, step: "move the file into the cache")
         }
     }
 
     /// Removes a temporary file that will not be used.
     public func discard(temporaryName: String) {
-        unlinkat(temporaryDescriptor, temporaryName, 0)
+        try? temporaryDescriptor.removeFile(temporaryName)
     }
 }
 
@@ -329,7 +308,7 @@ public struct StoreFailure: Error, Sendable, CustomStringConvertible {
     }
 
     /// True when nothing more can be written: disk full or out of quota.
-    public var isDiskFull: Bool { code == ENOSPC || code == EDQUOT }
+    public var isDiskFull: Bool { SystemError(code: code).isDiskFull }
 
     public var description: String {
         if let lockTimeout { return lockTimeout.description }

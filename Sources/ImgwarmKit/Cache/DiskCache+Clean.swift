@@ -1,7 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import CImgwarmSys
+import ImgwarmSystem
 
 /// SDWebImage's `removeExpiredData`, run on demand (SPEC §3), plus `--all`.
 extension DiskCache {
@@ -65,22 +62,23 @@ extension DiskCache {
     ///
     /// Only non-hidden regular files take part: hidden entries, folders (never entered), symbolic
     /// links and other kinds are neither counted in the size pass nor removed. `remove` deletes one
-    /// entry and returns 0 or an `errno` value; a dry run passes one that deletes nothing. As in
+    /// entry or throws why not; a dry run passes one that deletes nothing. As in
     /// SDWebImage, a file that cannot be removed does not lower the size the trim works towards.
     public static func clean(
         _ scan: Scan, policy: CleanPolicy, now: Timestamp,
-        remove: (CacheEntry) -> Int32
+        remove: (CacheEntry) throws(SystemError) -> Void
     ) -> CleanResult {
         var result = CleanResult(before: scan.totals, after: scan.totals, folderExists: scan.exists)
         func attempt(_ entry: CacheEntry, _ reason: RemovalReason) -> Bool {
-            let code = remove(entry)
-            if code == 0 {
-                result.removed.append(Removal(entry: entry, reason: reason))
-                result.after.subtract(logical: entry.logicalSize, allocated: entry.allocatedSize)
-                return true
+            do {
+                try remove(entry)
+            } catch {
+                if !error.isNotFound && error != .stale { result.failures.append(RemovalFailure(entry: entry, code: error.code)) }
+                return false
             }
-            if code != ENOENT && code != ESTALE { result.failures.append(RemovalFailure(entry: entry, code: code)) }
-            return false
+            result.removed.append(Removal(entry: entry, reason: reason))
+            result.after.subtract(logical: entry.logicalSize, allocated: entry.allocatedSize)
+            return true
         }
 
         if policy.removeAll {
@@ -124,28 +122,17 @@ extension DiskCache {
     }
 
     /// Deletes `entry` from the folder if it is still the file that was scanned, with the date
-    /// it was judged by; returns 0 or an `errno` value. A file replaced since the scan (another
-    /// inode), or read since (a prefetch hit moved its access time), is left alone (`ESTALE`),
-    /// as is one already gone (`ENOENT`).
-    public func removeIfUnchanged(_ entry: CacheEntry, in directory: Int32, expireType: ExpireType) -> Int32 {
-        var info = stat()
-        guard fstatat(directory, entry.name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return errno }
-        guard UInt64(info.st_ino) == entry.inode, UInt64(info.st_dev) == entry.device else { return ESTALE }
+    /// it was judged by. A file replaced since the scan (another inode), or read since (a
+    /// prefetch hit moved its access time), is left alone (`SystemError.stale`), as is one
+    /// already gone (`ENOENT`).
+    public func removeIfUnchanged(_ entry: CacheEntry, in directory: FileDescriptor, expireType: ExpireType) throws(SystemError) {
+        let info = try directory.status(of: entry.name)
+        guard info.inode == entry.inode, info.device == entry.device else { throw .stale }
         if entry.kind == .file {
             var date = DiskCache.date(of: info, expireType)
-            if expireType == .creation {
-                var birth = timespec()
-                if imgwarm_birth_time(directory, entry.name, &birth) == 0 { date = Timestamp(birth) }
-            }
-            guard date == entry.date else { return ESTALE }
+            if expireType == .creation, let birth = try? directory.birthTime(of: entry.name) { date = birth }
+            guard date == entry.date else { throw .stale }
         }
-        return unlinkat(directory, entry.name, 0) == 0 ? 0 : errno
-    }
-
-    /// Opens the folder for `removeIfUnchanged`; the caller closes the descriptor.
-    public func openFolder() throws(DiskCacheError) -> Int32 {
-        let descriptor = open(location.folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .unreadable(location.folder, errno) }
-        return descriptor
+        try directory.removeFile(entry.name)
     }
 }

@@ -1,7 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import CImgwarmSys
+import ImgwarmSystem
 
 extension DiskCache {
     /// What `imgwarm stats` reports about the folder (SPEC §7).
@@ -33,7 +30,7 @@ extension DiskCache {
             hiddenEntries: 0, directories: 0, symlinks: 0)
         guard scan.exists else { return stats }
         let directory = try openFolder()
-        defer { close(directory) }
+        defer { directory.close() }
         var header = [UInt8](repeating: 0, count: ImageFormat.sniffLength)
         for entry in scan.entries {
             if entry.isHidden { stats.hiddenEntries += 1 }
@@ -62,21 +59,23 @@ extension DiskCache {
     ///
     /// `O_NOATIME` needs the file's owner (or CAP_FOWNER); otherwise the access time is put back
     /// after reading, which moves only the change time.
-    static func sniffWithoutTouching(directory: Int32, name: String, buffer: inout [UInt8]) -> ImageFormat? {
+    static func sniffWithoutTouching(directory: FileDescriptor, name: String, buffer: inout [UInt8]) -> ImageFormat? {
         var restoreAccessTime = false
-        var file = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | imgwarm_o_noatime())
-        if file < 0 && errno == EPERM {
-            file = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        let file: FileDescriptor
+        do {
+            file = try directory.openForReading(name, keepingAccessTime: true)
+        } catch where error.isNotPermitted {
+            guard let opened = try? directory.openForReading(name) else { return nil }
+            file = opened
             restoreAccessTime = true
+        } catch {
+            return nil
         }
-        guard file >= 0 else { return nil }
-        defer { close(file) }
-        var before = stat()
-        if restoreAccessTime && fstat(file, &before) != 0 { return nil }
-        let count = buffer.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
-        if restoreAccessTime {
-            _ = imgwarm_set_atime(file, before.st_atim, 0)
-        }
+        defer { file.close() }
+        let before = restoreAccessTime ? try? file.status() : nil
+        if restoreAccessTime && before == nil { return nil }
+        let count = (try? file.read(into: &buffer)) ?? 0
+        if let before { try? file.setAccessTime(before.accessed) }
         guard count > 0 else { return nil }
         return buffer.withUnsafeBytes { ImageFormat.sniff(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
     }

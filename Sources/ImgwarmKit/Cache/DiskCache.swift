@@ -1,7 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import CImgwarmSys
+import ImgwarmSystem
 
 /// Which file date drives expiry and trimming (SDWebImage's `SDImageCacheConfigExpireType`).
 /// `access` by default, SDWebImage's default since 5.20.
@@ -11,7 +8,7 @@ public enum ExpireType: String, CaseIterable, Codable, Sendable {
 
 /// One entry directly inside the disk cache folder, as `lstat` (and `statx` for birth) see it.
 public struct CacheEntry: Sendable, Equatable {
-    public enum Kind: String, Sendable, Codable { case file, directory, symlink, other }
+    public typealias Kind = FileStatus.Kind
 
     public var name: String
     public var kind: Kind
@@ -107,110 +104,77 @@ public struct DiskCache: Sendable {
     /// `totalDiskCount` descends too); their contents never appear in `entries`.
     public func scan(expireType: ExpireType) throws(DiskCacheError) -> Scan {
         let folder = location.folder
-        var info = stat()
-        if stat(folder, &info) != 0 {
-            if errno == ENOENT { return Scan(exists: false) }
-            throw .unreadable(folder, errno)
+        let status: FileStatus
+        do {
+            status = try FileSystem.status(ofPath: folder)
+        } catch {
+            if error.isNotFound { return Scan(exists: false) }
+            throw .unreadable(folder, error.code)
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else { throw .notADirectory(folder) }
-        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .unreadable(folder, errno) }
-        guard let directory = fdopendir(descriptor) else {
-            let code = errno
-            close(descriptor)
-            throw .unreadable(folder, code)
-        }
-        defer { closedir(directory) }
+        guard status.kind == .directory else { throw .notADirectory(folder) }
+        let directory = try openFolder()
+        defer { directory.close() }
 
         var scan = Scan()
-        while let record = readdir(directory) {
-            // A name that is not UTF-8 cannot be a name imgwarm or SDWebImage wrote: it is counted,
-            // never deleted.
-            let rawName = DiskCache.name(of: record)
-            if rawName == "." || rawName == ".." { continue }
-            var entryInfo = stat()
-            guard fstatat(descriptor, rawName, &entryInfo, AT_SYMLINK_NOFOLLOW) == 0 else { continue }  // raced away
-            let validName = DiskCache.validName(of: record)
-            let name = validName ?? rawName
-            let kind = validName == nil ? .other : DiskCache.kind(of: entryInfo)
-            let date: Timestamp
-            if expireType == .creation && kind == .file {
-                var birth = timespec()
-                switch imgwarm_birth_time(descriptor, name, &birth) {
-                case 0: date = Timestamp(birth)
-                case 1: throw .noBirthTime(folder)
-                default: continue
+        do {
+            try directory.forEachEntry { record in
+                // A name that is not UTF-8 cannot be a name imgwarm or SDWebImage wrote: it is
+                // counted, never deleted.
+                guard let info = try? directory.status(of: record.displayName) else { return }  // raced away
+                let kind = record.name == nil ? .other : info.kind
+                let date: Timestamp
+                if expireType == .creation && kind == .file {
+                    let birth: Timestamp?
+                    do { birth = try directory.birthTime(of: record.displayName) } catch { return }  // raced away
+                    guard let birth else { throw DiskCacheError.noBirthTime(folder) }
+                    date = birth
+                } else {
+                    date = DiskCache.date(of: info, expireType)
                 }
-            } else {
-                date = DiskCache.date(of: entryInfo, expireType)
+                let entry = CacheEntry(
+                    name: record.displayName, kind: kind, logicalSize: info.size, allocatedSize: info.allocatedSize,
+                    date: date, device: info.device, inode: info.inode)
+                scan.entries.append(entry)
+                scan.totals.add(logical: entry.logicalSize, allocated: entry.allocatedSize)
+                if kind == .directory {
+                    DiskCache.addTree(parent: directory, name: entry.name, to: &scan.totals)
+                }
             }
-            let entry = CacheEntry(
-                name: name, kind: kind, logicalSize: UInt64(entryInfo.st_size),
-                allocatedSize: UInt64(entryInfo.st_blocks) * 512, date: date,
-                device: UInt64(entryInfo.st_dev), inode: UInt64(entryInfo.st_ino))
-            scan.entries.append(entry)
-            scan.totals.add(logical: entry.logicalSize, allocated: entry.allocatedSize)
-            if kind == .directory {
-                DiskCache.addTree(parent: descriptor, name: name, to: &scan.totals)
-            }
+        } catch let error as DiskCacheError {
+            throw error
+        } catch {
+            throw .unreadable(folder, (error as? SystemError)?.code ?? 0)
         }
         return scan
     }
 
     /// Adds the entries below the subfolder `name` to `totals`, depth first, links not followed.
-    private static func addTree(parent: Int32, name: String, to totals: inout DiskTotals) {
-        let descriptor = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0, let directory = fdopendir(descriptor) else {
-            if descriptor >= 0 { close(descriptor) }
-            return
-        }
-        defer { closedir(directory) }
-        while let record = readdir(directory) {
-            let child = DiskCache.name(of: record)
-            if child == "." || child == ".." { continue }
-            var info = stat()
-            guard fstatat(descriptor, child, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
-            totals.add(logical: UInt64(info.st_size), allocated: UInt64(info.st_blocks) * 512)
-            if info.st_mode & S_IFMT == S_IFDIR {
-                addTree(parent: descriptor, name: child, to: &totals)
+    private static func addTree(parent: FileDescriptor, name: String, to totals: inout DiskTotals) {
+        guard let directory = try? parent.openFolder(name) else { return }
+        defer { directory.close() }
+        try? directory.forEachEntry { record in
+            guard let info = try? directory.status(of: record.displayName) else { return }
+            totals.add(logical: info.size, allocated: info.allocatedSize)
+            if info.kind == .directory {
+                addTree(parent: directory, name: record.displayName, to: &totals)
             }
         }
     }
 
-    static func name(of record: UnsafeMutablePointer<dirent>) -> String {
-        withUnsafePointer(to: record.pointee.d_name) { pointer in
-            pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-        }
-    }
-
-    static func validName(of record: UnsafeMutablePointer<dirent>) -> String? {
-        withUnsafePointer(to: record.pointee.d_name) { pointer in
-            pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(validatingCString: $0) }
-        }
-    }
-
-    static func kind(of info: stat) -> CacheEntry.Kind {
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: return .file
-        case S_IFDIR: return .directory
-        case S_IFLNK: return .symlink
-        default: return .other
-        }
-    }
-
-    static func date(of info: stat, _ type: ExpireType) -> Timestamp {
+    static func date(of info: FileStatus, _ type: ExpireType) -> Timestamp {
         switch type {
-        case .access: return Timestamp(info.st_atim)
-        case .modification: return Timestamp(info.st_mtim)
-        case .change, .creation: return Timestamp(info.st_ctim)
+        case .access: return info.accessed
+        case .modification: return info.modified
+        case .change, .creation: return info.changed
         }
     }
-}
 
-/// Messages for `errno` values.
-public enum SystemError {
-    public static func message(_ code: Int32) -> String {
-        guard let text = strerror(code) else { return "error \(code)" }
-        return String(cString: text)
+    /// Opens the cache folder (following a link to it); the caller closes the descriptor.
+    public func openFolder() throws(DiskCacheError) -> FileDescriptor {
+        do {
+            return try FileDescriptor.openFolder(location.folder)
+        } catch {
+            throw .unreadable(location.folder, error.code)
+        }
     }
 }

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import ImgwarmSystem
 
 /// Reads a file descriptor line by line in large chunks, without holding more than one chunk and
 /// one line in memory.
@@ -9,12 +7,12 @@ import Glibc
 /// length with `truncated` set, and skips to the next line ending, so a hostile megabyte-long
 /// line costs no more memory than the limit.
 public struct LineReader {
-    public let descriptor: Int32
+    public let descriptor: FileDescriptor
     public let maxLineLength: Int
     /// The `errno` of a failed read, if one happened.
-    public private(set) var readError: Int32 = 0
+    public private(set) var readError: SystemError?
 
-    public init(descriptor: Int32, maxLineLength: Int = 1 << 20) {
+    public init(descriptor: FileDescriptor, maxLineLength: Int = 1 << 20) {
         self.descriptor = descriptor
         self.maxLineLength = maxLineLength
     }
@@ -31,10 +29,11 @@ public struct LineReader {
         var pending: [UInt8] = []
         var truncated = false
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, chunkSize) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                readError = errno
+            let count: Int
+            do throws(SystemError) {
+                count = try descriptor.read(into: &chunk)
+            } catch {
+                readError = error
                 break
             }
             if count == 0 { break }

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import ImgwarmSystem
 
 /// Reads every list before the first download: valid URLs go to the priority spools, invalid
 /// lines and duplicates are reported at once. Reading everything first is what lets a
@@ -17,29 +15,30 @@ struct ListIngest {
     struct Stopped: Error {}
 
     /// Opens every list first, so a missing file stops the run before anything happens.
-    static func open(_ sources: [ListSource]) throws(ReadError) -> [Int32] {
-        var descriptors: [Int32] = []
+    static func open(_ sources: [ListSource]) throws(ReadError) -> [FileDescriptor] {
+        var descriptors: [FileDescriptor] = []
         for source in sources {
             if source.path == "-" {
-                descriptors.append(STDIN_FILENO)
+                descriptors.append(.standardInput)
                 continue
             }
-            let descriptor = Glibc.open(source.path, O_RDONLY | O_CLOEXEC)
-            var info = stat()
-            if descriptor < 0 || (fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR) {
-                let code = descriptor < 0 ? errno : EISDIR
-                for open in descriptors where open != STDIN_FILENO { close(open) }
-                if descriptor >= 0 { close(descriptor) }
-                throw ReadError(path: source.path, code: code)
+            do throws(SystemError) {
+                let descriptor = try FileDescriptor.openForReading(source.path)
+                if (try? descriptor.status())?.kind == .directory {
+                    descriptor.close()
+                    throw SystemError.isADirectory
+                }
+                descriptors.append(descriptor)
+            } catch {
+                for open in descriptors where open != .standardInput { open.close() }
+                throw ReadError(path: source.path, code: error.code)
             }
-            descriptors.append(descriptor)
         }
         return descriptors
     }
 
-    /// Reads list `index` from `descriptor`; `onLine` gets every URL and invalid line.
     static func read(
-        _ source: ListSource, index: Int, descriptor: Int32,
+        _ source: ListSource, index: Int, descriptor: FileDescriptor,
         onLine: (_ line: Int, _ parsed: ListLine) throws -> Void
     ) throws {
         var reader = LineReader(descriptor: descriptor, maxLineLength: URLRules.maxLineLength)
@@ -56,8 +55,8 @@ struct ListIngest {
             if parsed == .ignored { return }
             do { try onLine(lineNumber, parsed) } catch { failure = error }
         }
-        if descriptor != STDIN_FILENO { close(descriptor) }
+        if descriptor != .standardInput { descriptor.close() }
         if let failure { throw failure }
-        if reader.readError != 0 { throw ReadError(path: source.path, code: reader.readError) }
+        if let error = reader.readError { throw ReadError(path: source.path, code: error.code) }
     }
 }

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import ImgwarmSystem
 
 /// `imgwarm clean`: SDWebImage's expiry and trim pass over one disk cache folder.
 public struct CleanJob: Sendable {
@@ -40,14 +38,14 @@ public struct CleanJob: Sendable {
         try refuseProtectedFolder()
         let scan = try cache.scan(expireType: configuration.policy.expireType)
         guard scan.exists else {
-            return DiskCache.clean(scan, policy: configuration.policy, now: now) { _ in ENOENT }
+            return DiskCache.clean(scan, policy: configuration.policy, now: now) { _ throws(SystemError) in throw .notFound }
         }
         try refuseForeignFolder(scan)
         if configuration.dryRun {
-            return DiskCache.clean(scan, policy: configuration.policy, now: now) { _ in 0 }
+            return DiskCache.clean(scan, policy: configuration.policy, now: now) { _ in }
         }
         let directory = try cache.openFolder()
-        defer { close(directory) }
+        defer { directory.close() }
         // The deletion pass holds the cache lock exclusively (prefetches hold it shared around
         // each rename and access-time update), so what it checks is what it deletes. Without a
         // private folder no imgwarm can be writing here, and none is needed.
@@ -59,8 +57,8 @@ public struct CleanJob: Sendable {
         }
         defer { lock?.unlock() }
         let expireType = configuration.policy.expireType
-        var result = DiskCache.clean(scan, policy: configuration.policy, now: now) { entry in
-            cache.removeIfUnchanged(entry, in: directory, expireType: expireType)
+        var result = DiskCache.clean(scan, policy: configuration.policy, now: now) { entry throws(SystemError) in
+            try cache.removeIfUnchanged(entry, in: directory, expireType: expireType)
         }
         removeStateRows(&result, scan: scan, directory: directory)
         return result
@@ -92,9 +90,7 @@ public struct CleanJob: Sendable {
 
     /// `path` with symbolic links resolved, or as given when it cannot be resolved.
     static func resolved(_ path: String) -> String {
-        guard let real = realpath(path, nil) else { return CacheLocation.absolute(path) }
-        defer { free(real) }
-        return String(cString: real)
+        FileSystem.resolvedPath(path) ?? CacheLocation.absolute(path)
     }
 
     /// Deletes the state rows of the removed files, and any row whose file is gone (SPEC §3).
@@ -103,17 +99,22 @@ public struct CleanJob: Sendable {
     /// Runs under the exclusive cache lock, so no file appears meanwhile; but a prefetch may
     /// commit the row of a file it stored after the scan, so a row whose file the scan did not see
     /// is removed only when the file is really absent now.
-    private func removeStateRows(_ result: inout DiskCache.CleanResult, scan: DiskCache.Scan, directory: Int32) {
+    private func removeStateRows(_ result: inout DiskCache.CleanResult, scan: DiskCache.Scan, directory: FileDescriptor) {
         let path = configuration.statePath ?? StateStore.defaultPath(for: location)
-        guard access(path, F_OK) == 0 else { return }
+        guard FileSystem.exists(path) else { return }
         do {
             let state = try StateStore(path: path, busyTimeout: configuration.lockTimeout)
             let removed = Set(result.removed.map(\.entry.name))
             let remaining = Set(scan.entries.lazy.filter { $0.kind == .file && !removed.contains($0.name) }.map(\.name))
             try state.begin()
             result.stateRowsRemoved = try state.removeRecords { name in
-                var info = stat()
-                return !remaining.contains(name) && fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT
+                guard !remaining.contains(name) else { return false }
+                do throws(SystemError) {
+                    _ = try directory.status(of: name)
+                    return false
+                } catch {
+                    return error.isNotFound
+                }
             }
             try state.commit()
         } catch {

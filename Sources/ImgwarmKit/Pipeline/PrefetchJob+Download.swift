@@ -74,7 +74,7 @@ extension PrefetchJob {
             emitProgress(inFlight: downloader.inFlight)
             var timeout = 250
             if let due = scheduler.nextRetryDue { timeout = max(0, min(timeout, Int((due - Monotonic.now()) * 1000) + 1)) }
-            downloader.poll(milliseconds: timeout, stopDescriptor: summary.interrupted ? -1 : configuration.stop.descriptor)
+            downloader.poll(milliseconds: timeout, stopDescriptor: summary.interrupted ? -1 : configuration.stop.descriptor?.rawValue ?? -1)
         }
         // Whatever was still waiting when the run had to stop never started.
         totals.addNotStarted(scheduler.pendingCount)

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import ImgwarmSystem
 
 /// Receives what a prefetch does, on the thread that runs it: the CLI prints from here.
 public protocol PrefetchObserver: AnyObject {
@@ -148,7 +146,7 @@ public final class PrefetchJob {
     // MARK: - Reading the lists
 
     private func ingest() throws(PrefetchError) -> [EntrySpool] {
-        let descriptors: [Int32]
+        let descriptors: [FileDescriptor]
         do {
             descriptors = try ListIngest.open(sources)
         } catch {
@@ -223,16 +221,16 @@ public final class PrefetchJob {
     // MARK: - Dry run
 
     private func classifyWithoutNetwork(_ scheduler: Scheduler) -> PrefetchSummary {
-        let folder = open(location.folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        defer { if folder >= 0 { close(folder) } }
+        let folder = try? FileDescriptor.openFolder(location.folder)
+        defer { folder?.close() }
         while let entry = scheduler.next(now: .infinity) {
             let name = SDFileName.forKey(entry.key)
-            var info = stat()
-            let hit = folder >= 0 && fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0
-                && info.st_mode & S_IFMT == S_IFREG && info.st_size > 0
+            let info = try? folder?.status(of: name)
+            let size = info.flatMap { $0.kind == .file && $0.size > 0 ? Int($0.size) : nil }
+            let hit = size != nil
             var result = EntryResult(entry, outcome: hit ? .cached : .wouldFetch)
             result.fileName = name
-            if hit { result.bytes = Int(info.st_size) }
+            result.bytes = size
             if !hit, let listed = activeBlacklistEntry(url: entry.url) {
                 result.outcome = .blacklisted
                 result.failure = blacklistFailure(listed)

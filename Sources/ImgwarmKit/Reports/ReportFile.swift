@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import ImgwarmSystem
 
 /// Where a report goes: standard output (`-`), or a file written atomically (a temporary file in
 /// the same folder, renamed into place when the report is complete).
@@ -9,9 +7,9 @@ import Glibc
 /// before any work is done.
 public final class ReportFile {
     public let path: String
-    private let descriptor: Int32
+    private let descriptor: FileDescriptor
     private let temporaryPath: String?
-    private var failed: Int32 = 0
+    private var failed: SystemError?
 
     public struct OpenError: Error, CustomStringConvertible {
         public var path: String
@@ -23,16 +21,19 @@ public final class ReportFile {
     public init(path: String) throws(OpenError) {
         self.path = path
         if path == "-" {
-            descriptor = STDOUT_FILENO
+            descriptor = .standardOutput
             temporaryPath = nil
             return
         }
-        var info = stat()
-        if stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR { throw OpenError(path: path, code: EISDIR) }
-        let temporary = path + ".tmp-\(getpid())"
-        let file = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard file >= 0 else { throw OpenError(path: path, code: errno) }
-        descriptor = file
+        if (try? FileSystem.status(ofPath: path))?.kind == .directory {
+            throw OpenError(path: path, code: SystemError.isADirectory.code)
+        }
+        let temporary = path + ".tmp-\(FileSystem.processID)"
+        do {
+            descriptor = try FileDescriptor.createOrTruncate(temporary)
+        } catch {
+            throw OpenError(path: path, code: error.code)
+        }
         temporaryPath = temporary
     }
 
@@ -41,41 +42,32 @@ public final class ReportFile {
     deinit {
         // A report that was never committed leaves nothing behind.
         if let temporaryPath, !committed {
-            close(descriptor)
-            unlink(temporaryPath)
+            descriptor.close()
+            try? FileSystem.removeFile(temporaryPath)
         }
     }
 
     /// Appends `bytes`; the first failure is remembered and reported by `commit`.
     public func write(_ bytes: [UInt8]) {
-        guard failed == 0 else { return }
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failed = errno
-                    return
-                }
-                offset += written
-            }
+        guard failed == nil else { return }
+        do throws(SystemError) {
+            try descriptor.writeAll(bytes)
+        } catch {
+            failed = error
         }
     }
 
     /// Finishes the report: the file appears under its name only now, complete.
     public func commit() throws(OpenError) {
-        guard failed == 0 else { throw OpenError(path: path, code: failed) }
+        if let failed { throw OpenError(path: path, code: failed.code) }
         guard let temporaryPath, !committed else { return }
         committed = true
-        if close(descriptor) != 0 {
-            unlink(temporaryPath)
-            throw OpenError(path: path, code: errno)
-        }
-        if rename(temporaryPath, path) != 0 {
-            let code = errno
-            unlink(temporaryPath)
-            throw OpenError(path: path, code: code)
+        do throws(SystemError) {
+            try descriptor.closeAfterWriting()
+            try FileSystem.rename(temporaryPath, to: path)
+        } catch {
+            try? FileSystem.removeFile(temporaryPath)
+            throw OpenError(path: path, code: error.code)
         }
     }
 }

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import ImgwarmSystem
 
 /// The JSON document `imgwarm stats --json` prints (schema: `docs/stats.schema.json`).
 public struct StatsReport {
@@ -32,7 +30,7 @@ public struct StatsReport {
         /// Reads the database at `path` if there is one, without creating it.
         public static func read(path: String, scan fileNames: Set<String>, lockTimeout: Double) -> StateSummary {
             var summary = StateSummary(path: path)
-            guard access(path, F_OK) == 0 else { return summary }
+            guard FileSystem.exists(path) else { return summary }
             summary.exists = true
             do {
                 let state = try StateStore(path: path, busyTimeout: lockTimeout, readOnly: true)

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import ImgwarmSystem
 
 /// The URLs of one priority waiting to start, kept in an unlinked temporary file so that a list
 /// of millions of lines costs a few pages of memory, not the whole list.
@@ -10,7 +8,7 @@ import Glibc
 final class EntrySpool {
     static let segmentSize = 1024
 
-    private let descriptor: Int32
+    private let descriptor: FileDescriptor
     private var buffer: [UInt8] = []
     private var written: Int64 = 0
     /// File offset where each segment starts, and the offset after the last record.
@@ -29,18 +27,15 @@ final class EntrySpool {
     /// Creates the spool in `folder` (the file has no name: it disappears with the process).
     init(priority: Priority, folder: String) throws(SpoolError) {
         self.priority = priority
-        var descriptor = open(folder, O_RDWR | O_CLOEXEC | 0o20000000 /* O_TMPFILE */ | O_DIRECTORY, 0o600)
-        if descriptor < 0 {
-            var template = Array("\(folder)/imgwarm-spool-XXXXXX".utf8CString)
-            descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            if descriptor >= 0 { template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) } }
+        do {
+            descriptor = try FileDescriptor.scratchFile(in: folder)
+        } catch {
+            throw SpoolError(folder: folder, code: error.code)
         }
-        guard descriptor >= 0 else { throw SpoolError(folder: folder, code: errno) }
-        self.descriptor = descriptor
         buffer.reserveCapacity(1 << 16)
     }
 
-    deinit { close(descriptor) }
+    deinit { descriptor.close() }
 
     struct SpoolError: Error, CustomStringConvertible {
         var folder: String
@@ -79,16 +74,12 @@ final class EntrySpool {
     }
 
     private func flush() throws(SpoolError) {
-        var offset = 0
-        while offset < buffer.count {
-            let result = buffer.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + offset, $0.count - offset, off_t(written)) }
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw SpoolError(folder: "the spool", code: errno)
-            }
-            offset += result
-            written += Int64(result)
+        do throws(SystemError) {
+            try descriptor.writeAll(buffer, at: written)
+        } catch {
+            throw SpoolError(folder: "the spool", code: error.code)
         }
+        written += Int64(buffer.count)
         buffer.removeAll(keepingCapacity: true)
     }
 
@@ -126,11 +117,8 @@ final class EntrySpool {
         var bytes = [UInt8](repeating: 0, count: Int(end - start))
         var offset = 0
         while offset < bytes.count {
-            let result = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + offset, $0.count - offset, off_t(start) + off_t(offset)) }
-            if result <= 0 {
-                if result < 0 && errno == EINTR { continue }
-                return false
-            }
+            let result = (try? descriptor.read(into: &bytes, from: offset, at: start + Int64(offset))) ?? 0
+            if result <= 0 { return false }
             offset += result
         }
         loaded.removeAll(keepingCapacity: true)

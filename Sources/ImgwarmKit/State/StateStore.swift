@@ -1,8 +1,6 @@
 import SQLite
 
-#if canImport(Glibc)
-import Glibc
-#endif
+import ImgwarmSystem
 
 /// imgwarm's state: one SQLite database per disk cache folder, outside that folder (SPEC §1, §5).
 ///
@@ -58,8 +56,12 @@ public final class StateStore {
             }
         } catch let error where error.isCorruption {
             let aside = path + ".corrupt-\(Timestamp.now().seconds)"
-            guard rename(path, aside) == 0 else { throw .unusable(path, "it is damaged and cannot be moved aside: \(SystemError.message(errno))") }
-            for suffix in ["-wal", "-shm"] { rename(path + suffix, aside + suffix) }
+            do {
+                try FileSystem.rename(path, to: aside)
+            } catch {
+                throw .unusable(path, "it is damaged and cannot be moved aside: \(error)")
+            }
+            for suffix in ["-wal", "-shm"] { try? FileSystem.rename(path + suffix, to: aside + suffix) }
             movedAside = aside
             try StateStore.createPrivately(path)
             do {
@@ -78,16 +80,16 @@ public final class StateStore {
     /// gives its -wal and -shm files the mode of the database), and takes group and other access
     /// away from one an earlier version created.
     private static func createPrivately(_ path: String) throws(StateError) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        if descriptor >= 0 {
-            close(descriptor)
+        do throws(SystemError) {
+            try FileDescriptor.createFile(path, permissions: 0o600).close()
             return
+        } catch where error.isAlreadyThere {
+        } catch {
+            throw .unusable(path, "cannot create it: \(error)")
         }
-        guard errno == EEXIST else { throw .unusable(path, "cannot create it: \(SystemError.message(errno))") }
         for file in [path, path + "-wal", path + "-shm"] {
-            var info = stat()
-            if stat(file, &info) == 0 && info.st_mode & 0o077 != 0 && info.st_uid == geteuid() {
-                chmod(file, info.st_mode & 0o700)
+            if let info = try? FileSystem.status(ofPath: file), info.permissions & 0o077 != 0, info.owner == FileSystem.userID {
+                try? FileSystem.setPermissions(ofPath: file, to: info.permissions & 0o700)
             }
         }
     }
@@ -108,8 +110,7 @@ public final class StateStore {
             do {
                 return try body()
             } catch where error.isBusy && Monotonic.now() + pause < deadline {
-                var time = timespec(tv_sec: 0, tv_nsec: Int(pause * 1e9))
-                nanosleep(&time, nil)
+                Monotonic.sleep(pause)
                 pause = min(pause * 2, 0.1)
             }
         }
@@ -118,7 +119,7 @@ public final class StateStore {
     /// Opens an existing database read-only (dry runs, `stats`, `blacklist list`); nil when there
     /// is none. Creates, migrates and moves nothing.
     public static func openExisting(path: String, busyTimeout: Double = 5) throws(StateError) -> StateStore? {
-        guard access(path, F_OK) == 0 else { return nil }
+        guard FileSystem.exists(path) else { return nil }
         return try StateStore(path: path, busyTimeout: busyTimeout, readOnly: true)
     }
 
@@ -156,13 +157,12 @@ public final class StateStore {
         let (parent, _) = CacheLocation.split(CacheLocation.absolute(path))
         var components: [String] = []
         var current = parent
-        var info = stat()
-        while stat(current, &info) != 0 && current != "/" {
+        while !FileSystem.exists(current) && current != "/" {
             components.append(current)
             current = CacheLocation.split(current).parent
         }
-        for folder in components.reversed() where mkdir(folder, 0o755) != 0 && errno != EEXIST {
-            throw .unusable(path, "cannot create \(folder): \(SystemError.message(errno))")
+        for folder in components.reversed() {
+            do { try FileSystem.makeFolder(folder) } catch { throw .unusable(path, "cannot create \(folder): \(error)") }
         }
     }
 

@@ -1,7 +1,8 @@
+import ImgwarmSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CImgwarmSys
 
 /// A mutex with a condition variable (pthread), for the few places threads wait for each other.
 ///
@@ -55,7 +56,7 @@ func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
     var thread = pthread_t()
     let result = pthread_create(&thread, &attributes, { pointer in
         let box = Unmanaged<Box>.fromOpaque(pointer!).takeRetainedValue()
-        imgwarm_set_thread_name(String(box.name.prefix(15)))
+        ProcessTuning.nameCurrentThread(box.name)
         box.body()
         return nil
     }, box)
@@ -71,14 +72,4 @@ func environmentValue(_ name: String) -> String? {
     guard let value = getenv(name) else { return nil }
     let text = String(cString: value)
     return text.isEmpty ? nil : text
-}
-
-/// Process-wide settings a long download run benefits from.
-public enum ProcessTuning {
-    /// Bodies up to 4 MiB live in memory (larger ones go to disk): keep them on the heap, and
-    /// keep up to 16 MiB of freed heap rather than giving it back and faulting it in again for
-    /// the next body (glibc's defaults cost ~25,000 page faults per 10,000 images).
-    public static func keepHeapForBodies() {
-        imgwarm_tune_malloc(4 << 20, 16 << 20)
-    }
 }

@@ -72,7 +72,7 @@ struct Path: ParsableCommand {
     private func readKeys(prefix: String, filters: KeyFilterChain, into output: inout OutputBuffer) -> Int {
         var failures = 0
         var lineNumber = 0
-        var reader = LineReader(descriptor: STDIN_FILENO, maxLineLength: 16 << 20)
+        var reader = LineReader(descriptor: .standardInput, maxLineLength: 16 << 20)
         reader.forEachLine { line, truncated in
             lineNumber += 1
             if truncated {
@@ -95,9 +95,9 @@ struct Path: ParsableCommand {
                 failures += 1
             }
         }
-        if reader.readError != 0 {
+        if let error = reader.readError {
             output.flush()
-            Console.error("cannot read standard input: \(SystemError.message(reader.readError))")
+            Console.error("cannot read standard input: \(error)")
             failures += 1
         }
         return failures

@@ -63,6 +63,12 @@ public struct Timestamp: Comparable, Hashable, Sendable {
 
 /// Monotonic time for durations and deadlines, unaffected by wall-clock changes.
 public enum Monotonic {
+    /// Sleeps the calling thread for `seconds`.
+    public static func sleep(_ seconds: Double) {
+        var time = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+        nanosleep(&time, nil)
+    }
+
     /// Seconds on the monotonic clock.
     public static func now() -> Double {
         var time = timespec()

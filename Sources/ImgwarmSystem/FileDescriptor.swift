@@ -1,0 +1,267 @@
+import CImgwarmSys
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An open file or folder: the one type through which the engine makes system calls on files.
+///
+/// A plain value (it does not close itself): the owner that opened it closes it, once, in its
+/// own `deinit` or `defer`. Calls that name a file take it relative to a folder descriptor
+/// (`openat`, `fstatat`, `renameat`, `unlinkat`…), so a folder renamed or replaced meanwhile
+/// cannot redirect them, and never follow a symbolic link unless they say so. Interrupted
+/// calls (`EINTR`) are retried.
+public struct FileDescriptor: Sendable, Hashable {
+    public let rawValue: Int32
+
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    public static let standardInput = FileDescriptor(rawValue: STDIN_FILENO)
+    public static let standardOutput = FileDescriptor(rawValue: STDOUT_FILENO)
+
+    private static func check(_ result: Int32) throws(SystemError) -> FileDescriptor {
+        guard result >= 0 else { throw .last }
+        return FileDescriptor(rawValue: result)
+    }
+
+    // MARK: Opening
+
+    /// Opens the folder at `path`, following a symbolic link to it.
+    public static func openFolder(_ path: String) throws(SystemError) -> FileDescriptor {
+        try check(open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+    }
+
+    /// Opens the subfolder `name`, never through a symbolic link.
+    public func openFolder(_ name: String) throws(SystemError) -> FileDescriptor {
+        try FileDescriptor.check(openat(rawValue, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC))
+    }
+
+    /// Opens the file at `path` for reading (following links: lists are the user's files).
+    public static func openForReading(_ path: String) throws(SystemError) -> FileDescriptor {
+        try check(open(path, O_RDONLY | O_CLOEXEC))
+    }
+
+    /// Opens the file `name` for reading, never through a link. With `keepingAccessTime`
+    /// (`O_NOATIME`) reading does not move its access time; that needs the file's owner, and
+    /// fails with `EPERM` otherwise.
+    public func openForReading(_ name: String, keepingAccessTime: Bool = false) throws(SystemError) -> FileDescriptor {
+        let flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (keepingAccessTime ? imgwarm_o_noatime() : 0)
+        return try FileDescriptor.check(openat(rawValue, name, flags))
+    }
+
+    /// Creates the file `name` for writing; fails with `EEXIST` when it exists.
+    public func createFile(_ name: String, permissions: UInt32 = 0o644) throws(SystemError) -> FileDescriptor {
+        try FileDescriptor.check(openat(rawValue, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(permissions)))
+    }
+
+    /// Creates the file at `path` for writing; fails with `EEXIST` when it exists.
+    public static func createFile(_ path: String, permissions: UInt32 = 0o644) throws(SystemError) -> FileDescriptor {
+        try check(open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(permissions)))
+    }
+
+    /// Opens the file at `path` for writing, creating it or emptying what it held.
+    public static func createOrTruncate(_ path: String, permissions: UInt32 = 0o644) throws(SystemError) -> FileDescriptor {
+        try check(open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(permissions)))
+    }
+
+    /// Opens (creating when missing) the file at `path` for reading and writing: lock files.
+    public static func openOrCreate(_ path: String, permissions: UInt32 = 0o644) throws(SystemError) -> FileDescriptor {
+        try check(open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode_t(permissions)))
+    }
+
+    /// An unnamed file in this folder (`O_TMPFILE`), open for writing: invisible until linked
+    /// with `link(anonymous:as:)`, and gone by itself if the process dies first. Fails where
+    /// the file system has no `O_TMPFILE` (`SystemError.isUnsupported`).
+    public func createAnonymousFile(permissions: UInt32 = 0o644) throws(SystemError) -> FileDescriptor {
+        try FileDescriptor.check(imgwarm_open_anonymous(rawValue, Int32(permissions)))
+    }
+
+    /// A private scratch file in the folder at `path`, open for reading and writing and already
+    /// unlinked (`O_TMPFILE`, or `mkstemp` then `unlink` where that is missing).
+    public static func scratchFile(in path: String) throws(SystemError) -> FileDescriptor {
+        let temporaryFile: Int32 = 0o20000000  // O_TMPFILE without O_DIRECTORY (a GNU macro Swift cannot see)
+        let anonymous = open(path, O_RDWR | O_CLOEXEC | temporaryFile | O_DIRECTORY, 0o600)
+        if anonymous >= 0 { return FileDescriptor(rawValue: anonymous) }
+        var template = Array("\(path)/imgwarm-spool-XXXXXX".utf8CString)
+        let named = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard named >= 0 else { throw .last }
+        _ = fcntl(named, F_SETFD, FD_CLOEXEC)
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        return FileDescriptor(rawValue: named)
+    }
+
+    /// A second descriptor on the same open file.
+    public func duplicate() throws(SystemError) -> FileDescriptor {
+        try FileDescriptor.check(fcntl(rawValue, F_DUPFD_CLOEXEC, 0))
+    }
+
+    /// Closes the descriptor, ignoring errors (reads, locks, folders).
+    public func close() {
+        _ = Glibc.close(rawValue)
+    }
+
+    /// Closes a descriptor that was written to: a late write error (NFS, quota) shows here.
+    public func closeAfterWriting() throws(SystemError) {
+        if Glibc.close(rawValue) != 0 { throw .last }
+    }
+
+    // MARK: Reading and writing
+
+    /// Reads up to `buffer.count` bytes; 0 at the end of the file.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
+        while true {
+            let count = Glibc.read(rawValue, buffer.baseAddress, buffer.count)
+            if count >= 0 { return count }
+            if errno != EINTR { throw .last }
+        }
+    }
+
+    /// Reads up to `buffer.count` bytes at `offset` (`pread`); 0 past the end.
+    public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
+        while true {
+            let count = pread(rawValue, buffer.baseAddress, buffer.count, off_t(offset))
+            if count >= 0 { return count }
+            if errno != EINTR { throw .last }
+        }
+    }
+
+    /// Writes every byte of `bytes`.
+    public func writeAll(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(rawValue, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw .last
+            }
+            offset += written
+        }
+    }
+
+    /// Writes every byte of `bytes` at `offset` (`pwrite`).
+    public func writeAll(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) {
+        var done = 0
+        while done < bytes.count {
+            let written = pwrite(rawValue, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw .last
+            }
+            done += written
+        }
+    }
+
+    /// Reads into `buffer[start...]`; 0 at the end of the file.
+    public func read(into buffer: inout [UInt8], from start: Int = 0) throws(SystemError) -> Int {
+        var result: Result<Int, SystemError> = .success(0)
+        buffer.withUnsafeMutableBytes { bytes in
+            do throws(SystemError) {
+                result = .success(try read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[start...])))
+            } catch {
+                result = .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Reads into `buffer[start...]` from the file at `offset` (`pread`); 0 past the end.
+    public func read(into buffer: inout [UInt8], from start: Int = 0, at offset: Int64) throws(SystemError) -> Int {
+        var result: Result<Int, SystemError> = .success(0)
+        buffer.withUnsafeMutableBytes { bytes in
+            do throws(SystemError) {
+                result = .success(try read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[start...]), at: offset))
+            } catch {
+                result = .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Writes every byte of `bytes`.
+    public func writeAll(_ bytes: [UInt8]) throws(SystemError) {
+        var failure: SystemError?
+        bytes.withUnsafeBytes { raw in
+            do throws(SystemError) { try writeAll(raw) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Writes every byte of `bytes` at `offset` (`pwrite`).
+    public func writeAll(_ bytes: [UInt8], at offset: Int64) throws(SystemError) {
+        var failure: SystemError?
+        bytes.withUnsafeBytes { raw in
+            do throws(SystemError) { try writeAll(raw, at: offset) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    // MARK: Status and dates
+
+    /// `fstat` of the open file.
+    public func status() throws(SystemError) -> FileStatus {
+        var info = stat()
+        guard fstat(rawValue, &info) == 0 else { throw .last }
+        return FileStatus(info)
+    }
+
+    /// `fstatat` of `name` in this folder, not following a link.
+    public func status(of name: String) throws(SystemError) -> FileStatus {
+        var info = stat()
+        guard fstatat(rawValue, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { throw .last }
+        return FileStatus(info)
+    }
+
+    /// The birth (creation) time of `name` in this folder (`statx`), not following a link; nil
+    /// when the file system records none.
+    public func birthTime(of name: String) throws(SystemError) -> Timestamp? {
+        var birth = timespec()
+        switch imgwarm_birth_time(rawValue, name, &birth) {
+        case 0: return Timestamp(birth)
+        case 1: return nil
+        default: throw .last
+        }
+    }
+
+    /// Sets only the access time of the open file: to `time`, or to now when nil.
+    public func setAccessTime(_ time: Timestamp?) throws(SystemError) {
+        guard imgwarm_set_atime(rawValue, time?.timeValue ?? timespec(), time == nil ? 1 : 0) == 0 else { throw .last }
+    }
+
+    /// Sets only the access time of `name` in this folder (not following a link): to `time`, or
+    /// to now when nil. A read counts as a read whatever the mount's atime policy.
+    public func setAccessTime(of name: String, to time: Timestamp?) throws(SystemError) {
+        guard imgwarm_set_atime_at(rawValue, name, time?.timeValue ?? timespec(), time == nil ? 1 : 0) == 0 else { throw .last }
+    }
+
+    // MARK: Names
+
+    /// Deletes the file (or link) `name` from this folder.
+    public func removeFile(_ name: String) throws(SystemError) {
+        guard unlinkat(rawValue, name, 0) == 0 else { throw .last }
+    }
+
+    /// Renames `name` in this folder to `newName` in `destination`, replacing what is there
+    /// atomically (`renameat`).
+    public func rename(_ name: String, to newName: String, in destination: FileDescriptor) throws(SystemError) {
+        guard renameat(rawValue, name, destination.rawValue, newName) == 0 else { throw .last }
+    }
+
+    /// Gives the unnamed file `file` (from `createAnonymousFile`) the name `name` in this
+    /// folder. Fails with `EEXIST` when the name is taken: it never replaces a file.
+    public func link(anonymous file: FileDescriptor, as name: String) throws(SystemError) {
+        guard imgwarm_link_anonymous(file.rawValue, rawValue, name) == 0 else { throw .last }
+    }
+
+    // MARK: Locks
+
+    /// Takes the `flock` lock, shared or exclusive, waiting at most `timeout` seconds
+    /// (`EWOULDBLOCK` when it runs out).
+    public func lock(exclusive: Bool, timeout: Double) throws(SystemError) {
+        let milliseconds = Int32(clamping: Int((timeout * 1000).rounded(.up)))
+        guard imgwarm_flock_timeout(rawValue, exclusive ? LOCK_EX : LOCK_SH, milliseconds) == 0 else { throw .last }
+    }
+
+    public func unlock() {
+        _ = flock(rawValue, LOCK_UN)
+    }
+}

@@ -1,0 +1,41 @@
+import CImgwarmSys
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Process-wide settings and signals.
+public enum ProcessTuning {
+    /// Bodies up to 4 MiB live in memory (larger ones go to disk): keep them on the heap, and
+    /// keep up to 16 MiB of freed heap rather than giving it back and faulting it in again for
+    /// the next body (glibc's defaults cost ~25,000 page faults per 10,000 images).
+    public static func keepHeapForBodies() {
+        imgwarm_tune_malloc(4 << 20, 16 << 20)
+    }
+
+    /// Names the calling thread as `top` and `gdb` show it (15 characters are kept).
+    public static func nameCurrentThread(_ name: String) {
+        imgwarm_set_thread_name(String(name.prefix(15)))
+    }
+}
+
+/// SIGINT and SIGTERM, as a flag and a pipe: the handler only records the signal and writes a
+/// byte, the only things a handler may safely do, so a poll on the pipe wakes up at once.
+public enum StopSignals {
+    /// Installs the handlers: the first SIGINT/SIGTERM is recorded (and the pipe made readable);
+    /// a second one ends the process at once with 128 + its number. A SIGINT ignored on entry
+    /// (a background job) stays ignored. Returns the pipe's read end, nil when none could be made.
+    public static func install() -> FileDescriptor? {
+        let descriptor = imgwarm_stop_install()
+        return descriptor >= 0 ? FileDescriptor(rawValue: descriptor) : nil
+    }
+
+    /// The first stop signal received (SIGINT = 2, SIGTERM = 15), or 0.
+    public static var received: Int32 { imgwarm_stop_signal() }
+
+    /// Empties the pipe so a poll on it does not wake up again.
+    public static func drain(_ pipe: FileDescriptor) {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while buffer.withUnsafeMutableBytes({ Glibc.read(pipe.rawValue, $0.baseAddress, $0.count) }) > 0 {}
+    }
+}
