@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "CurlTests", dependencies: ["Curl", "LoopbackServer", "TestSupport"]),
         .testTarget(name: "MagickTests", dependencies: ["Magick", "TestSupport"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
-        .testTarget(name: "ImgwarmKitTests", dependencies: ["ImgwarmKit", "TestSupport"]),
+        .testTarget(name: "ImgwarmKitTests", dependencies: ["ImgwarmKit", "LoopbackServer", "TestSupport"]),
         .testTarget(name: "imgwarmTests", dependencies: ["imgwarm", "imgwarm-state-probe", "ImgwarmKit", "SQLite", "TestSupport"]),
     ]
 )
