@@ -24,6 +24,7 @@ final class ImageValidator {
             limits.width = UInt64(configuration.maxDimension)
             limits.height = UInt64(configuration.maxDimension)
             limits.area = UInt64(configuration.maxPixels)
+            limits.listLength = UInt64(max(1, configuration.maxFrames))
             Magick.start(limits: limits)
             started = true
         }
@@ -40,7 +41,7 @@ final class ImageValidator {
         if let declared = DeclaredSize.read(format, bytes), let failure = checkLimits(declared.width, declared.height, declared: true) {
             return .failure(failure)
         }
-        if let failure = StructureCheck.check(format, bytes) { return .failure(failure) }
+        if let failure = StructureCheck.check(format, bytes, maxFrames: configuration.maxFrames) { return .failure(failure) }
         if format == .webp && configuration.mode == .header {
             // ImageMagick 6 cannot read only a WebP header (see WebPHeader).
             switch WebPHeader.read(bytes) {

@@ -5,17 +5,28 @@
 /// clears a chunk's declared length before reading it, so a 100-byte PNG claiming a 2 GiB chunk
 /// costs 2 GiB. These walks look only at structure (chunk and block boundaries, end markers),
 /// in one pass over bytes already in memory.
+///
+/// They also count frames where that is cheap (GIF images, TIFF directories): ImageMagick keeps
+/// about 25 KB per frame it has read (measured with ImageMagick 6.9.11: 1.76 GB for a 1 MiB GIF
+/// of 70,000 1×1 frames, 1.4 GB for a TIFF of 60,000 directories), and libtiff about 130 bytes
+/// per directory just to count them, so a file with more than `maxFrames` is refused before
+/// ImageMagick sees it.
 enum StructureCheck {
     /// nil when the structure is complete, else the failure to report.
-    static func check(_ format: ImageFormat, _ bytes: UnsafeRawBufferPointer) -> Failure? {
+    static func check(_ format: ImageFormat, _ bytes: UnsafeRawBufferPointer, maxFrames: Int = ValidationConfiguration().maxFrames) -> Failure? {
         switch format {
         case .png: return png(bytes)
         case .jpeg: return jpeg(bytes)
-        case .gif: return gif(bytes)
+        case .gif: return gif(bytes, maxFrames: maxFrames)
         case .webp: return riff(bytes)
         case .bmp: return bmp(bytes)
-        case .tiff, .heic, .heif, .avif: return nil
+        case .tiff: return tiff(bytes, maxFrames: maxFrames)
+        case .heic, .heif, .avif: return nil
         }
+    }
+
+    static func tooManyFrames(_ what: String, _ maxFrames: Int, unit: String = "frames") -> Failure {
+        Failure(.imageTooLarge, "the \(what) holds more than \(maxFrames) \(unit); at most \(maxFrames) are accepted")
     }
 
     private static func be32(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> Int {
@@ -78,8 +89,10 @@ enum StructureCheck {
     }
 
     /// Blocks (extensions, images) follow one another up to the trailer byte 0x3B.
-    static func gif(_ bytes: UnsafeRawBufferPointer) -> Failure? {
+    /// More than `maxFrames` images is `image-too-large`.
+    static func gif(_ bytes: UnsafeRawBufferPointer, maxFrames: Int) -> Failure? {
         let cut = Failure(.truncated, "the GIF data ends before its trailer (the body is cut short)")
+        var frames = 0
         guard bytes.count >= 13 else { return cut }
         var offset = 13
         let flags = bytes[10]
@@ -101,6 +114,8 @@ enum StructureCheck {
                 offset += 2
                 guard skipSubBlocks(&offset) else { return cut }
             case 0x2C:
+                frames += 1
+                if frames > maxFrames { return tooManyFrames("GIF", maxFrames) }
                 guard offset + 10 <= bytes.count else { return cut }
                 let local = bytes[offset + 9]
                 offset += 10
@@ -112,6 +127,27 @@ enum StructureCheck {
             }
         }
         return cut
+    }
+
+    /// Counts the directories (images) of a TIFF by following the chain of their offsets: more
+    /// than `maxFrames` is `image-too-large`. Offsets outside the body or a chain that loops are
+    /// left to libtiff to report.
+    static func tiff(_ bytes: UnsafeRawBufferPointer, maxFrames: Int) -> Failure? {
+        guard bytes.count >= 8 else { return nil }
+        let little = bytes[0] == 0x49
+        func u16(_ at: Int) -> Int { little ? Int(bytes[at]) | Int(bytes[at + 1]) << 8 : Int(bytes[at]) << 8 | Int(bytes[at + 1]) }
+        func u32(_ at: Int) -> Int { little ? u16(at) | u16(at + 2) << 16 : u16(at) << 16 | u16(at + 2) }
+        var offset = u32(4)
+        var frames = 0
+        var seen = Set<Int>()
+        while offset >= 8 && offset + 2 <= bytes.count && seen.insert(offset).inserted {
+            frames += 1
+            if frames > maxFrames { return tooManyFrames("TIFF", maxFrames, unit: "frames (directories)") }
+            let next = offset + 2 + u16(offset) * 12
+            guard next + 4 <= bytes.count else { return nil }
+            offset = u32(next)
+        }
+        return nil
     }
 
     /// The RIFF container holds as many bytes as it declares.

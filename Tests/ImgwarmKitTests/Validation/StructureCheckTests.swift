@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackServer
 import Testing
 import TestSupport
 
@@ -27,6 +28,22 @@ import TestSupport
             let failure = data[0..<cut].withUnsafeBytes { StructureCheck.check(format, $0) }
             #expect(failure != nil, "\(name) cut at \(cut) of \(data.count) passed")
         }
+    }
+
+    /// GIF frames and TIFF directories are counted; more than the limit is refused before any
+    /// decoder sees them.
+    @Test func frameCounts() {
+        let gif = GeneratedImages.gif(frames: 30)
+        let tiff = GeneratedImages.tiff(directories: 30)
+        #expect(gif.withUnsafeBytes { StructureCheck.check(.gif, $0, maxFrames: 30) } == nil)
+        #expect(tiff.withUnsafeBytes { StructureCheck.check(.tiff, $0, maxFrames: 30) } == nil)
+        #expect(gif.withUnsafeBytes { StructureCheck.check(.gif, $0, maxFrames: 29) }?.reason == .imageTooLarge)
+        #expect(tiff.withUnsafeBytes { StructureCheck.check(.tiff, $0, maxFrames: 29) }?.reason == .imageTooLarge)
+        // A directory chain that loops is counted once per directory, and left to libtiff.
+        var loop = GeneratedImages.tiff(directories: 2)
+        let last = 8 + 2 * 102 - 4
+        loop.replaceSubrange(last..<(last + 4), with: [8, 0, 0, 0])
+        #expect(loop.withUnsafeBytes { StructureCheck.check(.tiff, $0, maxFrames: 5) } == nil)
     }
 
     @Test func lyingPNGChunk() throws {
