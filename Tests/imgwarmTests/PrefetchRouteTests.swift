@@ -59,7 +59,9 @@ import TestSupport
         Case(path: "/html", outcome: "failed", errorClass: "not-an-image", status: 200, messageContains: "<!doctype html>"),
         Case(path: "/empty", outcome: "failed", errorClass: "empty-body", status: 200),
         // Their declared structure runs past the end of the body.
-        Case(path: "/hostile/corrupt.jpg", outcome: "failed", errorClass: "truncated", status: 200, options: ["--retries", "0"], messageContains: "first scan"),
+        // JPEG magic bytes and nothing valid after them: damaged, not cut short (so blacklisted).
+        Case(path: "/hostile/corrupt.jpg", outcome: "failed", errorClass: "decode-failed", status: 200, messageContains: "marker segment"),
+        Case(path: "/jpeg-garbage", outcome: "failed", errorClass: "decode-failed", status: 200, messageContains: "marker"),
         Case(path: "/hostile/header-only.gif", outcome: "failed", errorClass: "truncated", status: 200, options: ["--retries", "0"], messageContains: "trailer"),
         Case(path: "/hostile/huge-dimensions.png", outcome: "failed", errorClass: "image-too-large", status: 200, messageContains: "60000×60000"),
         Case(path: "/large?bytes=3000000", outcome: "failed", errorClass: "too-large", options: ["--max-bytes", "1MiB"]),

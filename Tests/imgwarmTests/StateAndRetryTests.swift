@@ -108,6 +108,46 @@ import TestSupport
         #expect(h.server.requestCount("/status/410") == 2)
     }
 
+    /// A body cut short under a matching Content-Length is found by validation (`truncated`), not
+    /// by libcurl: it goes through the same retry decision as a transfer failure, and when it stays
+    /// cut it is reported failed after the last try, not blacklisted.
+    @Test func truncatedBodiesAreRetried() throws {
+        let h = try PrefetchHarness()
+        let once = h.url("/cut/photo.jpg?fail=1")
+        let run = try h.prefetch([once], options: fast)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try run.entry(line: 1)["outcome"] as? String == "downloaded")
+        #expect(try run.entry(line: 1)["attempts"] as? Int == 2)
+        h.expectCache(exactly: [once: h.routes.valid["photo.jpg"]!])
+
+        let always = h.url("/cut/gradient.png")
+        let failing = try h.prefetch([always], options: fast + ["--retries", "2"])
+        #expect(failing.status == 1)
+        let entry = try failing.entry(line: 1)
+        #expect(entry["errorClass"] as? String == "truncated")
+        #expect(entry["errorKind"] as? String == "transient")
+        #expect(entry["attempts"] as? Int == 3)
+        #expect(h.server.requestCount("/cut/gradient.png") == 3)
+        let listed = try h.run(["blacklist", "list", "--disk-cache-path", h.folder, "--json"])
+        #expect(try (listed.report["entries"] as? [Any])?.isEmpty == true, "a cut body is not blacklisted")
+        // The next run asks again.
+        _ = try h.prefetch([always], options: fast + ["--retries", "0"])
+        #expect(h.server.requestCount("/cut/gradient.png") == 4)
+    }
+
+    /// A `Retry-After` too large for any integer is a wait too long, not a missing header.
+    @Test func retryAfterBeyondAnyInteger() throws {
+        let h = try PrefetchHarness()
+        let run = try h.prefetch([h.url("/status/503?retry-after=99999999999999999999999")], options: fast)
+        #expect(run.status == 1)
+        let entry = try run.entry(line: 1)
+        #expect(entry["attempts"] as? Int == 1, "not retried")
+        #expect(entry["errorKind"] as? String == "transient")
+        #expect((entry["errorMessage"] as? String)?.contains("Retry-After") == true, "\(entry["errorMessage"] ?? "")")
+        let listed = try h.run(["blacklist", "list", "--disk-cache-path", h.folder, "--json"])
+        #expect(try (listed.report["entries"] as? [Any])?.isEmpty == true)
+    }
+
     @Test func blacklistCommands() throws {
         let h = try PrefetchHarness()
         let keys = [h.url("/status/404"), h.url("/html"), "http://u:hunter2@127.0.0.1:\(h.server.port)/status/403"]

@@ -6,6 +6,10 @@
 /// costs 2 GiB. These walks look only at structure (chunk and block boundaries, end markers),
 /// in one pass over bytes already in memory.
 ///
+/// `truncated` (transient: retried, never blacklisted) means everything present is a consistent
+/// beginning of a file that simply stops; bytes that no complete file could start with are
+/// `decode-failed` (permanent).
+///
 /// They also count frames where that is cheap (GIF images, TIFF directories): ImageMagick keeps
 /// about 25 KB per frame it has read (measured with ImageMagick 6.9.11: 1.76 GB for a 1 MiB GIF
 /// of 70,000 1×1 frames, 1.4 GB for a TIFF of 60,000 directories), and libtiff about 130 bytes
@@ -57,25 +61,60 @@ enum StructureCheck {
         return Failure(.truncated, "the PNG data ends before its IEND chunk (the body is cut short)")
     }
 
-    /// An end-of-image marker follows the first start-of-scan. Inside entropy-coded data a 0xFF
-    /// is always followed by 0x00 or a restart marker, so FF D9 cannot appear there by chance.
+    /// Marker segments follow SOI up to the first start-of-scan, and an end-of-image marker
+    /// follows that scan. Inside entropy-coded data a 0xFF is always followed by 0x00 or a restart
+    /// marker, so FF D9 cannot appear there by chance.
+    ///
+    /// A body that ends inside this structure is `truncated`. A byte where a marker must be that
+    /// is not one, or a segment length under 2, is `decode-failed`: no complete file has it. So
+    /// is a first segment that runs past the end of the body when it is an APPn segment without
+    /// the NUL-terminated identifier every APPn segment starts with (`JFIF`, `Exif`, …): magic
+    /// bytes followed by garbage, not a file cut inside its first segment.
     static func jpeg(_ bytes: UnsafeRawBufferPointer) -> Failure? {
         var firstScan: Int?
         var index = 2
+        var complete = 0  // marker segments wholly inside the body
         // Walk the marker segments to the first SOS.
-        while index + 4 <= bytes.count {
-            guard bytes[index] == 0xFF else { break }
+        walk: while index < bytes.count {
+            guard bytes[index] == 0xFF else {
+                return Failure(.decodeFailed, "the JPEG data has no marker at byte \(index), where one must be")
+            }
+            guard index + 1 < bytes.count else { break }
             let marker = bytes[index + 1]
-            if marker == 0xFF { index += 1; continue }
-            if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { index += 2; continue }
-            if marker == 0xD9 { return nil }
+            switch marker {
+            case 0xFF:
+                index += 1  // fill byte
+                continue walk
+            case 0xD8, 0xD0...0xD7, 0x01:
+                index += 2  // markers without a segment
+                continue walk
+            case 0xD9:
+                return nil
+            case 0x02...0xBF, 0x00:
+                return Failure(.decodeFailed, "the JPEG data has no valid marker segment at byte \(index) (0xFF 0x\(String(marker, radix: 16)))")
+            default:
+                break
+            }
+            guard index + 4 <= bytes.count else { break }
             let length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+            guard length >= 2 else {
+                return Failure(.decodeFailed, "the JPEG marker segment at byte \(index) declares \(length) bytes, less than its own length field")
+            }
             if marker == 0xDA {
                 firstScan = index
                 break
             }
-            guard length >= 2 else { break }
-            index += 2 + length
+            let end = index + 2 + length
+            if end > bytes.count {
+                if complete == 0 && (0xE0...0xEF).contains(marker)
+                    && !hasApplicationIdentifier(UnsafeRawBufferPointer(rebasing: bytes[(index + 4)...]))
+                {
+                    return Failure(.decodeFailed, "the JPEG data has no valid marker segment after its start-of-image marker")
+                }
+                break
+            }
+            complete += 1
+            index = end
         }
         guard let scan = firstScan else {
             return Failure(.truncated, "the JPEG data ends before its first scan (the body is cut short)")
@@ -86,6 +125,17 @@ enum StructureCheck {
             end -= 1
         }
         return Failure(.truncated, "the JPEG data ends without its end-of-image marker (the body is cut short)")
+    }
+
+    /// An APPn payload starts with a printable ASCII identifier ended by NUL within 32 bytes
+    /// (`JFIF\0`, `Exif\0`, `ICC_PROFILE\0`, `http://ns.adobe.com/xap/1.0/\0`, `Adobe\0`…);
+    /// true also when the bytes present are a possible beginning of one.
+    private static func hasApplicationIdentifier(_ payload: UnsafeRawBufferPointer) -> Bool {
+        for (offset, byte) in payload.prefix(32).enumerated() {
+            if byte == 0 { return offset > 0 }
+            if byte < 0x20 || byte > 0x7E { return false }
+        }
+        return payload.count < 32
     }
 
     /// Blocks (extensions, images) follow one another up to the trailer byte 0x3B.

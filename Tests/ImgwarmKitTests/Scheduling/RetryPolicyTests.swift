@@ -36,6 +36,14 @@ import Testing
         #expect(RetryPolicy.parseRetryAfter(date, now: 784_111_770) == 7)
         #expect(RetryPolicy.parseRetryAfter(date, now: 800_000_000) == 0, "a date in the past means now")
         #expect(RetryPolicy.parseRetryAfter("soon", now: 0) == nil)
+        #expect(RetryPolicy.parseRetryAfter("99999999999999999999999", now: 0) == .infinity, "beyond any integer: too long, not absent")
+        #expect(RetryPolicy.parseRetryAfter("-5", now: 0) == nil)
+        if case .giveUp(let why) = RetryPolicy().decide(attempts: 1, retryAfter: "99999999999999999999999", now: 0) {
+            #expect(why?.contains("Retry-After") == true)
+            #expect(why?.contains("inf") == false, "\(why ?? "")")
+        } else {
+            Issue.record("should give up")
+        }
         #expect(RetryPolicy.parseHTTPDate("Sun, 32 Nov 1994 08:49:37 GMT") == nil)
     }
 

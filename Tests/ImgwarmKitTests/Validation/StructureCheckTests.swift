@@ -27,7 +27,28 @@ import TestSupport
         for cut in cuts {
             let failure = data[0..<cut].withUnsafeBytes { StructureCheck.check(format, $0) }
             #expect(failure != nil, "\(name) cut at \(cut) of \(data.count) passed")
+            if format == .jpeg {
+                // A cut is transient (retried), never mistaken for damage (blacklisted).
+                #expect(failure?.reason == .truncated, "\(name) cut at \(cut): \(failure?.message ?? "")")
+            }
         }
+    }
+
+    /// JPEG magic bytes followed by nothing a JPEG could hold are damage, not a cut.
+    @Test func jpegMagicThenGarbage() throws {
+        let garbage: [[UInt8]] = [
+            [0xFF, 0xD8, 0xFF] + Array(repeating: 0x5A, count: 600),  // no marker code
+            [UInt8](try Fixtures.data("images/hostile/corrupt.jpg")),  // APP0 without an identifier
+            [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x01] + Array(repeating: 0, count: 40),  // length under 2
+            [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0] + [0x41, 0x42],  // no marker after a segment
+        ]
+        for bytes in garbage {
+            let failure = bytes.withUnsafeBytes { StructureCheck.check(.jpeg, $0) }
+            #expect(failure?.reason == .decodeFailed, "\(failure?.message ?? "passed")")
+        }
+        // Cut inside a first APP1 segment that names itself: a cut, not damage.
+        let exif: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE1, 0x40, 0x00] + Array("Exif".utf8) + [0, 0] + Array(repeating: 0x11, count: 300)
+        #expect(exif.withUnsafeBytes { StructureCheck.check(.jpeg, $0) }?.reason == .truncated)
     }
 
     /// GIF frames and TIFF directories are counted; more than the limit is refused before any
