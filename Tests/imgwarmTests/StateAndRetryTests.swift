@@ -148,6 +148,29 @@ import TestSupport
         #expect(try (listed.report["entries"] as? [Any])?.isEmpty == true)
     }
 
+    /// An ETag or Last-Modified with control characters, or longer than 1 KiB, is neither stored
+    /// nor echoed into a conditional request.
+    @Test func unsafeValidatorsAreNeverSent() throws {
+        let h = try PrefetchHarness()
+        let png = h.routes.valid["gradient.png"]!
+        h.routes.setDynamic("bell.png", .init(body: png, etag: "\"a\u{07}b\""))
+        h.routes.setDynamic("long.png", .init(body: png, etag: "\"" + String(repeating: "x", count: 2000) + "\""))
+        h.routes.setDynamic("date.png", .init(body: png, etag: "\"fine\"", lastModified: "Tue, 03 Nov 2026\u{01} 10:00:00 GMT"))
+        let keys = ["bell.png", "long.png", "date.png"].map { h.url("/dynamic/\($0)") }
+        let first = try h.prefetch(keys)
+        #expect(first.status == 0, "\(first.stderr)")
+        h.server.clearLog()
+        _ = try h.prefetch(keys, options: ["--refresh"])
+        let requests = h.server.requests
+        let bell = try #require(requests.first { $0.path == "/dynamic/bell.png" })
+        let long = try #require(requests.first { $0.path == "/dynamic/long.png" })
+        let date = try #require(requests.first { $0.path == "/dynamic/date.png" })
+        #expect(bell.header("if-none-match") == nil, "\(bell.headers)")
+        #expect(long.header("if-none-match") == nil)
+        #expect(date.header("if-modified-since") == nil, "\(date.headers)")
+        #expect(date.header("if-none-match") == "\"fine\"", "a valid ETag beside it is still used")
+    }
+
     @Test func blacklistCommands() throws {
         let h = try PrefetchHarness()
         let keys = [h.url("/status/404"), h.url("/html"), "http://u:hunter2@127.0.0.1:\(h.server.port)/status/403"]

@@ -1,4 +1,6 @@
+import Foundation
 import Testing
+import TestSupport
 
 @testable import ImgwarmKit
 
@@ -55,5 +57,17 @@ import Testing
         #expect(FailureReason.timeout.isTransient(status: nil))
         #expect(!FailureReason.writeFailed.isBlacklisted(status: nil))
         #expect(FailureReason.notAnImage.isBlacklisted(status: 200))
+        #expect(FailureReason.badResponse.isBlacklisted(status: nil), "an answer that is not HTTP is permanent")
+        #expect(FailureReason.truncated.isTransient(status: 200))
+    }
+
+    /// Every error class is in the report's JSON Schema and in the README's list.
+    @Test func failureClassesAreDocumented() throws {
+        let schema = String(decoding: try Data(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/prefetch-report.schema.json")), as: UTF8.self)
+        let readme = String(decoding: try Data(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("README.md")), as: UTF8.self)
+        for reason in FailureReason.allCases {
+            #expect(schema.contains("\"\(reason.rawValue)\""), "\(reason.rawValue) is not in the schema")
+            #expect(readme.contains("`\(reason.rawValue)`"), "\(reason.rawValue) is not in the README")
+        }
     }
 }
