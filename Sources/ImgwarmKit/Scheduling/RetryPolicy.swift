@@ -30,7 +30,9 @@ public struct RetryPolicy: Sendable {
         guard attempts <= retries else { return .giveUp(nil) }
         if let retryAfter, let wait = RetryPolicy.parseRetryAfter(retryAfter, now: now) {
             if wait > maxWait {
-                let asked = wait.isFinite ? Quantities.formatDecimal(wait, digits: 0) : "more than \(Int.max)"
+                // Beyond any integer: the value as sent (digits only, at most 40 of them).
+                let digits = retryAfter.trimmingSpaces
+                let asked = wait.isFinite ? Quantities.formatDecimal(wait, digits: 0) : digits.count <= 40 ? digits : digits.prefix(40) + "…"
                 return .giveUp("the server asked to wait \(asked) s (Retry-After), more than --max-retry-wait \(Quantities.formatDecimal(maxWait, digits: 0)) s")
             }
             return .retry(after: max(0, wait))
