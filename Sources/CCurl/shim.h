@@ -29,6 +29,10 @@ typedef int (*imgwarm_progress_callback)(void *userdata, curl_off_t dltotal, cur
 static inline CURLcode imgwarm_easy_setopt_progress_callback(CURL *handle, imgwarm_progress_callback value) {
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
 }
+typedef int (*imgwarm_prereq_callback)(void *userdata, char *primary_ip, char *local_ip, int primary_port, int local_port);
+static inline CURLcode imgwarm_easy_setopt_prereq_callback(CURL *handle, imgwarm_prereq_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, value);
+}
 static inline CURLcode imgwarm_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

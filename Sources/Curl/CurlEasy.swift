@@ -101,6 +101,22 @@ public final class CurlEasy {
         _ = imgwarm_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, userData)
     }
 
+    /// Calls `function` (CURLOPT_XFERINFOFUNCTION) with `userData` as libcurl makes progress,
+    /// and at least about once a second while it waits; a non-zero return aborts the transfer
+    /// with CURLE_ABORTED_BY_CALLBACK.
+    public func setProgressFunction(_ function: imgwarm_progress_callback, userData: UnsafeMutableRawPointer) {
+        _ = imgwarm_easy_setopt_progress_callback(handle, function)
+        _ = imgwarm_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, userData)
+        _ = imgwarm_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
+    }
+
+    /// Calls `function` (CURLOPT_PREREQFUNCTION) with `userData` once a connection is ready and
+    /// just before each request is sent (each hop of a redirect chain too).
+    public func setRequestFunction(_ function: imgwarm_prereq_callback, userData: UnsafeMutableRawPointer) {
+        _ = imgwarm_easy_setopt_prereq_callback(handle, function)
+        _ = imgwarm_easy_setopt_pointer(handle, CURLOPT_PREREQDATA, userData)
+    }
+
     // MARK: Information
 
     public func info(_ item: CURLINFO) -> Int {

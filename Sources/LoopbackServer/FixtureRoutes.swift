@@ -13,7 +13,8 @@ import Foundation
 /// `/trickle/NAME?interval=S`, `/stall/NAME?after=BYTES`, `/reset`, `/reset-mid/NAME`,
 /// `/truncated/NAME`, `/html`, `/empty`, `/hostile/NAME` (a file of `hostile/`),
 /// `/large?bytes=N[&chunked=1]`, `/bomb`, `/loop`, `/to-file`, `/to-ftp`, `/huge-headers`,
-/// `/short-length/NAME` (Content-Length smaller than the file).
+/// `/short-length/NAME` (Content-Length smaller than the file), and those of
+/// `FixtureRoutes+Hostile.swift`.
 public final class FixtureRoutes: @unchecked Sendable {
     public static let username = "imgwarm"
     public static let password = "s3cret"
@@ -59,8 +60,8 @@ public final class FixtureRoutes: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Counts requests per exact target, for `/flaky`.
-    private func count(_ target: String) -> Int {
+    /// Counts requests per exact target, for `/flaky` and `/cut`.
+    func count(_ target: String) -> Int {
         lock.lock()
         defer { lock.unlock() }
         counters[target, default: 0] += 1
@@ -298,7 +299,7 @@ public final class FixtureRoutes: @unchecked Sendable {
                 FixtureRoutes.serveConditional(request, out, body: file.body, type: file.contentType, etag: file.etag, lastModified: file.lastModified)
             }
         default:
-            return nil
+            return hostileRoute(first, rest: rest, image: image)
         }
     }
 

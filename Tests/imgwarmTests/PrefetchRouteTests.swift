@@ -59,7 +59,9 @@ import TestSupport
         Case(path: "/html", outcome: "failed", errorClass: "not-an-image", status: 200, messageContains: "<!doctype html>"),
         Case(path: "/empty", outcome: "failed", errorClass: "empty-body", status: 200),
         // Their declared structure runs past the end of the body.
-        Case(path: "/hostile/corrupt.jpg", outcome: "failed", errorClass: "truncated", status: 200, options: ["--retries", "0"], messageContains: "first scan"),
+        // JPEG magic bytes and nothing valid after them: damaged, not cut short (so blacklisted).
+        Case(path: "/hostile/corrupt.jpg", outcome: "failed", errorClass: "decode-failed", status: 200, messageContains: "marker segment"),
+        Case(path: "/jpeg-garbage", outcome: "failed", errorClass: "decode-failed", status: 200, messageContains: "marker"),
         Case(path: "/hostile/header-only.gif", outcome: "failed", errorClass: "truncated", status: 200, options: ["--retries", "0"], messageContains: "trailer"),
         Case(path: "/hostile/huge-dimensions.png", outcome: "failed", errorClass: "image-too-large", status: 200, messageContains: "60000×60000"),
         Case(path: "/large?bytes=3000000", outcome: "failed", errorClass: "too-large", options: ["--max-bytes", "1MiB"]),
@@ -79,6 +81,12 @@ import TestSupport
         Case(path: "/short-length/icon.bmp", outcome: "failed", errorClass: "truncated", status: 200, options: ["--retries", "0"], messageContains: "BMP"),
         Case(path: "/hostile/lying-chunk.png", outcome: "failed", errorClass: "decode-failed", status: 200, messageContains: "declares 2147483632 bytes"),
         Case(path: "/huge-headers", outcome: "failed", errorClass: "too-large", messageContains: "headers"),
+        // Answers that are not HTTP/1.x are not redirects.
+        Case(path: "/http09", outcome: "failed", errorClass: "bad-response", messageContains: "HTTP/0.9"),
+        Case(path: "/garbage-status", outcome: "failed", errorClass: "bad-response", messageContains: "response code"),
+        Case(path: "/huge-header-line", outcome: "failed", errorClass: "too-large", messageContains: "header"),
+        // A stall after a burst: `--timeout` counts from the last byte received.
+        Case(path: "/burst-stall/photo.jpg?after=2000&stall=5", outcome: "failed", errorClass: "timeout", options: ["--timeout", "2", "--retries", "0"], messageContains: "no data for 2.0 s (--timeout)"),
     ]
 
     /// Each misbehaving route fails with its precise class, exit code 1, and leaves nothing.
@@ -107,6 +115,8 @@ import TestSupport
         Case(path: "/gzip/gradient.png", outcome: "downloaded", stored: "valid/gradient.png"),
         Case(path: "/gated/photo.jpg", outcome: "downloaded", stored: "valid/photo.jpg", options: ["--header", "X-Token: \(FixtureRoutes.token)"]),
         Case(path: "/hostile/damaged-scan.jpg", outcome: "downloaded", stored: "hostile/damaged-scan.jpg"),
+        // A pause shorter than --timeout is not inactivity.
+        Case(path: "/burst-stall/photo.jpg?after=2000&stall=1", outcome: "downloaded", stored: "valid/photo.jpg", options: ["--timeout", "3"]),
     ]
 
     /// Routes that deliver a valid image in an unusual way: stored under the original key,

@@ -108,6 +108,69 @@ import TestSupport
         #expect(h.server.requestCount("/status/410") == 2)
     }
 
+    /// A body cut short under a matching Content-Length is found by validation (`truncated`), not
+    /// by libcurl: it goes through the same retry decision as a transfer failure, and when it stays
+    /// cut it is reported failed after the last try, not blacklisted.
+    @Test func truncatedBodiesAreRetried() throws {
+        let h = try PrefetchHarness()
+        let once = h.url("/cut/photo.jpg?fail=1")
+        let run = try h.prefetch([once], options: fast)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try run.entry(line: 1)["outcome"] as? String == "downloaded")
+        #expect(try run.entry(line: 1)["attempts"] as? Int == 2)
+        h.expectCache(exactly: [once: h.routes.valid["photo.jpg"]!])
+
+        let always = h.url("/cut/gradient.png")
+        let failing = try h.prefetch([always], options: fast + ["--retries", "2"])
+        #expect(failing.status == 1)
+        let entry = try failing.entry(line: 1)
+        #expect(entry["errorClass"] as? String == "truncated")
+        #expect(entry["errorKind"] as? String == "transient")
+        #expect(entry["attempts"] as? Int == 3)
+        #expect(h.server.requestCount("/cut/gradient.png") == 3)
+        let listed = try h.run(["blacklist", "list", "--disk-cache-path", h.folder, "--json"])
+        #expect(try (listed.report["entries"] as? [Any])?.isEmpty == true, "a cut body is not blacklisted")
+        // The next run asks again.
+        _ = try h.prefetch([always], options: fast + ["--retries", "0"])
+        #expect(h.server.requestCount("/cut/gradient.png") == 4)
+    }
+
+    /// A `Retry-After` too large for any integer is a wait too long, not a missing header.
+    @Test func retryAfterBeyondAnyInteger() throws {
+        let h = try PrefetchHarness()
+        let run = try h.prefetch([h.url("/status/503?retry-after=99999999999999999999999")], options: fast)
+        #expect(run.status == 1)
+        let entry = try run.entry(line: 1)
+        #expect(entry["attempts"] as? Int == 1, "not retried")
+        #expect(entry["errorKind"] as? String == "transient")
+        #expect((entry["errorMessage"] as? String)?.contains("Retry-After") == true, "\(entry["errorMessage"] ?? "")")
+        let listed = try h.run(["blacklist", "list", "--disk-cache-path", h.folder, "--json"])
+        #expect(try (listed.report["entries"] as? [Any])?.isEmpty == true)
+    }
+
+    /// An ETag or Last-Modified with control characters, or longer than 1 KiB, is neither stored
+    /// nor echoed into a conditional request.
+    @Test func unsafeValidatorsAreNeverSent() throws {
+        let h = try PrefetchHarness()
+        let png = h.routes.valid["gradient.png"]!
+        h.routes.setDynamic("bell.png", .init(body: png, etag: "\"a\u{07}b\""))
+        h.routes.setDynamic("long.png", .init(body: png, etag: "\"" + String(repeating: "x", count: 2000) + "\""))
+        h.routes.setDynamic("date.png", .init(body: png, etag: "\"fine\"", lastModified: "Tue, 03 Nov 2026\u{01} 10:00:00 GMT"))
+        let keys = ["bell.png", "long.png", "date.png"].map { h.url("/dynamic/\($0)") }
+        let first = try h.prefetch(keys)
+        #expect(first.status == 0, "\(first.stderr)")
+        h.server.clearLog()
+        _ = try h.prefetch(keys, options: ["--refresh"])
+        let requests = h.server.requests
+        let bell = try #require(requests.first { $0.path == "/dynamic/bell.png" })
+        let long = try #require(requests.first { $0.path == "/dynamic/long.png" })
+        let date = try #require(requests.first { $0.path == "/dynamic/date.png" })
+        #expect(bell.header("if-none-match") == nil, "\(bell.headers)")
+        #expect(long.header("if-none-match") == nil)
+        #expect(date.header("if-modified-since") == nil, "\(date.headers)")
+        #expect(date.header("if-none-match") == "\"fine\"", "a valid ETag beside it is still used")
+    }
+
     @Test func blacklistCommands() throws {
         let h = try PrefetchHarness()
         let keys = [h.url("/status/404"), h.url("/html"), "http://u:hunter2@127.0.0.1:\(h.server.port)/status/403"]

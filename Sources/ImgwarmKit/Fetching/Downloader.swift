@@ -55,10 +55,14 @@ final class Downloader {
             configure(transfer)
         }
         transfer.easy.set(CURLOPT_URL, entry.url)
-        if let validators {
+        // Validators come from the state database, which an older version may have filled with
+        // values the header parser now drops: they are checked again before they are sent.
+        let etag = validators?.etag.flatMap { Transfer.isSafeValidator($0) ? $0 : nil }
+        let lastModified = validators?.lastModified.flatMap { Transfer.isSafeValidator($0) ? $0 : nil }
+        if etag != nil || lastModified != nil {
             var headers = headerList
-            if let etag = validators.etag { headers.append("If-None-Match: \(etag)") }
-            if let lastModified = validators.lastModified { headers.append("If-Modified-Since: \(lastModified)") }
+            if let etag { headers.append("If-None-Match: \(etag)") }
+            if let lastModified { headers.append("If-Modified-Since: \(lastModified)") }
             transfer.easy.setHeaders(headers)
             transfer.hasOwnHeaders = true
         } else if transfer.hasOwnHeaders {
@@ -66,6 +70,7 @@ final class Downloader {
             transfer.hasOwnHeaders = false
         }
         transfer.startedAt = Monotonic.now()
+        transfer.resetActivityClock()
         try multi.add(transfer.easy)
         active[transfer.easy.handle] = transfer
     }
@@ -80,9 +85,12 @@ final class Downloader {
         easy.set(CURLOPT_MAXREDIRS, c.maxRedirects)
         easy.set(CURLOPT_NOSIGNAL, true)
         easy.set(CURLOPT_CONNECTTIMEOUT_MS, Int(c.timeout * 1000))
-        // "No byte for `timeout` seconds": under 1 byte/s for that long.
+        // "No byte for `timeout` seconds" is the progress callback's job (Transfer.progress): it
+        // compares byte counts and a clock on every pass. libcurl's low-speed check averages the
+        // speed over its window, so after a burst it notices a stall only seconds late; it stays,
+        // a second later than the callback, as a backstop.
         easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
-        easy.set(CURLOPT_LOW_SPEED_TIME, max(1, Int(c.timeout.rounded(.up))))
+        easy.set(CURLOPT_LOW_SPEED_TIME, max(1, Int(c.timeout.rounded(.up))) + 1)
         if c.maxTime > 0 { easy.set(CURLOPT_TIMEOUT_MS, Int(c.maxTime * 1000)) }
         easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(c.maxBytes))
         easy.set(CURLOPT_ACCEPT_ENCODING, "")  // every encoding libcurl can decode; bytes stored decoded
@@ -103,6 +111,8 @@ final class Downloader {
         let userData = Unmanaged.passUnretained(transfer).toOpaque()
         easy.setWriteFunction(transferWriteCallback, userData: userData)
         easy.setHeaderFunction(transferHeaderCallback, userData: userData)
+        easy.setProgressFunction(transferProgressCallback, userData: userData)
+        easy.setRequestFunction(transferRequestCallback, userData: userData)
     }
 
     /// Lets libcurl do what it can now.
@@ -210,6 +220,8 @@ final class Downloader {
                 return Failure(.timeout, "the transfer took longer than --max-time (\(Quantities.formatDecimal(c.maxTime, digits: 1)) s)", httpStatus: httpStatus)
             }
             return Failure(.timeout, "no data for \(Quantities.formatDecimal(c.timeout, digits: 1)) s (--timeout): \(detail)", httpStatus: httpStatus)
+        case CURLE_ABORTED_BY_CALLBACK where transfer.stalled:
+            return Failure(.timeout, "no data for \(Quantities.formatDecimal(c.timeout, digits: 1)) s (--timeout)", httpStatus: httpStatus)
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
             return Failure(.dns, detail)
         case CURLE_COULDNT_CONNECT:
@@ -220,8 +232,18 @@ final class Downloader {
             return Failure(.connectionLost, "the connection was lost: \(detail)", httpStatus: httpStatus)
         case CURLE_PARTIAL_FILE:
             return Failure(.truncated, "the body ended before its Content-Length: \(detail)", httpStatus: httpStatus)
+        case CURLE_OUT_OF_MEMORY where transfer.received == 0 && transfer.discarded == 0:
+            // libcurl's header buffer refused a line (100 KiB at most) before any body byte.
+            return Failure(.tooLarge, "a response header is larger than libcurl accepts (100 KiB a line, 300 KiB in all)", httpStatus: httpStatus)
         case CURLE_UNSUPPORTED_PROTOCOL:
-            return Failure(.redirectNotAllowed, "redirected to a URL that is not http or https: \(detail)", httpStatus: httpStatus)
+            // libcurl says this both for a redirect to a refused scheme and for an answer that is
+            // not HTTP/1.x (HTTP/0.9, a garbage status line): only a Location tells them apart.
+            if let scheme = transfer.locationScheme, scheme != "http" && scheme != "https" {
+                return Failure(.redirectNotAllowed, "redirected to a \(scheme): URL; only http and https are followed", httpStatus: httpStatus)
+            }
+            return Failure(.badResponse, "the answer is not a valid HTTP response: \(detail)", httpStatus: httpStatus)
+        case CURLE_WEIRD_SERVER_REPLY:
+            return Failure(.badResponse, "the answer is not a valid HTTP response: \(detail)", httpStatus: httpStatus)
         case CURLE_TOO_MANY_REDIRECTS:
             return Failure(.tooManyRedirects, "more than \(c.maxRedirects) redirects (--max-redirects)", httpStatus: httpStatus)
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,

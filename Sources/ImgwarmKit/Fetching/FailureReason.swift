@@ -18,6 +18,9 @@ public enum FailureReason: String, Codable, Sendable, CaseIterable {
     case tooLarge = "too-large"
     case emptyBody = "empty-body"
     case decodingFailed = "content-decoding-failed"
+    /// The answer is not an HTTP/1.x or later response: no status line at all (HTTP/0.9), a status
+    /// code that is not a number, an unknown HTTP version. Permanent.
+    case badResponse = "bad-response"
     // Policy
     case redirectNotAllowed = "redirect-not-allowed"
     case tooManyRedirects = "too-many-redirects"

@@ -3,7 +3,9 @@ public struct FetchConfiguration: Sendable {
     /// Transfers in flight (SDWebImage's `maxConcurrentDownloads`). `6` by default.
     public var concurrency = 6
     /// Seconds without a byte before a transfer (or a connection attempt) gives up
-    /// (SDWebImage's `downloadTimeout`). `15` by default.
+    /// (SDWebImage's `downloadTimeout`): an inactivity timeout, counted from when the request is
+    /// sent and then from the last byte received, however fast the bytes before it came.
+    /// `15` by default.
     public var timeout = 15.0
     /// Seconds one whole transfer may take; `0` for no limit. `300` by default, so a server that
     /// trickles a byte at a time cannot hold a slot forever.
@@ -33,6 +35,9 @@ public struct FetchConfiguration: Sendable {
     public var accept = "image/*,*/*;q=0.8"
 
     public init() {}
+
+    /// `timeout` in whole milliseconds (at least 1), for the progress callback's comparison.
+    var timeoutMilliseconds: Int64 { max(1, Int64((timeout * 1000).rounded())) }
 
     /// The request headers: defaults, then `headers` adding to or replacing them.
     var requestHeaders: [String] {

@@ -32,9 +32,20 @@ final class Transfer {
     var etag: String?
     var lastModified: String?
     var retryAfter: String?
+    /// The scheme of the latest response's `Location` (lower-case; nil when it had none or a
+    /// relative one): tells a refused redirect from an answer libcurl could not parse.
+    var locationScheme: String?
     var startedAt = 0.0
     /// The handle carries conditional headers of its own rather than the shared list.
     var hasOwnHeaders = false
+    /// Inactivity (`--timeout`): header bytes received, the byte count (body + headers) the
+    /// progress callback saw last, and when it last changed (coarse monotonic milliseconds;
+    /// negative until the request is sent).
+    var headerBytes = 0
+    var activitySeen: Int64 = 0
+    var lastActivity: Int64 = -1
+    /// Set when the progress callback ended the transfer for inactivity.
+    var stalled = false
 
     init(easy: CurlEasy, entry: PendingEntry, configuration: FetchConfiguration, spillFolder: String, spillPrefix: String) {
         self.easy = easy
@@ -59,6 +70,45 @@ final class Transfer {
         etag = nil
         lastModified = nil
         retryAfter = nil
+        locationScheme = nil
+    }
+
+    /// Clears the inactivity state of a previous use; the clock stays stopped until the request
+    /// goes out.
+    func resetActivityClock() {
+        headerBytes = 0
+        activitySeen = 0
+        lastActivity = -1
+        stalled = false
+    }
+
+    /// Starts (or restarts) the inactivity clock: a connection is ready and the request is about
+    /// to be sent. Before that, connecting is bounded by CURLOPT_CONNECTTIMEOUT (also
+    /// `--timeout`), and a transfer waiting for another's connection to the same host (libcurl's
+    /// PIPEWAIT) is not inactive: it has not started.
+    func requestWillBeSent() {
+        activitySeen = Int64.min
+        lastActivity = CoarseClock.milliseconds()
+    }
+
+    /// Called by libcurl's progress callback with the body bytes received so far: false ends the
+    /// transfer when no byte (body or header) arrived for `--timeout` seconds since the request
+    /// went out or since the last byte. This runs on every pass of the event loop for every
+    /// transfer: an addition, a coarse clock read, two compares.
+    func progress(downloaded: Int64) -> Bool {
+        guard lastActivity >= 0 else { return true }
+        let seen = downloaded &+ Int64(headerBytes)
+        let now = CoarseClock.milliseconds()
+        if seen != activitySeen {
+            activitySeen = seen
+            lastActivity = now
+            return true
+        }
+        if now - lastActivity >= configuration.timeoutMilliseconds {
+            stalled = true
+            return false
+        }
+        return true
     }
 
     /// Largest error-page body read before the transfer is abandoned.
@@ -138,20 +188,61 @@ final class Transfer {
     /// Takes one response header line from libcurl. Only three headers matter, so the line is
     /// matched as bytes and a String is made only for their values (this runs ~10 times per URL).
     func header(_ line: UnsafeRawBufferPointer) {
+        headerBytes &+= line.count
         guard let first = line.first else { return }
         if first == UInt8(ascii: "H") && line.starts(with: "HTTP/".utf8) {
             // A new response (after a redirect or a 100 Continue): forget the previous one's.
             etag = nil
             lastModified = nil
             retryAfter = nil
+            locationScheme = nil
             return
         }
         switch first | 0x20 {
-        case UInt8(ascii: "e"): if let value = Transfer.value(of: "etag", in: line) { etag = value }
-        case UInt8(ascii: "l"): if let value = Transfer.value(of: "last-modified", in: line) { lastModified = value }
+        case UInt8(ascii: "e"):
+            if let value = Transfer.value(of: "etag", in: line) { etag = Transfer.isSafeValidator(value) ? value : nil }
+        case UInt8(ascii: "l"):
+            if let value = Transfer.value(of: "last-modified", in: line) {
+                lastModified = Transfer.isSafeValidator(value) ? value : nil
+            } else if let value = Transfer.value(of: "location", in: line) {
+                locationScheme = Transfer.scheme(of: value)
+            }
         case UInt8(ascii: "r"): if let value = Transfer.value(of: "retry-after", in: line) { retryAfter = value }
         default: break
         }
+    }
+
+    /// The longest `ETag` or `Last-Modified` value kept, in bytes.
+    static let validatorLimit = 1024
+
+    /// Whether an `ETag` or `Last-Modified` value may be stored and echoed back in
+    /// `If-None-Match` / `If-Modified-Since`: 1 to `validatorLimit` bytes, each visible ASCII or
+    /// a space. Anything else (control characters, bytes over 0x7E, a kilobyte of padding) is
+    /// dropped, as if the server had sent no validator.
+    static func isSafeValidator(_ value: String) -> Bool {
+        let bytes = value.utf8
+        return !bytes.isEmpty && bytes.count <= validatorLimit && bytes.allSatisfy { $0 >= 0x20 && $0 <= 0x7E }
+    }
+
+    /// The scheme of an absolute URL reference (`ftp` of `FTP://x/y`), lower-cased; nil for a
+    /// relative reference.
+    static func scheme(of reference: String) -> String? {
+        var scheme = ""
+        for byte in reference.utf8 {
+            switch byte {
+            case UInt8(ascii: ":"):
+                return scheme.isEmpty ? nil : scheme
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                scheme.append(Character(Unicode.Scalar(byte | 0x20)))
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                guard !scheme.isEmpty else { return nil }
+                scheme.append(Character(Unicode.Scalar(byte)))
+            default:
+                return nil
+            }
+            if scheme.utf8.count > 32 { return nil }
+        }
+        return nil
     }
 
     /// The value of header `name` (lower-case) when `line` is that header, trimmed.
@@ -177,6 +268,30 @@ let transferWriteCallback: imgwarm_data_callback = { buffer, size, count, userDa
     let transfer = Unmanaged<Transfer>.fromOpaque(userData).takeUnretainedValue()
     let length = size * count
     return transfer.receive(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
+}
+
+/// libcurl's progress callback (CURLOPT_XFERINFOFUNCTION): non-zero aborts the transfer.
+let transferProgressCallback: imgwarm_progress_callback = { userData, _, downloaded, _, _ in
+    guard let userData else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userData).takeUnretainedValue()
+    return transfer.progress(downloaded: Int64(downloaded)) ? 0 : 1
+}
+
+/// libcurl's pre-request callback (CURLOPT_PREREQFUNCTION): starts the inactivity clock.
+let transferRequestCallback: imgwarm_prereq_callback = { userData, _, _, _, _ in
+    guard let userData else { return 0 }
+    Unmanaged<Transfer>.fromOpaque(userData).takeUnretainedValue().requestWillBeSent()
+    return 0  // CURL_PREREQFUNC_OK
+}
+
+/// A cheap monotonic clock for the hot path: CLOCK_MONOTONIC_COARSE is read from the vDSO
+/// without a system call, to a few milliseconds, which is all an inactivity timeout needs.
+enum CoarseClock {
+    static func milliseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
+        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
+    }
 }
 
 /// libcurl's header callback: one header line at a time.

@@ -43,7 +43,8 @@ extension PrefetchJob {
                     lockFailure = timeout
                     observer?.prefetchWarning("\(timeout.description): no new downloads start; the run ends with exit code 3")
                 }
-                record(validated: outcome)
+                // The slot is free again whatever happens next: stored, failed, or retried.
+                record(validated: outcome, scheduler: scheduler)
             }
             let signal = configuration.stop.signal
             if signal != 0 && !summary.interrupted {
@@ -182,17 +183,25 @@ extension PrefetchJob {
                 httpStatus: body.status, etag: finished.etag, lastModified: finished.lastModified, duration: finished.duration)
         case .failure(var failure):
             if failure.httpStatus == nil { failure.httpStatus = finished.httpStatus }
-            if failure.isTransient {
-                switch configuration.retry.decide(attempts: entry.attempts, retryAfter: finished.retryAfter, now: Timestamp.now().secondsSinceEpoch) {
-                case .retry(let delay):
-                    scheduler.retry(entry, at: Monotonic.now() + delay)
-                    return nil
-                case .giveUp(let why):
-                    if let why { failure.message += "; \(why)" }
-                }
-            }
-            recordFailure(entry, failure)
+            retryOrRecord(entry, failure, retryAfter: finished.retryAfter, scheduler: scheduler)
             return nil
         }
+    }
+
+    /// The one retry decision for every failure, of the transfer or of the validation: a
+    /// transient failure with tries left goes back to the scheduler after its back-off (or the
+    /// server's `Retry-After`); anything else is final, reported and, when permanent, blacklisted.
+    func retryOrRecord(_ entry: PendingEntry, _ failure: Failure, retryAfter: String?, scheduler: Scheduler) {
+        var failure = failure
+        if failure.isTransient {
+            switch configuration.retry.decide(attempts: entry.attempts, retryAfter: retryAfter, now: Timestamp.now().secondsSinceEpoch) {
+            case .retry(let delay):
+                scheduler.retry(entry, at: Monotonic.now() + delay)
+                return
+            case .giveUp(let why):
+                if let why { failure.message += "; \(why)" }
+            }
+        }
+        recordFailure(entry, failure)
     }
 }

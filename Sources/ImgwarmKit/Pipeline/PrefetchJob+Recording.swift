@@ -1,6 +1,8 @@
 /// Recording outcomes: totals, the report, the observer, and the state database.
 extension PrefetchJob {
-    func record(validated outcome: ValidationPool.Outcome) {
+    /// Records what validation found; a transient failure (a body cut short under a matching
+    /// Content-Length is `truncated`) goes through the same retry decision as a failed transfer.
+    func record(validated outcome: ValidationPool.Outcome, scheduler: Scheduler) {
         let job = outcome.job
         switch outcome.result {
         case .success(let image):
@@ -24,7 +26,7 @@ extension PrefetchJob {
             record(result)
         case .failure(var failure):
             failure.httpStatus = job.httpStatus
-            recordFailure(job.entry, failure)
+            retryOrRecord(job.entry, failure, retryAfter: nil, scheduler: scheduler)
         }
     }
 

@@ -30,7 +30,10 @@ public struct RetryPolicy: Sendable {
         guard attempts <= retries else { return .giveUp(nil) }
         if let retryAfter, let wait = RetryPolicy.parseRetryAfter(retryAfter, now: now) {
             if wait > maxWait {
-                return .giveUp("the server asked to wait \(Quantities.formatDecimal(wait, digits: 0)) s (Retry-After), more than --max-retry-wait \(Quantities.formatDecimal(maxWait, digits: 0)) s")
+                // Beyond any integer: the value as sent (digits only, at most 40 of them).
+                let digits = retryAfter.trimmingSpaces
+                let asked = wait.isFinite ? Quantities.formatDecimal(wait, digits: 0) : digits.count <= 40 ? digits : digits.prefix(40) + "…"
+                return .giveUp("the server asked to wait \(asked) s (Retry-After), more than --max-retry-wait \(Quantities.formatDecimal(maxWait, digits: 0)) s")
             }
             return .retry(after: max(0, wait))
         }
@@ -39,9 +42,12 @@ public struct RetryPolicy: Sendable {
 
     /// Seconds to wait from a `Retry-After` value: delay-seconds, or an HTTP date (IMF-fixdate,
     /// `Sun, 06 Nov 1994 08:49:37 GMT`) compared with `now` (seconds since the epoch).
+    /// Delay-seconds too large for any integer are `.infinity` (longer than any wait), not
+    /// ignored; nil when the value is neither form.
     public static func parseRetryAfter(_ value: String, now: Double) -> Double? {
         let text = value.trimmingSpaces
         if let seconds = Int(text), seconds >= 0 { return Double(seconds) }
+        if !text.isEmpty && text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) { return .infinity }
         guard let date = parseHTTPDate(text) else { return nil }
         return max(0, date - now)
     }

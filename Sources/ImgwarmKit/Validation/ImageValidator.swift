@@ -24,6 +24,7 @@ final class ImageValidator {
             limits.width = UInt64(configuration.maxDimension)
             limits.height = UInt64(configuration.maxDimension)
             limits.area = UInt64(configuration.maxPixels)
+            limits.listLength = UInt64(max(1, configuration.maxFrames))
             Magick.start(limits: limits)
             started = true
         }
@@ -40,15 +41,21 @@ final class ImageValidator {
         if let declared = DeclaredSize.read(format, bytes), let failure = checkLimits(declared.width, declared.height, declared: true) {
             return .failure(failure)
         }
-        if let failure = StructureCheck.check(format, bytes) { return .failure(failure) }
-        if format == .webp && configuration.mode == .header {
-            // ImageMagick 6 cannot read only a WebP header (see WebPHeader).
+        if let failure = StructureCheck.check(format, bytes, maxFrames: configuration.maxFrames) { return .failure(failure) }
+        if format == .webp {
+            // ImageMagick 6 cannot read only a WebP header (see WebPHeader); the chunk walk also
+            // counts the frames of an animation, in both modes.
             switch WebPHeader.read(bytes) {
             case .success(let header):
-                if let failure = checkLimits(header.width, header.height, declared: false) { return .failure(failure) }
-                return .success(ValidatedImage(format: format, width: header.width, height: header.height))
+                if header.frames > configuration.maxFrames {
+                    return .failure(StructureCheck.tooManyFrames("WebP", configuration.maxFrames))
+                }
+                if configuration.mode == .header {
+                    if let failure = checkLimits(header.width, header.height, declared: false) { return .failure(failure) }
+                    return .success(ValidatedImage(format: format, width: header.width, height: header.height))
+                }
             case .failure(let failure):
-                return .failure(failure)
+                if configuration.mode == .header { return .failure(failure) }
             }
         }
         let properties: ImageProperties

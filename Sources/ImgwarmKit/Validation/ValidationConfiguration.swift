@@ -11,9 +11,15 @@ public struct ValidationConfiguration: Sendable {
     public var mode: Mode = .header
     /// The largest pixel area accepted (width × height). `100_000_000` by default.
     public var maxPixels = 100_000_000
-    /// The largest width or height accepted. `16384` by default (Debian's ImageMagick policy
-    /// refuses larger sides without a reason).
-    public var maxDimension = 16384
+    /// The largest width or height accepted, in pixels. `16000` by default: Debian's ImageMagick
+    /// policy (`/etc/ImageMagick-6/policy.xml`, width and height `16KP`) refuses larger sides
+    /// without saying why, so imgwarm refuses them first, with the reason.
+    public var maxDimension = 16000
+    /// The most frames (GIF images, TIFF directories; with `.full`, images of any format) an image
+    /// may hold. `2000` by default: ImageMagick keeps about 25 KB per frame it reads, so 2000
+    /// frames cost at most about 50 MB, and a file of 70,000 tiny frames is refused instead of
+    /// taking 1.7 GB. In `.header` mode only the first frame is read.
+    public var maxFrames = 2000
 
     public init() {}
 }

@@ -1,4 +1,6 @@
+import Foundation
 import Testing
+import TestSupport
 
 @testable import ImgwarmKit
 
@@ -36,6 +38,14 @@ import Testing
         #expect(RetryPolicy.parseRetryAfter(date, now: 784_111_770) == 7)
         #expect(RetryPolicy.parseRetryAfter(date, now: 800_000_000) == 0, "a date in the past means now")
         #expect(RetryPolicy.parseRetryAfter("soon", now: 0) == nil)
+        #expect(RetryPolicy.parseRetryAfter("99999999999999999999999", now: 0) == .infinity, "beyond any integer: too long, not absent")
+        #expect(RetryPolicy.parseRetryAfter("-5", now: 0) == nil)
+        if case .giveUp(let why) = RetryPolicy().decide(attempts: 1, retryAfter: "99999999999999999999999", now: 0) {
+            #expect(why?.contains("Retry-After") == true)
+            #expect(why?.contains("wait 99999999999999999999999 s (Retry-After)") == true, "\(why ?? "")")
+        } else {
+            Issue.record("should give up")
+        }
         #expect(RetryPolicy.parseHTTPDate("Sun, 32 Nov 1994 08:49:37 GMT") == nil)
     }
 
@@ -47,5 +57,17 @@ import Testing
         #expect(FailureReason.timeout.isTransient(status: nil))
         #expect(!FailureReason.writeFailed.isBlacklisted(status: nil))
         #expect(FailureReason.notAnImage.isBlacklisted(status: 200))
+        #expect(FailureReason.badResponse.isBlacklisted(status: nil), "an answer that is not HTTP is permanent")
+        #expect(FailureReason.truncated.isTransient(status: 200))
+    }
+
+    /// Every error class is in the report's JSON Schema and in the README's list.
+    @Test func failureClassesAreDocumented() throws {
+        let schema = String(decoding: try Data(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/prefetch-report.schema.json")), as: UTF8.self)
+        let readme = String(decoding: try Data(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("README.md")), as: UTF8.self)
+        for reason in FailureReason.allCases {
+            #expect(schema.contains("\"\(reason.rawValue)\""), "\(reason.rawValue) is not in the schema")
+            #expect(readme.contains("`\(reason.rawValue)`"), "\(reason.rawValue) is not in the README")
+        }
     }
 }
