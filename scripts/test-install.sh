@@ -265,7 +265,7 @@ else
 
     "$debug_bin/imgwarm-testserver" --root Tests/Fixtures/images/valid --port-file "$work/port" 2>/dev/null &
     server_pid=$!
-    for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.05; done
+    for _ in $(seq 1 400); do [ -s "$work/port" ] && break; sleep 0.05; done
     port=$(cat "$work/port" 2>/dev/null || echo 0)
     images=(photo.jpg gradient.png sticker.webp)
     for image in "${images[@]}"; do echo "http://127.0.0.1:$port/$image"; done > "$home/list.txt"
