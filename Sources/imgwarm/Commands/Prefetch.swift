@@ -47,13 +47,13 @@ struct Prefetch: ParsableCommand {
 
     @OptionGroup(title: "Cache location") var location: CacheLocationOptions
 
-    @Argument(help: ArgumentHelp("List files to read; - is standard input.", valueName: "list"))
+    @Argument(help: ArgumentHelp("List files to read; - is standard input.", valueName: "list"), completion: .file())
     var lists: [String] = []
 
-    @Option(name: .customLong("high"), help: ArgumentHelp("A list read at high priority (repeatable).", valueName: "list"))
+    @Option(name: .customLong("high"), help: ArgumentHelp("A list read at high priority (repeatable).", valueName: "list"), completion: .file())
     var highLists: [String] = []
 
-    @Option(name: .customLong("low"), help: ArgumentHelp("A list read at low priority (repeatable).", valueName: "list"))
+    @Option(name: .customLong("low"), help: ArgumentHelp("A list read at low priority (repeatable).", valueName: "list"), completion: .file())
     var lowLists: [String] = []
 
     @Option(

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Builds imgwarm (release, Swift runtime linked in statically) and installs it with its manual
+# pages, shell completions, JSON Schemas and systemd examples. The installed binary needs no Swift
+# toolchain: it links only Debian's libraries (libcurl, MagickWand, SQLite, libc, libstdc++).
+#
+#   scripts/install.sh                      # into /usr/local (needs root for that)
+#   scripts/install.sh --prefix ~/.local    # anywhere else
+#   scripts/install.sh --uninstall [--prefix DIR]
+#
+# Installs (PREFIX is /usr/local unless --prefix):
+#   PREFIX/bin/imgwarm
+#   PREFIX/share/man/man1/imgwarm.1, imgwarm-<command>.1 ...   generated from the built binary
+#   PREFIX/share/bash-completion/completions/imgwarm           generated from the built binary
+#   PREFIX/share/zsh/site-functions/_imgwarm                   (share/zsh/vendor-completions under /usr)
+#   PREFIX/share/fish/vendor_completions.d/imgwarm.fish
+#   PREFIX/share/imgwarm/*.schema.json                         the report schemas
+#   PREFIX/share/doc/imgwarm/examples/systemd/                 units from contrib/systemd
+#   PREFIX/share/imgwarm/install-manifest                      what --uninstall removes
+#
+# Running it again replaces every file (and removes the files of the previous install that the
+# new one no longer has); --uninstall removes exactly what the manifest lists.
+# Options for packaging (scripts/package-deb.sh): --destdir DIR stages under DIR instead of /,
+# --no-manifest writes no manifest, --no-build installs the binary of the last build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+prefix=/usr/local
+destdir=""
+uninstall=false
+manifest=true
+build=true
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --prefix) prefix=${2:?--prefix needs a folder}; shift 2 ;;
+    --prefix=*) prefix=${1#--prefix=}; shift ;;
+    --destdir) destdir=${2:?--destdir needs a folder}; shift 2 ;;
+    --destdir=*) destdir=${1#--destdir=}; shift ;;
+    --uninstall) uninstall=true; shift ;;
+    --no-manifest) manifest=false; shift ;;
+    --no-build) build=false; shift ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "install.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+case "$prefix" in
+  /*) ;;
+  *) prefix="$(pwd)/$prefix" ;;
+esac
+prefix=${prefix%/}
+[ -n "$prefix" ] || { echo "install.sh: --prefix / is not supported: use /usr or /usr/local" >&2; exit 2; }
+target="$destdir$prefix"
+manifest_file="$target/share/imgwarm/install-manifest"
+
+# Removes the files a manifest lists (paths relative to the prefix), then the folders of imgwarm's
+# own that are left empty; shared folders (share/man/man1, bin) stay.
+remove_listed() {
+  local list=$1 keep=${2:-}
+  while IFS= read -r relative; do
+    [ -n "$relative" ] || continue
+    case "$relative" in /*|*..*) echo "install.sh: skipping odd manifest line '$relative'" >&2; continue ;; esac
+    if [ -n "$keep" ] && grep -qxF -- "$relative" "$keep"; then continue; fi
+    rm -f -- "$target/$relative"
+  done < "$list"
+}
+remove_own_folders() {
+  for folder in share/doc/imgwarm/examples/systemd share/doc/imgwarm/examples share/doc/imgwarm share/imgwarm; do
+    [ -d "$target/$folder" ] && rmdir --ignore-fail-on-non-empty "$target/$folder"
+  done
+  return 0
+}
+
+if $uninstall; then
+  if [ ! -f "$manifest_file" ]; then
+    echo "install.sh: nothing to uninstall: $manifest_file does not exist" >&2
+    exit 1
+  fi
+  count=$(grep -c . "$manifest_file" || true)
+  remove_listed "$manifest_file"
+  rm -f "$manifest_file"
+  remove_own_folders
+  echo "install.sh: removed imgwarm ($count files) from $target"
+  exit 0
+fi
+
+source scripts/env.sh
+if $build; then
+  bash scripts/install-deps.sh >/dev/null
+  echo "install.sh: building imgwarm (release, --static-swift-stdlib)"
+  # -z now: every symbol bound at start, so the whole GOT can be read-only (full RELRO).
+  # No $ORIGIN run path: nothing is loaded from beside the binary (/usr/bin, /usr/local/bin).
+  swift build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now \
+    --product imgwarm 2>&1 | tail -n 1
+fi
+binary="$(swift build -c release --show-bin-path)/imgwarm"
+[ -x "$binary" ] || { echo "install.sh: $binary is missing: run without --no-build" >&2; exit 1; }
+
+# Everything is generated into a staging folder first, so a failure installs nothing.
+stage=$(mktemp -d "${TMPDIR:-/tmp}/imgwarm-install.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+bash scripts/generate-docs.sh --binary "$binary" --output "$stage/generated" >/dev/null
+
+if [ "$prefix" = /usr ]; then zsh_dir=share/zsh/vendor-completions; else zsh_dir=share/zsh/site-functions; fi
+files=()   # "mode source relative-destination"
+files+=("0755 $binary bin/imgwarm")
+for page in "$stage"/generated/man/*.1; do files+=("0644 $page share/man/man1/$(basename "$page")"); done
+files+=("0644 $stage/generated/completions/imgwarm.bash share/bash-completion/completions/imgwarm")
+files+=("0644 $stage/generated/completions/_imgwarm $zsh_dir/_imgwarm")
+files+=("0644 $stage/generated/completions/imgwarm.fish share/fish/vendor_completions.d/imgwarm.fish")
+for schema in docs/*.schema.json; do files+=("0644 $root/$schema share/imgwarm/$(basename "$schema")"); done
+for unit in contrib/systemd/*; do files+=("0644 $root/$unit share/doc/imgwarm/examples/systemd/$(basename "$unit")"); done
+
+: > "$stage/manifest"
+for entry in "${files[@]}"; do
+  read -r mode source relative <<< "$entry"
+  destination="$target/$relative"
+  mkdir -p "$(dirname "$destination")"
+  case "$relative" in
+    bin/*)
+      install -m "$mode" "$source" "$destination.tmp"
+      strip --strip-unneeded --remove-section=.comment --remove-section=.note "$destination.tmp"
+      mv -f "$destination.tmp" "$destination" ;;
+    share/doc/imgwarm/examples/systemd/*)
+      # The units name /usr/bin/imgwarm; point them at this prefix's binary.
+      sed "s|/usr/bin/imgwarm|$prefix/bin/imgwarm|g" "$source" > "$destination.tmp"
+      chmod "$mode" "$destination.tmp"; mv -f "$destination.tmp" "$destination" ;;
+    *) install -m "$mode" "$source" "$destination" ;;
+  esac
+  echo "$relative" >> "$stage/manifest"
+done
+
+if $manifest; then
+  # Files of an earlier install that this one no longer has (a subcommand removed) go.
+  [ -f "$manifest_file" ] && remove_listed "$manifest_file" "$stage/manifest"
+  install -m 0644 "$stage/manifest" "$manifest_file"
+  echo "share/imgwarm/install-manifest" >> "$manifest_file"
+fi
+echo "install.sh: installed imgwarm $("$target/bin/imgwarm" --version) into $target (${#files[@]} files)"
