@@ -1,19 +1,32 @@
 import CCurl
 
-#if canImport(Glibc)
-import Glibc
-#endif
+/// What the owner of a transfer hears from libcurl, on the thread that drives the multi handle.
+public protocol CurlTransferDelegate: AnyObject {
+    /// Body bytes, after content decoding. Returning false aborts the transfer
+    /// (`CurlError.Kind.writeRefused`).
+    func curlReceive(body: UnsafeRawBufferPointer) -> Bool
+    /// One response header line, line ending included (also status lines, and those of
+    /// redirects and `100 Continue`).
+    func curlReceive(headerLine: UnsafeRawBufferPointer)
+    /// Progress: body bytes received so far. Called as data arrives and about once a second
+    /// while nothing does; returning false aborts the transfer (`.abortedByCallback`).
+    func curlProgress(downloaded: Int64) -> Bool
+    /// A connection is ready and a request is about to be sent (each hop of a redirect too).
+    func curlRequestWillBeSent()
+}
 
 /// One libcurl easy handle, owned by one Swift object and cleaned up in `deinit`.
 ///
-/// Options are set through typed methods (libcurl's setopt is variadic, which Swift cannot
-/// call). An easy handle is reused across transfers: `reset()` clears options but keeps its
-/// caches; connections live in the multi handle.
+/// Options are set through typed Swift methods (libcurl's setopt is variadic, which Swift cannot
+/// call; the shim's typed wrappers are used here and nowhere else). A handle is reused across
+/// transfers: options stay set, connections live in the multi handle.
 public final class CurlEasy {
-    public let handle: UnsafeMutableRawPointer
+    let handle: UnsafeMutableRawPointer
     /// libcurl writes its detailed error message here (CURLOPT_ERRORBUFFER).
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private var headerList: CurlStringList?
+    /// Receives the transfer's data; held weakly (the delegate usually owns this handle).
+    public private(set) weak var delegate: (any CurlTransferDelegate)?
 
     public init() throws(CurlError) {
         Curl.start()
@@ -21,7 +34,10 @@ public final class CurlEasy {
         self.handle = handle
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        installErrorBuffer()
+        _ = imgwarm_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
+        // A completion names its handle; CURLINFO_PRIVATE leads back to this object.
+        _ = imgwarm_easy_setopt_pointer(handle, CURLOPT_PRIVATE, Unmanaged.passUnretained(self).toOpaque())
+        _ = imgwarm_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
     }
 
     deinit {
@@ -29,58 +45,63 @@ public final class CurlEasy {
         errorBuffer.deallocate()
     }
 
-    /// Clears every option (the error buffer is put back), ready for the next transfer.
-    public func reset() {
-        curl_easy_reset(handle)
-        headerList = nil
-        errorBuffer[0] = 0
-        installErrorBuffer()
-    }
-
-    private func installErrorBuffer() {
-        _ = imgwarm_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
-    }
-
     /// The detailed message of the last failure, or nil.
-    public var errorDetail: String? {
+    var errorDetail: String? {
         errorBuffer[0] == 0 ? nil : String(cString: errorBuffer)
-    }
-
-    /// The error for `code`, with libcurl's detailed message when it wrote one.
-    public func error(for code: Int32) -> CurlError {
-        CurlError(CURLcode(UInt32(code)), detail: errorDetail)
     }
 
     // MARK: Options
 
-    @discardableResult
-    public func set(_ option: CURLoption, _ value: Int) -> Bool {
-        imgwarm_easy_setopt_long(handle, option, value) == CURLE_OK
+    /// The URL of the next transfer (libcurl copies it).
+    public func setURL(_ url: String) {
+        errorBuffer[0] = 0
+        setString(CURLOPT_URL, url)
     }
 
-    @discardableResult
-    public func set(_ option: CURLoption, _ value: Bool) -> Bool {
-        set(option, value ? 1 : 0)
+    /// Sets every option of `options`.
+    public func apply(_ options: CurlTransferOptions) {
+        setString(CURLOPT_PROTOCOLS_STR, options.protocols)
+        setString(CURLOPT_REDIR_PROTOCOLS_STR, options.protocols)
+        setLong(CURLOPT_FOLLOWLOCATION, options.maxRedirects > 0 ? 1 : 0)
+        setLong(CURLOPT_MAXREDIRS, options.maxRedirects)
+        setLong(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMilliseconds)
+        if let lowSpeed = options.lowSpeed {
+            setLong(CURLOPT_LOW_SPEED_LIMIT, lowSpeed.bytesPerSecond)
+            setLong(CURLOPT_LOW_SPEED_TIME, lowSpeed.seconds)
+        }
+        setLong(CURLOPT_TIMEOUT_MS, options.totalTimeoutMilliseconds ?? 0)
+        _ = imgwarm_easy_setopt_off(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maxBodySize ?? 0))
+        if let encoding = options.acceptEncoding { setString(CURLOPT_ACCEPT_ENCODING, encoding) }
+        let version = options.httpVersion == .http1_1 ? CURL_HTTP_VERSION_1_1 : CURL_HTTP_VERSION_2TLS
+        setLong(CURLOPT_HTTP_VERSION, Int(version))
+        setLong(CURLOPT_PIPEWAIT, options.waitForMultiplexing ? 1 : 0)
+        if let agent = options.userAgent { setString(CURLOPT_USERAGENT, agent) }
+        setLong(CURLOPT_BUFFERSIZE, options.receiveBufferSize)
+        if let authorities = options.certificateAuthorities { setString(CURLOPT_CAINFO, authorities) }
+        setLong(CURLOPT_SSL_VERIFYPEER, options.verifyTLS ? 1 : 0)
+        setLong(CURLOPT_SSL_VERIFYHOST, options.verifyTLS ? 2 : 0)
+        if let netrc = options.netrcFile {
+            setLong(CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
+            setString(CURLOPT_NETRC_FILE, netrc)
+        }
     }
 
-    @discardableResult
-    public func set(_ option: CURLoption, offset value: Int64) -> Bool {
-        imgwarm_easy_setopt_off(handle, option, curl_off_t(value)) == CURLE_OK
+    /// Sends the transfer's body, headers and progress to `delegate` from now on.
+    public func setDelegate(_ delegate: any CurlTransferDelegate) {
+        self.delegate = delegate
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        _ = imgwarm_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteTrampoline)
+        _ = imgwarm_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
+        _ = imgwarm_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlHeaderTrampoline)
+        _ = imgwarm_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
+        _ = imgwarm_easy_setopt_progress_callback(handle, curlProgressTrampoline)
+        _ = imgwarm_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
+        setLong(CURLOPT_NOPROGRESS, 0)
+        _ = imgwarm_easy_setopt_prereq_callback(handle, curlRequestTrampoline)
+        _ = imgwarm_easy_setopt_pointer(handle, CURLOPT_PREREQDATA, me)
     }
 
-    /// Sets a string option. libcurl copies string options (since 7.17), so the Swift string
-    /// need not outlive the call.
-    @discardableResult
-    public func set(_ option: CURLoption, _ value: String) -> Bool {
-        value.withCString { imgwarm_easy_setopt_string(handle, option, UnsafeMutablePointer(mutating: $0)) } == CURLE_OK
-    }
-
-    @discardableResult
-    public func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer?) -> Bool {
-        imgwarm_easy_setopt_pointer(handle, option, pointer) == CURLE_OK
-    }
-
-    /// Request headers (CURLOPT_HTTPHEADER); the list lives until the next `reset()`.
+    /// Request headers (CURLOPT_HTTPHEADER), `Name: value` each.
     public func setHeaders(_ headers: [String]) {
         setHeaders(CurlStringList(headers))
     }
@@ -91,59 +112,71 @@ public final class CurlEasy {
         _ = imgwarm_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list.pointer)
     }
 
-    public func setWriteFunction(_ function: imgwarm_data_callback, userData: UnsafeMutableRawPointer) {
-        _ = imgwarm_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, function)
-        _ = imgwarm_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, userData)
+    private func setLong(_ option: CURLoption, _ value: Int) {
+        _ = imgwarm_easy_setopt_long(handle, option, value)
     }
 
-    public func setHeaderFunction(_ function: imgwarm_data_callback, userData: UnsafeMutableRawPointer) {
-        _ = imgwarm_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, function)
-        _ = imgwarm_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, userData)
-    }
-
-    /// Calls `function` (CURLOPT_XFERINFOFUNCTION) with `userData` as libcurl makes progress,
-    /// and at least about once a second while it waits; a non-zero return aborts the transfer
-    /// with CURLE_ABORTED_BY_CALLBACK.
-    public func setProgressFunction(_ function: imgwarm_progress_callback, userData: UnsafeMutableRawPointer) {
-        _ = imgwarm_easy_setopt_progress_callback(handle, function)
-        _ = imgwarm_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, userData)
-        _ = imgwarm_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
-    }
-
-    /// Calls `function` (CURLOPT_PREREQFUNCTION) with `userData` once a connection is ready and
-    /// just before each request is sent (each hop of a redirect chain too).
-    public func setRequestFunction(_ function: imgwarm_prereq_callback, userData: UnsafeMutableRawPointer) {
-        _ = imgwarm_easy_setopt_prereq_callback(handle, function)
-        _ = imgwarm_easy_setopt_pointer(handle, CURLOPT_PREREQDATA, userData)
+    /// libcurl copies string options (since 7.17), so the Swift string need not outlive the call.
+    private func setString(_ option: CURLoption, _ value: String) {
+        _ = value.withCString { imgwarm_easy_setopt_string(handle, option, UnsafeMutablePointer(mutating: $0)) }
     }
 
     // MARK: Information
 
-    public func info(_ item: CURLINFO) -> Int {
+    /// The HTTP status of the last response received (0 before one arrived).
+    public var responseCode: Int {
         var value = 0
-        _ = imgwarm_easy_getinfo_long(handle, item, &value)
+        _ = imgwarm_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &value)
         return value
     }
 
-    public func info(offset item: CURLINFO) -> Int64 {
-        var value: curl_off_t = 0
-        _ = imgwarm_easy_getinfo_off(handle, item, &value)
-        return Int64(value)
+    /// The Content-Length of the response being received; nil when it did not say.
+    public var contentLength: Int64? {
+        var value: curl_off_t = -1
+        _ = imgwarm_easy_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &value)
+        return value >= 0 ? Int64(value) : nil
     }
 
-    public func info(string item: CURLINFO) -> String? {
-        var value: UnsafeMutablePointer<CChar>?
-        guard imgwarm_easy_getinfo_string(handle, item, &value) == CURLE_OK, let value else { return nil }
-        return String(cString: value)
+    /// The object whose handle `pointer` is (from a completion message).
+    static func owner(of pointer: UnsafeMutableRawPointer) -> CurlEasy? {
+        var value: UnsafeMutableRawPointer?
+        guard imgwarm_easy_getinfo_pointer(pointer, CURLINFO_PRIVATE, &value) == CURLE_OK, let value else { return nil }
+        return Unmanaged<CurlEasy>.fromOpaque(value).takeUnretainedValue()
     }
-
-    /// The HTTP status of the last response received (0 before one arrived).
-    public var responseCode: Int { info(CURLINFO_RESPONSE_CODE) }
 }
 
-/// A `curl_slist`, owned by one Swift object.
+private func delegate(_ userData: UnsafeMutableRawPointer?) -> (any CurlTransferDelegate)? {
+    guard let userData else { return nil }
+    return Unmanaged<CurlEasy>.fromOpaque(userData).takeUnretainedValue().delegate
+}
+
+private let curlWriteTrampoline: imgwarm_data_callback = { buffer, size, count, userData in
+    let length = size * count
+    guard let buffer, let target = delegate(userData) else { return 0 }
+    return target.curlReceive(body: UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
+}
+
+private let curlHeaderTrampoline: imgwarm_data_callback = { buffer, size, count, userData in
+    let length = size * count
+    guard let buffer, let target = delegate(userData) else { return 0 }
+    target.curlReceive(headerLine: UnsafeRawBufferPointer(start: buffer, count: length))
+    return length
+}
+
+private let curlProgressTrampoline: imgwarm_progress_callback = { userData, _, downloaded, _, _ in
+    guard let target = delegate(userData) else { return 0 }
+    return target.curlProgress(downloaded: Int64(downloaded)) ? 0 : 1
+}
+
+private let curlRequestTrampoline: imgwarm_prereq_callback = { userData, _, _, _, _ in
+    delegate(userData)?.curlRequestWillBeSent()
+    return 0  // CURL_PREREQFUNC_OK
+}
+
+/// A `curl_slist` of strings (request headers), owned by one Swift object; several handles may
+/// share one.
 public final class CurlStringList {
-    public private(set) var pointer: UnsafeMutablePointer<curl_slist>?
+    private(set) var pointer: UnsafeMutablePointer<curl_slist>?
 
     public init(_ strings: [String]) {
         for string in strings {

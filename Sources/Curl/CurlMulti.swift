@@ -3,21 +3,20 @@ import CCurl
 /// One libcurl multi handle: the connection cache, HTTP/2 multiplexing and the event loop of
 /// every transfer. Driven from one thread; only `wakeup()` may be called from others.
 public final class CurlMulti: @unchecked Sendable {
-    public let handle: UnsafeMutableRawPointer
+    private let handle: UnsafeMutableRawPointer
 
-    public init() throws(CurlError) {
+    /// A multi handle that multiplexes HTTP/2 streams (`CURLMOPT_PIPELINING`) and keeps up to
+    /// `maxConnections` connections in its cache (`CURLMOPT_MAXCONNECTS`).
+    public init(multiplexing: Bool = true, maxConnections: Int) throws(CurlError) {
         Curl.start()
         guard let handle = curl_multi_init() else { throw CurlError(code: -1, message: "curl_multi_init failed") }
         self.handle = handle
+        _ = imgwarm_multi_setopt_long(handle, CURLMOPT_PIPELINING, multiplexing ? Int(CURLPIPE_MULTIPLEX) : 0)
+        _ = imgwarm_multi_setopt_long(handle, CURLMOPT_MAXCONNECTS, maxConnections)
     }
 
     deinit {
         curl_multi_cleanup(handle)
-    }
-
-    @discardableResult
-    public func set(_ option: CURLMoption, _ value: Int) -> Bool {
-        imgwarm_multi_setopt_long(handle, option, value) == CURLM_OK
     }
 
     public func add(_ easy: CurlEasy) throws(CurlError) {
@@ -54,19 +53,22 @@ public final class CurlMulti: @unchecked Sendable {
         curl_multi_wakeup(handle)
     }
 
-    /// A finished transfer: its easy handle and its result code (`CURLE_OK` is 0).
+    /// A finished transfer: its handle, and its error (nil when it succeeded; an HTTP error
+    /// status is a success here).
     public struct Completion {
-        public var easyHandle: UnsafeMutableRawPointer
-        public var result: Int32
+        public var easy: CurlEasy
+        public var error: CurlError?
     }
 
     /// The next finished transfer, or nil when there is none.
     public func nextCompletion() -> Completion? {
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(handle, &remaining) {
-            if message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle {
-                return Completion(easyHandle: easy, result: Int32(imgwarm_msg_result(message).rawValue))
-            }
+            guard message.pointee.msg == CURLMSG_DONE, let pointer = message.pointee.easy_handle,
+                let easy = CurlEasy.owner(of: pointer)
+            else { continue }
+            let code = imgwarm_msg_result(message)
+            return Completion(easy: easy, error: code == CURLE_OK ? nil : CurlError(code, detail: easy.errorDetail))
         }
         return nil
     }

@@ -63,6 +63,14 @@ public struct Timestamp: Comparable, Hashable, Sendable {
 
 /// Monotonic time for durations and deadlines, unaffected by wall-clock changes.
 public enum Monotonic {
+    /// Milliseconds on CLOCK_MONOTONIC_COARSE: read from the vDSO without a system call, to a
+    /// few milliseconds, for hot paths that only need that (inactivity timeouts).
+    public static func coarseMilliseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
+        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
+    }
+
     /// Sleeps the calling thread for `seconds`.
     public static func sleep(_ seconds: Double) {
         var time = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))

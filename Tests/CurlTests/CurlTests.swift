@@ -1,4 +1,3 @@
-import CCurl
 import Curl
 import Foundation
 import LoopbackServer
@@ -23,41 +22,62 @@ import TestSupport
         return nil
     }
 
-    final class Sink {
+    final class Sink: CurlTransferDelegate {
         var bytes: [UInt8] = []
+        var headerLines: [String] = []
+        var requests = 0
+        var progressCalls = 0
+        func curlReceive(body: UnsafeRawBufferPointer) -> Bool {
+            bytes.append(contentsOf: body)
+            return true
+        }
+        func curlReceive(headerLine: UnsafeRawBufferPointer) { headerLines.append(String(decoding: headerLine, as: UTF8.self)) }
+        func curlProgress(downloaded: Int64) -> Bool {
+            progressCalls += 1
+            return true
+        }
+        func curlRequestWillBeSent() { requests += 1 }
     }
 
-    /// A real transfer through the multi interface against the loopback server.
+    /// A real transfer through the multi interface against the loopback server: the delegate
+    /// hears the body, the headers, the request and progress.
     @Test func multiTransferAgainstLoopback() throws {
         let routes = try FixtureRoutes(imagesFolder: Fixtures.root.appendingPathComponent("images"))
         let server = LoopbackServer(router: routes.router)
         try server.start()
         defer { server.stop() }
-        let multi = try CurlMulti()
+        let multi = try CurlMulti(maxConnections: 4)
         let easy = try CurlEasy()
         let sink = Sink()
-        easy.set(CURLOPT_URL, server.baseURL + "/img/photo.jpg")
+        easy.apply(CurlTransferOptions())
+        easy.setDelegate(sink)
+        easy.setURL(server.baseURL + "/redirect/2/photo.jpg")
         easy.setHeaders(["X-Test: yes"])
-        easy.setWriteFunction({ buffer, size, count, user in
-            let sink = Unmanaged<Sink>.fromOpaque(user!).takeUnretainedValue()
-            sink.bytes.append(contentsOf: UnsafeRawBufferPointer(start: buffer, count: size * count))
-            return size * count
-        }, userData: Unmanaged.passUnretained(sink).toOpaque())
         let completion = try runToCompletion(multi, easy)
-        #expect(completion?.result == 0)
+        #expect(completion != nil && completion?.error == nil)
+        #expect(completion?.easy === easy)
         #expect(easy.responseCode == 200)
         #expect(sink.bytes == routes.valid["photo.jpg"])
+        #expect(sink.requests == 3, "two redirects and the image")
+        #expect(sink.progressCalls > 0)
+        #expect(sink.headerLines.first?.hasPrefix("HTTP/1.1 30") == true)
         #expect(server.requests.first?.header("x-test") == "yes")
     }
 
-    @Test func errorsCarryLibcurlsDetail() throws {
-        let multi = try CurlMulti()
+    /// Failures come back classified, with libcurl's detailed message.
+    @Test func errorsAreClassifiedWithLibcurlsDetail() throws {
+        let multi = try CurlMulti(maxConnections: 4)
         let easy = try CurlEasy()
-        easy.set(CURLOPT_URL, "http://127.0.0.1:1/")
-        easy.set(CURLOPT_WRITEFUNCTION, pointer: nil)
+        easy.setURL("http://127.0.0.1:1/")
         let completion = try runToCompletion(multi, easy)
-        #expect(completion?.result == Int32(CURLE_COULDNT_CONNECT.rawValue))
-        let message = easy.error(for: completion?.result ?? 0).message
+        #expect(completion?.error?.kind == .couldNotConnect)
+        let message = completion?.error?.message ?? ""
         #expect(message.contains("127.0.0.1"), "\(message)")
+
+        var options = CurlTransferOptions()
+        options.protocols = "http"
+        easy.apply(options)
+        easy.setURL("https://127.0.0.1:1/")
+        #expect(try runToCompletion(multi, easy)?.error?.kind == .unsupportedProtocol)
     }
 }

@@ -1,9 +1,5 @@
-import CCurl
 import Curl
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import ImgwarmSystem
 
 /// Drives every transfer through one libcurl multi handle, from the one thread that owns it:
 /// one connection cache, HTTP/2 multiplexing where the server offers it, no thread per download.
@@ -17,7 +13,9 @@ final class Downloader {
     /// The default request headers, one list shared by every handle.
     private let sharedHeaders: CurlStringList
     private var idle: [Transfer] = []
-    private var active: [UnsafeMutableRawPointer: Transfer] = [:]
+    private var active: [ObjectIdentifier: Transfer] = [:]
+    /// The options every handle of this run gets.
+    private let options: CurlTransferOptions
     private let spillFolder: String
     private let spillPrefix: String
 
@@ -25,9 +23,8 @@ final class Downloader {
         self.configuration = configuration
         self.spillFolder = spillFolder
         self.spillPrefix = spillPrefix
-        multi = try CurlMulti()
-        multi.set(CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        multi.set(CURLMOPT_MAXCONNECTS, max(16, configuration.concurrency * 2))
+        multi = try CurlMulti(multiplexing: true, maxConnections: max(16, configuration.concurrency * 2))
+        options = Downloader.options(configuration)
         headerList = configuration.requestHeaders
         sharedHeaders = CurlStringList(headerList)
     }
@@ -54,7 +51,7 @@ final class Downloader {
             transfer = Transfer(easy: try CurlEasy(), entry: entry, configuration: configuration, spillFolder: spillFolder, spillPrefix: spillPrefix)
             configure(transfer)
         }
-        transfer.easy.set(CURLOPT_URL, entry.url)
+        transfer.easy.setURL(entry.url)
         // Validators come from the state database, which an older version may have filled with
         // values the header parser now drops: they are checked again before they are sent.
         let etag = validators?.etag.flatMap { Transfer.isSafeValidator($0) ? $0 : nil }
@@ -72,55 +69,46 @@ final class Downloader {
         transfer.startedAt = Monotonic.now()
         transfer.resetActivityClock()
         try multi.add(transfer.easy)
-        active[transfer.easy.handle] = transfer
+        active[ObjectIdentifier(transfer.easy)] = transfer
     }
 
-    /// Sets the options that stay the same for every transfer of this run.
-    private func configure(_ transfer: Transfer) {
-        let easy = transfer.easy
-        let c = configuration
-        easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
-        easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        easy.set(CURLOPT_FOLLOWLOCATION, true)
-        easy.set(CURLOPT_MAXREDIRS, c.maxRedirects)
-        easy.set(CURLOPT_NOSIGNAL, true)
-        easy.set(CURLOPT_CONNECTTIMEOUT_MS, Int(c.timeout * 1000))
+    /// The libcurl options that stay the same for every transfer of this run.
+    static func options(_ c: FetchConfiguration) -> CurlTransferOptions {
+        var options = CurlTransferOptions()
+        options.protocols = "http,https"  // requests and redirects alike
+        options.maxRedirects = c.maxRedirects
+        options.connectTimeoutMilliseconds = Int(c.timeout * 1000)
         // "No byte for `timeout` seconds" is the progress callback's job (Transfer.progress): it
         // compares byte counts and a clock on every pass. libcurl's low-speed check averages the
         // speed over its window, so after a burst it notices a stall only seconds late; it stays,
         // a second later than the callback, as a backstop.
-        easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
-        easy.set(CURLOPT_LOW_SPEED_TIME, max(1, Int(c.timeout.rounded(.up))) + 1)
-        if c.maxTime > 0 { easy.set(CURLOPT_TIMEOUT_MS, Int(c.maxTime * 1000)) }
-        easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(c.maxBytes))
-        easy.set(CURLOPT_ACCEPT_ENCODING, "")  // every encoding libcurl can decode; bytes stored decoded
-        easy.set(CURLOPT_HTTP_VERSION, c.http1Only ? CURL_HTTP_VERSION_1_1 : CURL_HTTP_VERSION_2TLS)
-        easy.set(CURLOPT_PIPEWAIT, true)
-        easy.set(CURLOPT_USERAGENT, c.userAgent)
-        easy.set(CURLOPT_BUFFERSIZE, 64 * 1024)
-        easy.setHeaders(sharedHeaders)
-        if let ca = c.caCertificates { easy.set(CURLOPT_CAINFO, ca) }
-        if c.insecure {
-            easy.set(CURLOPT_SSL_VERIFYPEER, false)
-            easy.set(CURLOPT_SSL_VERIFYHOST, 0)
-        }
-        if let netrc = c.netrcFile {
-            easy.set(CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
-            easy.set(CURLOPT_NETRC_FILE, netrc)
-        }
-        let userData = Unmanaged.passUnretained(transfer).toOpaque()
-        easy.setWriteFunction(transferWriteCallback, userData: userData)
-        easy.setHeaderFunction(transferHeaderCallback, userData: userData)
-        easy.setProgressFunction(transferProgressCallback, userData: userData)
-        easy.setRequestFunction(transferRequestCallback, userData: userData)
+        options.lowSpeed = (bytesPerSecond: 1, seconds: max(1, Int(c.timeout.rounded(.up))) + 1)
+        options.totalTimeoutMilliseconds = c.maxTime > 0 ? Int(c.maxTime * 1000) : nil
+        options.maxBodySize = Int64(c.maxBytes)
+        options.acceptEncoding = ""  // every encoding libcurl can decode; bytes stored decoded
+        options.httpVersion = c.http1Only ? .http1_1 : .http2OverTLS
+        options.waitForMultiplexing = true
+        options.userAgent = c.userAgent
+        options.receiveBufferSize = 64 * 1024
+        options.certificateAuthorities = c.caCertificates
+        options.verifyTLS = !c.insecure
+        options.netrcFile = c.netrcFile
+        return options
+    }
+
+    /// Sets the options that stay the same for every transfer of this run.
+    private func configure(_ transfer: Transfer) {
+        transfer.easy.apply(options)
+        transfer.easy.setHeaders(sharedHeaders)
+        transfer.easy.setDelegate(transfer)
     }
 
     /// Lets libcurl do what it can now.
     func perform() { multi.perform() }
 
-    /// Waits for network activity, `wakeup()`, `milliseconds`, or `stopDescriptor` readable.
-    func poll(milliseconds: Int, stopDescriptor: Int32 = -1) {
-        multi.poll(timeoutMilliseconds: milliseconds, extraDescriptor: stopDescriptor >= 0 ? stopDescriptor : nil)
+    /// Waits for network activity, `wakeup()`, `milliseconds`, or `stop` readable.
+    func poll(milliseconds: Int, stop: FileDescriptor? = nil) {
+        multi.poll(timeoutMilliseconds: milliseconds, extraDescriptor: stop?.rawValue)
     }
 
     /// What a finished transfer produced.
@@ -149,9 +137,9 @@ final class Downloader {
     func completions() -> [Finished] {
         var finished: [Finished] = []
         while let completion = multi.nextCompletion() {
-            guard let transfer = active.removeValue(forKey: completion.easyHandle) else { continue }
+            guard let transfer = active.removeValue(forKey: ObjectIdentifier(completion.easy)) else { continue }
             multi.remove(transfer.easy)
-            finished.append(finish(transfer, code: completion.result))
+            finished.append(finish(transfer, error: completion.error))
             transfer.body = []
             idle.append(transfer)
         }
@@ -170,14 +158,14 @@ final class Downloader {
         return entries
     }
 
-    private func finish(_ transfer: Transfer, code: Int32) -> Finished {
+    private func finish(_ transfer: Transfer, error: CurlError?) -> Finished {
         let status = transfer.easy.responseCode
         let duration = Monotonic.now() - transfer.startedAt
         var finished = Finished(
             entry: transfer.entry, result: .failure(Failure(.transferFailed, "")), retryAfter: transfer.retryAfter,
             etag: transfer.etag, lastModified: transfer.lastModified, httpStatus: status == 0 ? nil : status, duration: duration)
         let spillError = transfer.finishSpill()
-        if code == 0 && spillError == 0 && ((200...299).contains(status) || status == 304) {
+        if error == nil && spillError == nil && ((200...299).contains(status) || status == 304) {
             if status != 304 && transfer.received == 0 {
                 transfer.discardSpill()
                 finished.result = .failure(Failure(.emptyBody, "the server answered \(status) with an empty body", httpStatus: status))
@@ -187,73 +175,76 @@ final class Downloader {
             return finished
         }
         transfer.discardSpill()
-        let writeCode = spillError != 0 ? spillError : transfer.writeError
-        finished.diskFull = writeCode == ENOSPC || writeCode == EDQUOT
-        if code == 0 && spillError != 0 {
-            finished.result = .failure(Failure(.writeFailed, "cannot write the download: \(SystemError.message(spillError))", httpStatus: status))
-        } else if code == 0 || transfer.discarding {
-            finished.result = .failure(Failure(.httpStatus, "the server answered \(status) \(HTTPStatus.reason(status))", httpStatus: status))
+        finished.diskFull = (spillError ?? transfer.writeError)?.isDiskFull ?? false
+        if let error {
+            finished.result = .failure(classify(error, transfer: transfer, duration: duration))
+        } else if let spillError {
+            finished.result = .failure(Failure(.writeFailed, "cannot write the download: \(spillError)", httpStatus: status))
         } else {
-            finished.result = .failure(classify(code: code, transfer: transfer, duration: duration))
+            finished.result = .failure(Failure(.httpStatus, "the server answered \(status) \(HTTPStatus.reason(status))", httpStatus: status))
         }
         return finished
     }
 
-    private func classify(code: Int32, transfer: Transfer, duration: Double) -> Failure {
+    /// What a libcurl failure means for this URL.
+    private func classify(_ error: CurlError, transfer: Transfer, duration: Double) -> Failure {
         let status = transfer.easy.responseCode
         let httpStatus = status == 0 ? nil : status
-        let detail = transfer.easy.error(for: code).message
+        let detail = error.message
         let c = configuration
-        switch CURLcode(UInt32(code)) {
-        case CURLE_WRITE_ERROR:
+        if transfer.discarding {
+            // The answer was not 2xx and its body was being dropped: the status is what counts.
+            return Failure(.httpStatus, "the server answered \(status) \(HTTPStatus.reason(status))", httpStatus: status)
+        }
+        switch error.kind {
+        case .writeRefused:
             if transfer.tooLarge {
                 return Failure(.tooLarge, "the body is larger than --max-bytes (\(c.maxBytes) bytes) after decoding", httpStatus: httpStatus)
             }
-            if transfer.writeError != 0 {
-                return Failure(.writeFailed, "cannot write the download: \(SystemError.message(transfer.writeError))", httpStatus: httpStatus)
+            if let writeError = transfer.writeError {
+                return Failure(.writeFailed, "cannot write the download: \(writeError)", httpStatus: httpStatus)
             }
             return Failure(.transferFailed, detail, httpStatus: httpStatus)
-        case CURLE_FILESIZE_EXCEEDED:
+        case .fileTooLarge:
             return Failure(.tooLarge, "the server announced a body larger than --max-bytes (\(c.maxBytes) bytes)", httpStatus: httpStatus)
-        case CURLE_OPERATION_TIMEDOUT:
+        case .timedOut:
             if c.maxTime > 0 && duration >= c.maxTime - 0.05 {
                 return Failure(.timeout, "the transfer took longer than --max-time (\(Quantities.formatDecimal(c.maxTime, digits: 1)) s)", httpStatus: httpStatus)
             }
             return Failure(.timeout, "no data for \(Quantities.formatDecimal(c.timeout, digits: 1)) s (--timeout): \(detail)", httpStatus: httpStatus)
-        case CURLE_ABORTED_BY_CALLBACK where transfer.stalled:
+        case .abortedByCallback where transfer.stalled:
             return Failure(.timeout, "no data for \(Quantities.formatDecimal(c.timeout, digits: 1)) s (--timeout)", httpStatus: httpStatus)
-        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+        case .couldNotResolve:
             return Failure(.dns, detail)
-        case CURLE_COULDNT_CONNECT:
+        case .couldNotConnect:
             return Failure(.connectFailed, detail)
-        case CURLE_RECV_ERROR where detail.contains("Too large response headers"):
+        case .receiveFailed where detail.contains("Too large response headers"):
             return Failure(.tooLarge, "the response headers are larger than libcurl accepts: \(detail)", httpStatus: httpStatus)
-        case CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+        case .gotNothing, .sendFailed, .receiveFailed, .http2:
             return Failure(.connectionLost, "the connection was lost: \(detail)", httpStatus: httpStatus)
-        case CURLE_PARTIAL_FILE:
+        case .partialFile:
             return Failure(.truncated, "the body ended before its Content-Length: \(detail)", httpStatus: httpStatus)
-        case CURLE_OUT_OF_MEMORY where transfer.received == 0 && transfer.discarded == 0:
+        case .outOfMemory where transfer.received == 0 && transfer.discarded == 0:
             // libcurl's header buffer refused a line (100 KiB at most) before any body byte.
             return Failure(.tooLarge, "a response header is larger than libcurl accepts (100 KiB a line, 300 KiB in all)", httpStatus: httpStatus)
-        case CURLE_UNSUPPORTED_PROTOCOL:
+        case .unsupportedProtocol:
             // libcurl says this both for a redirect to a refused scheme and for an answer that is
             // not HTTP/1.x (HTTP/0.9, a garbage status line): only a Location tells them apart.
             if let scheme = transfer.locationScheme, scheme != "http" && scheme != "https" {
                 return Failure(.redirectNotAllowed, "redirected to a \(scheme): URL; only http and https are followed", httpStatus: httpStatus)
             }
             return Failure(.badResponse, "the answer is not a valid HTTP response: \(detail)", httpStatus: httpStatus)
-        case CURLE_WEIRD_SERVER_REPLY:
+        case .weirdServerReply:
             return Failure(.badResponse, "the answer is not a valid HTTP response: \(detail)", httpStatus: httpStatus)
-        case CURLE_TOO_MANY_REDIRECTS:
+        case .tooManyRedirects:
             return Failure(.tooManyRedirects, "more than \(c.maxRedirects) redirects (--max-redirects)", httpStatus: httpStatus)
-        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
-            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS:
+        case .tls:
             return Failure(.tls, "TLS: \(detail)")
-        case CURLE_BAD_CONTENT_ENCODING:
+        case .badContentEncoding:
             return Failure(.decodingFailed, "the Content-Encoding could not be decoded: \(detail)", httpStatus: httpStatus)
-        case CURLE_URL_MALFORMAT:
+        case .malformedURL:
             return Failure(.invalidURL, detail)
-        default:
+        case .abortedByCallback, .outOfMemory, .other:
             return Failure(.transferFailed, detail, httpStatus: httpStatus)
         }
     }

@@ -1,9 +1,5 @@
-import CCurl
 import Curl
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import ImgwarmSystem
 
 /// One URL being downloaded: its easy handle, the body received so far and the response facts
 /// the pipeline needs. Lives on the downloader thread only.
@@ -19,13 +15,13 @@ final class Transfer {
     /// The temporary file (a name in `spillFolder`) the body went to once it outgrew
     /// `memoryBodyLimit`.
     var spillName: String?
-    var spillDescriptor: Int32 = -1
+    var spillFile: FileDescriptor?
     /// Decoded bytes received for the final response.
     var received = 0
     /// The HTTP status when the body started.
     var statusOfBody = 0
     var tooLarge = false
-    var writeError: Int32 = 0
+    var writeError: SystemError?
     /// The final response is not 2xx: its body is read (so the connection can be reused) and dropped.
     var discarding = false
     var discarded = 0
@@ -60,11 +56,11 @@ final class Transfer {
         self.entry = entry
         body = []
         spillName = nil
-        spillDescriptor = -1
+        spillFile = nil
         received = 0
         statusOfBody = 0
         tooLarge = false
-        writeError = 0
+        writeError = nil
         discarding = false
         discarded = 0
         etag = nil
@@ -88,7 +84,7 @@ final class Transfer {
     /// PIPEWAIT) is not inactive: it has not started.
     func requestWillBeSent() {
         activitySeen = Int64.min
-        lastActivity = CoarseClock.milliseconds()
+        lastActivity = Monotonic.coarseMilliseconds()
     }
 
     /// Called by libcurl's progress callback with the body bytes received so far: false ends the
@@ -98,7 +94,7 @@ final class Transfer {
     func progress(downloaded: Int64) -> Bool {
         guard lastActivity >= 0 else { return true }
         let seen = downloaded &+ Int64(headerBytes)
-        let now = CoarseClock.milliseconds()
+        let now = Monotonic.coarseMilliseconds()
         if seen != activitySeen {
             activitySeen = seen
             lastActivity = now
@@ -129,59 +125,60 @@ final class Transfer {
             tooLarge = true
             return false
         }
-        if spillDescriptor < 0 && received <= configuration.memoryBodyLimit {
-            if body.isEmpty {
-                let announced = easy.info(offset: CURLINFO_CONTENT_LENGTH_DOWNLOAD_T)
-                if announced > 0 { body.reserveCapacity(min(Int(announced), configuration.memoryBodyLimit)) }
+        if spillFile == nil && received <= configuration.memoryBodyLimit {
+            if body.isEmpty, let announced = easy.contentLength, announced > 0 {
+                body.reserveCapacity(min(Int(announced), configuration.memoryBodyLimit))
             }
             body.append(contentsOf: bytes)
             return true
         }
-        if spillDescriptor < 0 && !startSpill() { return false }
-        return writeAll(bytes)
+        if spillFile == nil && !startSpill() { return false }
+        return writeSpill(bytes)
     }
 
     /// Moves the in-memory body to a temporary file, which receives the rest.
     private func startSpill() -> Bool {
-        let name = "\(spillPrefix)\(getpid())-\(entry.input)-\(entry.line)-\(entry.attempts).part"
-        let descriptor = open(spillFolder + "/" + name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            writeError = errno
+        let name = "\(spillPrefix)\(FileSystem.processID)-\(entry.input)-\(entry.line)-\(entry.attempts).part"
+        do throws(SystemError) {
+            spillFile = try FileDescriptor.createFile(spillFolder + "/" + name)
+        } catch {
+            writeError = error
             return false
         }
-        spillDescriptor = descriptor
         spillName = name
-        let ok = body.withUnsafeBytes { writeAll($0) }
+        let pending = body
         body = []
-        return ok
+        return pending.withUnsafeBytes { writeSpill($0) }
     }
 
-    private func writeAll(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(spillDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                writeError = errno
-                return false
-            }
-            offset += written
+    private func writeSpill(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let file = spillFile else { return false }
+        do throws(SystemError) {
+            try file.writeAll(bytes)
+            return true
+        } catch {
+            writeError = error
+            return false
         }
-        return true
     }
 
-    /// Closes the spill file, if any; keeps it on disk for the validator.
-    func finishSpill() -> Int32 {
-        guard spillDescriptor >= 0 else { return 0 }
-        let result = close(spillDescriptor) == 0 ? 0 : errno
-        spillDescriptor = -1
-        return result
+    /// Closes the spill file, if any; keeps it on disk for the validator. Returns the error of a
+    /// late write (the close is where NFS and quotas report one).
+    func finishSpill() -> SystemError? {
+        guard let file = spillFile else { return nil }
+        spillFile = nil
+        do throws(SystemError) {
+            try file.closeAfterWriting()
+            return nil
+        } catch {
+            return error
+        }
     }
 
     /// Removes the spill file (the transfer failed).
     func discardSpill() {
         _ = finishSpill()
-        if let spillName { unlink(spillFolder + "/" + spillName) }
+        if let spillName { try? FileSystem.removeFile(spillFolder + "/" + spillName) }
         spillName = nil
     }
 
@@ -262,43 +259,9 @@ final class Transfer {
     }
 }
 
-/// libcurl's write callback: hands the bytes to the transfer in `userData`.
-let transferWriteCallback: imgwarm_data_callback = { buffer, size, count, userData in
-    guard let buffer, let userData else { return 0 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(userData).takeUnretainedValue()
-    let length = size * count
-    return transfer.receive(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
-}
-
-/// libcurl's progress callback (CURLOPT_XFERINFOFUNCTION): non-zero aborts the transfer.
-let transferProgressCallback: imgwarm_progress_callback = { userData, _, downloaded, _, _ in
-    guard let userData else { return 0 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(userData).takeUnretainedValue()
-    return transfer.progress(downloaded: Int64(downloaded)) ? 0 : 1
-}
-
-/// libcurl's pre-request callback (CURLOPT_PREREQFUNCTION): starts the inactivity clock.
-let transferRequestCallback: imgwarm_prereq_callback = { userData, _, _, _, _ in
-    guard let userData else { return 0 }
-    Unmanaged<Transfer>.fromOpaque(userData).takeUnretainedValue().requestWillBeSent()
-    return 0  // CURL_PREREQFUNC_OK
-}
-
-/// A cheap monotonic clock for the hot path: CLOCK_MONOTONIC_COARSE is read from the vDSO
-/// without a system call, to a few milliseconds, which is all an inactivity timeout needs.
-enum CoarseClock {
-    static func milliseconds() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
-        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
-    }
-}
-
-/// libcurl's header callback: one header line at a time.
-let transferHeaderCallback: imgwarm_data_callback = { buffer, size, count, userData in
-    guard let buffer, let userData else { return 0 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(userData).takeUnretainedValue()
-    let length = size * count
-    transfer.header(UnsafeRawBufferPointer(start: buffer, count: length))
-    return length
+extension Transfer: CurlTransferDelegate {
+    func curlReceive(body bytes: UnsafeRawBufferPointer) -> Bool { receive(bytes) }
+    func curlReceive(headerLine line: UnsafeRawBufferPointer) { header(line) }
+    func curlProgress(downloaded: Int64) -> Bool { progress(downloaded: downloaded) }
+    func curlRequestWillBeSent() { requestWillBeSent() }
 }

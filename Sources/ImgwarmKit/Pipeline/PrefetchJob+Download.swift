@@ -75,7 +75,7 @@ extension PrefetchJob {
             emitProgress(inFlight: downloader.inFlight)
             var timeout = 250
             if let due = scheduler.nextRetryDue { timeout = max(0, min(timeout, Int((due - Monotonic.now()) * 1000) + 1)) }
-            downloader.poll(milliseconds: timeout, stopDescriptor: summary.interrupted ? -1 : configuration.stop.descriptor?.rawValue ?? -1)
+            downloader.poll(milliseconds: timeout, stop: summary.interrupted ? nil : configuration.stop.descriptor)
         }
         // Whatever was still waiting when the run had to stop never started.
         totals.addNotStarted(scheduler.pendingCount)

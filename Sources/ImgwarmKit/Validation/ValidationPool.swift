@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import ImgwarmSystem
 
 /// Validates and stores downloaded bodies on worker threads, off the downloader's thread.
 ///
@@ -91,7 +89,7 @@ final class ValidationPool: @unchecked Sendable {
             do throws(CacheLock.Timeout) {
                 try holder.hold()
             } catch {
-                throw StoreFailure(code: ETIMEDOUT, step: "take the cache lock", lockTimeout: error)
+                throw StoreFailure(code: SystemError.timedOut.code, step: "take the cache lock", lockTimeout: error)
             }
             try write()
         }
@@ -161,21 +159,5 @@ final class ValidationPool: @unchecked Sendable {
             return Outcome(job: job, result: .failure(Failure(.writeFailed, error.description)), diskFull: error.isDiskFull, lockTimeout: error.lockTimeout)
         }
         return Outcome(job: job, result: result)
-    }
-}
-
-/// Read-only memory maps of whole files.
-enum MappedFile {
-    /// Calls `body` with the file's bytes; nil when the file cannot be mapped.
-    static func withContents<T>(of path: String, _ body: (UnsafeRawBufferPointer) -> T) -> T? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_size > 0 else { return nil }
-        let size = Int(info.st_size)
-        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), address != MAP_FAILED else { return nil }
-        defer { munmap(address, size) }
-        return body(UnsafeRawBufferPointer(start: address, count: size))
     }
 }
