@@ -4,7 +4,7 @@ import LoopbackServer
 import Testing
 import TestSupport
 
-/// Cache keys the way apps compute them (SPEC §9): explicit JSON Lines keys and --key-filter,
+/// Cache keys the way apps compute them (docs/cache-contract.md §6): explicit JSON Lines keys and --key-filter,
 /// through prefetch, path, --dry-run, reports and the blacklist, with the real binary.
 @Suite struct CacheKeyTests {
     /// The acceptance example, and `path -` with a chain of filters.

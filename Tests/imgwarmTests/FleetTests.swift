@@ -4,7 +4,7 @@ import LoopbackServer
 import Testing
 import TestSupport
 
-/// `--shard K/N` (SPEC §10): N processes at once on one cache folder store exactly what one
+/// `--shard K/N` (README, "Running on many machines"): N processes at once on one cache folder store exactly what one
 /// unsharded run stores, and the server sees each URL once.
 @Suite struct FleetTests {
     static let images = ["photo.jpg", "gradient.png", "anim.gif", "icon.bmp", "sticker.webp", "scan.tiff"]

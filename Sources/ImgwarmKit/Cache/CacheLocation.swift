@@ -1,6 +1,6 @@
 import ImgwarmSystem
 
-/// Where a disk cache folder is, as SDWebImage lays it out (SPEC §1).
+/// Where a disk cache folder is, as SDWebImage lays it out (docs/cache-contract.md §1).
 ///
 /// The caches root plays the part of the app's `Library/Caches`; the disk cache folder is
 /// `<root>/com.hackemist.SDImageCache/<namespace>`, unless a folder is named directly. imgwarm's own

@@ -1,6 +1,6 @@
 import ImgwarmSystem
 
-/// The lock that lets prefetches and cleans share one cache folder (SPEC §8): `flock` on
+/// The lock that lets prefetches and cleans share one cache folder (README, "Running unattended"): `flock` on
 /// `<private folder>/lock`.
 ///
 /// - A prefetch takes it *shared*, briefly, around each change it makes to the folder: renaming

@@ -1,6 +1,6 @@
 import ImgwarmSystem
 
-/// SDWebImage's `removeExpiredData`, run on demand (SPEC §3), plus `--all`.
+/// SDWebImage's `removeExpiredData`, run on demand (docs/cache-contract.md §3), plus `--all`.
 extension DiskCache {
     /// What a clean pass removes. The defaults are SDWebImage's: access dates, one week, no size
     /// limit.

@@ -1,7 +1,7 @@
 import ImgwarmSystem
 
 extension DiskCache {
-    /// What `imgwarm stats` reports about the folder (SPEC §7).
+    /// What `imgwarm stats` reports about the folder (README, "Commands").
     public struct Statistics: Sendable {
         /// False when the folder does not exist.
         public var exists: Bool

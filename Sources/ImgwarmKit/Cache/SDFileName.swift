@@ -1,6 +1,6 @@
 /// SDWebImage 5.21's `SDDiskCacheFileNameForKey`: the file name a cache key is stored under.
 ///
-/// The rule (SPEC §2), implemented as a pure function with golden tests:
+/// The rule (docs/cache-contract.md §2), implemented as a pure function with golden tests:
 /// 1. MD5 of the key's UTF-8 bytes up to the first NUL, as 32 lower-case hex digits;
 /// 2. an extension taken from the percent-decoded URL path when the key parses as a URL with a
 ///    hierarchical path, otherwise from the raw key string used as a file path;
@@ -75,7 +75,7 @@ public enum SDFileName {
     }
 
     /// The extension of the last component of `path` (one trailing `/` ignored), by the scan of
-    /// SPEC §2 step 3.
+    /// docs/cache-contract.md §2, step 3.
     static func pathExtension(of path: Substring) -> Substring {
         var path = path
         if path.utf8.last == UInt8(ascii: "/") { path = path.dropLast() }

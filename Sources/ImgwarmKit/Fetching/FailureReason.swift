@@ -1,6 +1,6 @@
 /// Why a URL did not end in the cache: the `errorClass` of a report entry.
 ///
-/// Each reason is transient (worth retrying within the run: SPEC §5) or permanent (not retried,
+/// Each reason is transient (worth retrying within the run: docs/cache-contract.md §5) or permanent (not retried,
 /// and blacklisted).
 public enum FailureReason: String, Codable, Sendable, CaseIterable {
     // HTTP

@@ -1,5 +1,5 @@
 /// One step that computes a cache key from a URL the way an app's `cacheKeyFilter` does
-/// (SDWebImageManager; Kingfisher's `cacheKey`, Nuke's `imageId`), SPEC §9.
+/// (SDWebImageManager; Kingfisher's `cacheKey`, Nuke's `imageId`), docs/cache-contract.md §6.
 ///
 /// Every filter is a pure function of a string. It is written for URLs but accepts any string
 /// (`imgwarm path` takes any key): parts a string does not have are left alone. The query is the

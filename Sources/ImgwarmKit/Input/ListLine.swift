@@ -3,7 +3,7 @@ public enum ListLine: Equatable, Sendable {
     /// Blank, or a comment.
     case ignored
     /// A URL to fetch; its explicit cache `key` and `priority` when the line names them (JSON
-    /// Lines). Without a key, the key is computed from the URL (`KeyFilterChain`, SPEC §9).
+    /// Lines). Without a key, the key is computed from the URL (`KeyFilterChain`, docs/cache-contract.md §6).
     case url(url: String, key: String?, priority: Priority?)
     /// Not usable: the reason, and the line's text for the report (credentials hidden, cut short).
     case invalid(reason: String, text: String)

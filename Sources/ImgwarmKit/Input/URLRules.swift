@@ -1,4 +1,4 @@
-/// The rules for list lines (SPEC §2): only absolute `http`/`https` URLs that are valid RFC 3986
+/// The rules for list lines (docs/cache-contract.md §2): only absolute `http`/`https` URLs that are valid RFC 3986
 /// strings. Every rejection says precisely why, with a column when one character is at fault.
 public enum URLRules {
     /// The longest line imgwarm reads as a URL; longer lines are rejected without being kept.

@@ -93,7 +93,7 @@ public struct CleanJob: Sendable {
         FileSystem.resolvedPath(path) ?? CacheLocation.absolute(path)
     }
 
-    /// Deletes the state rows of the removed files, and any row whose file is gone (SPEC §3).
+    /// Deletes the state rows of the removed files, and any row whose file is gone (docs/cache-contract.md §3).
     /// A state database that cannot be used is reported, never a reason to keep or delete files.
     ///
     /// Runs under the exclusive cache lock, so no file appears meanwhile; but a prefetch may

@@ -50,7 +50,7 @@ public enum PrefetchError: Error, CustomStringConvertible {
 }
 
 /// `imgwarm prefetch`: reads lists, downloads through the priority downloader, validates and
-/// stores every image where SDWebImage's disk cache would (SPEC §4).
+/// stores every image where SDWebImage's disk cache would (README, "imgwarm prefetch").
 public final class PrefetchJob {
     public struct Configuration: Sendable {
         public var fetch = FetchConfiguration()
@@ -79,10 +79,10 @@ public final class PrefetchJob {
         public var stop = StopSource.never
         /// Where the pending-URL spools go (unlinked files). `$TMPDIR` or `/tmp` by default.
         public var spoolFolder = environmentValue("TMPDIR") ?? "/tmp"
-        /// How the key of a line without an explicit `"key"` is computed from its URL (SPEC §9).
+        /// How the key of a line without an explicit `"key"` is computed from its URL (docs/cache-contract.md §6).
         /// No filter (the key is the URL as given) by default.
         public var keyFilters = KeyFilterChain()
-        /// Handle only the lines of this shard (SPEC §10); the others are counted as
+        /// Handle only the lines of this shard (README, "Running on many machines"); the others are counted as
         /// `otherShard`. nil (every line) by default.
         public var shard: Shard?
 

@@ -63,7 +63,7 @@ public struct EntryResult: Sendable {
     }
 }
 
-/// Running totals of a prefetch (SPEC §6).
+/// Running totals of a prefetch (README, "The report" and "Exit codes").
 public struct PrefetchTotals: Sendable, Equatable {
     /// Lines that hold a URL or an invalid entry (blank and comment lines are not counted).
     public var lines = 0
@@ -100,7 +100,7 @@ public struct PrefetchTotals: Sendable, Equatable {
         notStarted += count
     }
 
-    /// A line whose key belongs to another shard: counted, never listed (SPEC §10).
+    /// A line whose key belongs to another shard: counted, never listed (README, "Running on many machines").
     mutating func addOtherShard() {
         lines += 1
         otherShard += 1

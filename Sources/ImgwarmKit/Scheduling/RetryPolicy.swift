@@ -1,4 +1,4 @@
-/// When and how soon a transient failure is tried again (SPEC §5).
+/// When and how soon a transient failure is tried again (docs/cache-contract.md §5).
 public struct RetryPolicy: Sendable {
     /// Extra attempts after the first, for transient failures only. `2` by default.
     public var retries = 2

@@ -2,7 +2,7 @@ import SQLite
 
 import ImgwarmSystem
 
-/// imgwarm's state: one SQLite database per disk cache folder, outside that folder (SPEC §1, §5).
+/// imgwarm's state: one SQLite database per disk cache folder, outside that folder (docs/cache-contract.md §1, §5).
 ///
 /// It remembers, per key, what was stored (file name, size, format, dimensions) and the
 /// validators for `--refresh` (ETag, Last-Modified); the persisted blacklist; and a log of runs.

@@ -8,7 +8,7 @@ public enum Quantities {
     }
 
     /// A byte size. Plain bytes; `K M G T` and `KiB MiB GiB TiB` are powers of 1024, `KB MB GB TB`
-    /// powers of 1000 (SPEC §3); a trailing `B` alone means bytes. Decimals are allowed (`1.5G`)
+    /// powers of 1000 (docs/cache-contract.md §3); a trailing `B` alone means bytes. Decimals are allowed (`1.5G`)
     /// and rounded down to whole bytes. Unit letters are case-insensitive.
     public static func parseSize(_ text: String) throws(ParseError) -> UInt64 {
         let example = "use bytes or a number with a unit, e.g. 500M, 2GiB, 750MB or 1048576"

@@ -5,7 +5,7 @@ import ImgwarmKit
 import Glibc
 #endif
 
-/// `imgwarm blacklist list|remove|clear`: the persisted failed-URL list (SPEC §5).
+/// `imgwarm blacklist list|remove|clear`: the persisted failed-URL list (docs/cache-contract.md §5).
 struct Blacklist: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show or edit the blacklist of URLs that failed permanently.",

@@ -1,7 +1,7 @@
 import ArgumentParser
 import ImgwarmKit
 
-/// `imgwarm clean`: SDWebImage's removeExpiredData on demand (SPEC §3).
+/// `imgwarm clean`: SDWebImage's removeExpiredData on demand (docs/cache-contract.md §3).
 struct Clean: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Expire and trim a disk cache the way SDWebImage does.",

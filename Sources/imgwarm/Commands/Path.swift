@@ -5,7 +5,7 @@ import ImgwarmKit
 import Glibc
 #endif
 
-/// `imgwarm path KEY...`: where SDWebImage stores each key (SPEC §7).
+/// `imgwarm path KEY...`: where SDWebImage stores each key (README, "Commands").
 struct Path: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the cache file path of each key.",

@@ -5,7 +5,7 @@ import ImgwarmKit
 import Glibc
 #endif
 
-/// `imgwarm prefetch LIST...`: warm the cache from lists of image URLs (SPEC §4).
+/// `imgwarm prefetch LIST...`: warm the cache from lists of image URLs (README, "imgwarm prefetch").
 struct Prefetch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Download, validate and store the images of one or more lists.",

@@ -5,7 +5,7 @@ import ImgwarmKit
 import Glibc
 #endif
 
-/// The cache location options every command accepts (SPEC §1).
+/// The cache location options every command accepts (docs/cache-contract.md §1).
 struct CacheLocationOptions: ParsableArguments {
     @Option(
         name: .customLong("cache-dir"),

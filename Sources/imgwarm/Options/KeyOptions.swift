@@ -1,7 +1,7 @@
 import ArgumentParser
 import ImgwarmKit
 
-/// `--key-filter`: compute cache keys the way the app does (SPEC §9), for `prefetch` and `path`.
+/// `--key-filter`: compute cache keys the way the app does (docs/cache-contract.md §6), for `prefetch` and `path`.
 struct KeyFilterOptions: ParsableArguments {
     @Option(
         name: .customLong("key-filter"),
@@ -23,7 +23,7 @@ struct KeyFilterOptions: ParsableArguments {
     }
 }
 
-/// `--shard K/N`: one process of a fleet (SPEC §10), for `prefetch`.
+/// `--shard K/N`: one process of a fleet (README, "Running on many machines"), for `prefetch`.
 struct ShardOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(

@@ -20,7 +20,7 @@ import TestSupport
     }
 
     /// One vector per branch of the rule. Hashes come from Python's hashlib (an independent MD5);
-    /// extensions are derived by hand from SPEC §2.
+    /// extensions are derived by hand from docs/cache-contract.md §2.
     @Test(arguments: [
         // MD5 stops at the first NUL; the key is not a URI (NUL) so the raw string gives "png".
         ("abc\u{0}def.png", "900150983cd24fb0d6963f7d28e17f72.png"),

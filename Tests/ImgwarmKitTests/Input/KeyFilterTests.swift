@@ -2,7 +2,7 @@ import Testing
 
 @testable import ImgwarmKit
 
-/// Each `--key-filter` filter on URLs that trip naive string handling (SPEC §9).
+/// Each `--key-filter` filter on URLs that trip naive string handling (docs/cache-contract.md §6).
 @Suite struct KeyFilterTests {
     func apply(_ spec: String, _ url: String) throws -> String {
         try KeyFilter.parse(spec).apply(url)

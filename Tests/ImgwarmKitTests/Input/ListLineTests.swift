@@ -73,7 +73,7 @@ import Testing
         #expect(json("# comment") == .ignored)
     }
 
-    /// `"key"` beside `"url"` (SPEC §9): any non-empty string, kept verbatim; the URL is still
+    /// `"key"` beside `"url"` (docs/cache-contract.md §6): any non-empty string, kept verbatim; the URL is still
     /// checked and trimmed.
     @Test func jsonLinesWithAKey() {
         func json(_ text: String) -> ListLine { ListLine.parse(Array(text.utf8)[...], format: .jsonl, truncated: false) }
