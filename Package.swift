@@ -9,7 +9,7 @@ let package = Package(
         .library(name: "ImgwarmKit", targets: ["ImgwarmKit"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
     ],
     targets: [
         // C libraries from Debian's -dev packages, each behind its own shim.
@@ -58,6 +58,8 @@ let package = Package(
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
         .testTarget(name: "ImgwarmSystemTests", dependencies: ["ImgwarmSystem", "TestSupport"]),
         .testTarget(name: "ImgwarmKitTests", dependencies: ["ImgwarmKit", "LoopbackServer", "TestSupport"]),
-        .testTarget(name: "imgwarmTests", dependencies: ["imgwarm", "imgwarm-state-probe", "ImgwarmKit", "SQLite", "TestSupport"]),
+        .testTarget(
+            name: "imgwarmTests",
+            dependencies: ["imgwarm", "imgwarm-state-probe", "ImgwarmKit", "SQLite", "TestSupport"]),
     ]
 )

@@ -72,7 +72,7 @@ public final class CurlEasy {
         setLong(CURLOPT_TIMEOUT_MS, options.totalTimeoutMilliseconds ?? 0)
         _ = imgwarm_easy_setopt_off(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maxBodySize ?? 0))
         if let encoding = options.acceptEncoding { setString(CURLOPT_ACCEPT_ENCODING, encoding) }
-        let version = options.httpVersion == .http1_1 ? CURL_HTTP_VERSION_1_1 : CURL_HTTP_VERSION_2TLS
+        let version = options.httpVersion == .http1 ? CURL_HTTP_VERSION_1_1 : CURL_HTTP_VERSION_2TLS
         setLong(CURLOPT_HTTP_VERSION, Int(version))
         setLong(CURLOPT_PIPEWAIT, options.waitForMultiplexing ? 1 : 0)
         if let agent = options.userAgent { setString(CURLOPT_USERAGENT, agent) }

@@ -2,8 +2,8 @@
 /// sets them on a handle; each property names the libcurl option it becomes.
 public struct CurlTransferOptions: Sendable {
     public enum HTTPVersion: Sendable {
-        /// HTTP/1.1 only (`CURL_HTTP_VERSION_1_1`).
-        case http1_1
+        /// HTTP/1.1 only, never HTTP/2 (`CURL_HTTP_VERSION_1_1`).
+        case http1
         /// HTTP/2 where TLS negotiates it, else HTTP/1.1 (`CURL_HTTP_VERSION_2TLS`).
         case http2OverTLS
     }

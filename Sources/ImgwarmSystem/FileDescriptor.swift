@@ -1,7 +1,7 @@
 import CImgwarmSys
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An open file or folder: the one type through which the engine makes system calls on files.
@@ -60,7 +60,9 @@ public struct FileDescriptor: Sendable, Hashable {
     }
 
     /// Opens the file at `path` for writing, creating it or emptying what it held.
-    public static func createOrTruncate(_ path: String, permissions: UInt32 = 0o644) throws(SystemError) -> FileDescriptor {
+    public static func createOrTruncate(_ path: String, permissions: UInt32 = 0o644) throws(SystemError)
+        -> FileDescriptor
+    {
         try check(open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(permissions)))
     }
 
@@ -230,7 +232,9 @@ public struct FileDescriptor: Sendable, Hashable {
     /// Sets only the access time of `name` in this folder (not following a link): to `time`, or
     /// to now when nil. A read counts as a read whatever the mount's atime policy.
     public func setAccessTime(of name: String, to time: Timestamp?) throws(SystemError) {
-        guard imgwarm_set_atime_at(rawValue, name, time?.timeValue ?? timespec(), time == nil ? 1 : 0) == 0 else { throw .last }
+        guard imgwarm_set_atime_at(rawValue, name, time?.timeValue ?? timespec(), time == nil ? 1 : 0) == 0 else {
+            throw .last
+        }
     }
 
     // MARK: Names

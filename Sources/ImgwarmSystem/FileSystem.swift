@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Calls on paths (rather than on names in an open folder), and facts about this process.

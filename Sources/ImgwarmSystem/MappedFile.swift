@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Read-only memory maps of whole files: large downloads are validated from their temporary
@@ -12,7 +12,9 @@ public enum MappedFile {
         defer { file.close() }
         guard let info = try? file.status(), info.size > 0 else { return nil }
         let size = Int(info.size)
-        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, file.rawValue, 0), address != MAP_FAILED else { return nil }
+        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, file.rawValue, 0), address != MAP_FAILED else {
+            return nil
+        }
         defer { munmap(address, size) }
         return body(UnsafeRawBufferPointer(start: address, count: size))
     }

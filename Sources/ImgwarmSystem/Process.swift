@@ -1,7 +1,7 @@
 import CImgwarmSys
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Process-wide settings and signals.

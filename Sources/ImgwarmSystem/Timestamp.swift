@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A wall-clock instant with nanosecond precision, as the file system records them.

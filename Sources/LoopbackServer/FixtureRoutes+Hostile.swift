@@ -20,14 +20,21 @@ extension FixtureRoutes {
             return { request, out in
                 let width = Int(request.query["width"] ?? "") ?? 1
                 let height = Int(request.query["height"] ?? "") ?? 1
-                out.respond(status: 200, headers: ["Content-Type": "image/png"], body: GeneratedImages.png(width: width, height: height))
+                out.respond(
+                    status: 200, headers: ["Content-Type": "image/png"],
+                    body: GeneratedImages.png(width: width, height: height))
             }
         case "frames":
             return { request, out in
                 let count = Int(request.query["count"] ?? "") ?? 1
                 switch rest {
-                case "gif": out.respond(status: 200, headers: ["Content-Type": "image/gif"], body: GeneratedImages.gif(frames: count))
-                case "tiff": out.respond(status: 200, headers: ["Content-Type": "image/tiff"], body: GeneratedImages.tiff(directories: count))
+                case "gif":
+                    out.respond(
+                        status: 200, headers: ["Content-Type": "image/gif"], body: GeneratedImages.gif(frames: count))
+                case "tiff":
+                    out.respond(
+                        status: 200, headers: ["Content-Type": "image/tiff"],
+                        body: GeneratedImages.tiff(directories: count))
                 default: out.respond(status: 404, body: Array("unknown format\n".utf8))
                 }
             }
@@ -36,7 +43,8 @@ extension FixtureRoutes {
             return { request, out in
                 let after = min(Int(request.query["after"] ?? "100") ?? 100, image.count)
                 let stall = Double(request.query["stall"] ?? "4") ?? 4
-                out.sendHead(status: 200, headers: ["Content-Type": FixtureRoutes.contentType(rest)], contentLength: image.count)
+                out.sendHead(
+                    status: 200, headers: ["Content-Type": FixtureRoutes.contentType(rest)], contentLength: image.count)
                 guard out.send(Array(image[0..<after])), out.pause(stall) else { return }
                 out.send(Array(image[after...]))
             }
@@ -54,7 +62,9 @@ extension FixtureRoutes {
             }
         case "jpeg-garbage":
             return { _, out in
-                out.respond(status: 200, headers: ["Content-Type": "image/jpeg"], body: [0xFF, 0xD8, 0xFF] + Array(repeating: 0x5A, count: 600))
+                out.respond(
+                    status: 200, headers: ["Content-Type": "image/jpeg"],
+                    body: [0xFF, 0xD8, 0xFF] + Array(repeating: 0x5A, count: 600))
             }
         case "http09":
             guard let png = valid["gradient.png"] else { return nil }
@@ -69,7 +79,9 @@ extension FixtureRoutes {
             }
         case "huge-header-line":
             return { _, out in
-                out.send("HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nX-Filler: " + String(repeating: "x", count: 1 << 20) + "\r\nContent-Length: 0\r\n\r\n")
+                out.send(
+                    "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nX-Filler: " + String(repeating: "x", count: 1 << 20)
+                        + "\r\nContent-Length: 0\r\n\r\n")
                 out.close()
             }
         default:

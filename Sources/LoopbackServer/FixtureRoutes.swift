@@ -32,7 +32,8 @@ public final class FixtureRoutes: @unchecked Sendable {
         public var etag: String?
         public var lastModified: String?
         public var contentType: String
-        public init(body: [UInt8], etag: String? = nil, lastModified: String? = nil, contentType: String = "image/png") {
+        public init(body: [UInt8], etag: String? = nil, lastModified: String? = nil, contentType: String = "image/png")
+        {
             self.body = body
             self.etag = etag
             self.lastModified = lastModified
@@ -104,14 +105,21 @@ public final class FixtureRoutes: @unchecked Sendable {
         switch first {
         case "img":
             guard let image else { return nil }
-            return { request, out in FixtureRoutes.serveConditional(request, out, body: image, type: FixtureRoutes.contentType(rest)) }
+            return { request, out in
+                FixtureRoutes.serveConditional(request, out, body: image, type: FixtureRoutes.contentType(rest))
+            }
         case "octet":
             guard let image else { return nil }
-            return { _, out in out.respond(status: 200, headers: ["Content-Type": "application/octet-stream"], body: image) }
+            return { _, out in
+                out.respond(status: 200, headers: ["Content-Type": "application/octet-stream"], body: image)
+            }
         case "chunked":
             guard let image else { return nil }
             return { _, out in
-                out.sendHead(status: 200, headers: ["Content-Type": FixtureRoutes.contentType(rest), "Transfer-Encoding": "chunked"], contentLength: nil)
+                out.sendHead(
+                    status: 200,
+                    headers: ["Content-Type": FixtureRoutes.contentType(rest), "Transfer-Encoding": "chunked"],
+                    contentLength: nil)
                 var offset = 0
                 while offset < image.count {
                     let piece = Array(image[offset..<min(offset + 1000, image.count)])
@@ -124,22 +132,38 @@ public final class FixtureRoutes: @unchecked Sendable {
             }
         case "gzip":
             guard let encoded = hostile[rest + ".gz"] else { return nil }
-            return { _, out in out.respond(status: 200, headers: ["Content-Type": FixtureRoutes.contentType(rest), "Content-Encoding": "gzip"], body: encoded) }
+            return { _, out in
+                out.respond(
+                    status: 200,
+                    headers: ["Content-Type": FixtureRoutes.contentType(rest), "Content-Encoding": "gzip"],
+                    body: encoded)
+            }
         case "bomb":
             guard let bomb = hostile["bomb.gz"] else { return nil }
-            return { _, out in out.respond(status: 200, headers: ["Content-Type": "image/png", "Content-Encoding": "gzip"], body: bomb) }
+            return { _, out in
+                out.respond(
+                    status: 200, headers: ["Content-Type": "image/png", "Content-Encoding": "gzip"], body: bomb)
+            }
         case "hostile":
             guard let body = hostile[rest] else { return nil }
-            return { _, out in out.respond(status: 200, headers: ["Content-Type": FixtureRoutes.contentType(rest)], body: body) }
+            return { _, out in
+                out.respond(status: 200, headers: ["Content-Type": FixtureRoutes.contentType(rest)], body: body)
+            }
         case "html":
-            return { _, out in out.respond(status: 200, headers: ["Content-Type": "image/jpeg"], body: Array("<!doctype html><html><body>Sorry, the image moved.</body></html>\n".utf8)) }
+            return { _, out in
+                out.respond(
+                    status: 200, headers: ["Content-Type": "image/jpeg"],
+                    body: Array("<!doctype html><html><body>Sorry, the image moved.</body></html>\n".utf8))
+            }
         case "empty":
             return { _, out in out.respond(status: 200, headers: ["Content-Type": "image/png"], body: []) }
         case "status":
             let code = Int(rest) ?? 500
             return { request, out in
                 var headers = ["Content-Type": "text/plain"]
-                if let retryAfter = request.query["retry-after"] { headers["Retry-After"] = retryAfter.removingPercentEncoding ?? retryAfter }
+                if let retryAfter = request.query["retry-after"] {
+                    headers["Retry-After"] = retryAfter.removingPercentEncoding ?? retryAfter
+                }
                 out.respond(status: code, headers: headers, body: Array("status \(code)\n".utf8))
             }
         case "flaky":
@@ -166,10 +190,13 @@ public final class FixtureRoutes: @unchecked Sendable {
             guard let image else { return nil }
             return { request, out in
                 let interval = Double(request.query["interval"] ?? "0.2") ?? 0.2
-                out.sendHead(status: 200, headers: ["Content-Type": FixtureRoutes.contentType(rest)], contentLength: image.count)
+                out.sendHead(
+                    status: 200, headers: ["Content-Type": FixtureRoutes.contentType(rest)], contentLength: image.count)
                 var offset = 0
                 while offset < image.count {
-                    guard out.send(Array(image[offset..<min(offset + 64, image.count)])), out.pause(interval) else { return }
+                    guard out.send(Array(image[offset..<min(offset + 64, image.count)])), out.pause(interval) else {
+                        return
+                    }
                     offset += 64
                 }
             }
@@ -177,7 +204,8 @@ public final class FixtureRoutes: @unchecked Sendable {
             guard let image else { return nil }
             return { request, out in
                 let after = min(Int(request.query["after"] ?? "100") ?? 100, image.count)
-                out.sendHead(status: 200, headers: ["Content-Type": FixtureRoutes.contentType(rest)], contentLength: image.count)
+                out.sendHead(
+                    status: 200, headers: ["Content-Type": FixtureRoutes.contentType(rest)], contentLength: image.count)
                 out.send(Array(image[0..<after]))
                 while out.pause(0.2) {
                     // Stay silent until the client gives up (its socket closes) or the server stops.
@@ -191,7 +219,8 @@ public final class FixtureRoutes: @unchecked Sendable {
         case "reset-mid":
             guard let image else { return nil }
             return { _, out in
-                out.sendHead(status: 200, headers: ["Content-Type": FixtureRoutes.contentType(rest)], contentLength: image.count)
+                out.sendHead(
+                    status: 200, headers: ["Content-Type": FixtureRoutes.contentType(rest)], contentLength: image.count)
                 out.send(Array(image[0..<(image.count / 2)]))
                 out.pause(0.05)
                 out.reset()
@@ -200,7 +229,8 @@ public final class FixtureRoutes: @unchecked Sendable {
             guard let image else { return nil }
             return { _, out in
                 out.keepAlive = false
-                out.sendHead(status: 200, headers: ["Content-Type": FixtureRoutes.contentType(rest)], contentLength: image.count)
+                out.sendHead(
+                    status: 200, headers: ["Content-Type": FixtureRoutes.contentType(rest)], contentLength: image.count)
                 out.send(Array(image[0..<(image.count / 2)]))
                 out.close()
             }
@@ -208,7 +238,9 @@ public final class FixtureRoutes: @unchecked Sendable {
             guard let image else { return nil }
             return { _, out in
                 out.keepAlive = false
-                out.sendHead(status: 200, headers: ["Content-Type": FixtureRoutes.contentType(rest)], contentLength: image.count / 2)
+                out.sendHead(
+                    status: 200, headers: ["Content-Type": FixtureRoutes.contentType(rest)],
+                    contentLength: image.count / 2)
                 out.send(image)
                 out.close()
             }
@@ -218,7 +250,9 @@ public final class FixtureRoutes: @unchecked Sendable {
                 let chunked = request.query["chunked"] == "1"
                 let head: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0]
                 if chunked {
-                    out.sendHead(status: 200, headers: ["Content-Type": "image/jpeg", "Transfer-Encoding": "chunked"], contentLength: nil)
+                    out.sendHead(
+                        status: 200, headers: ["Content-Type": "image/jpeg", "Transfer-Encoding": "chunked"],
+                        contentLength: nil)
                 } else {
                     out.sendHead(status: 200, headers: ["Content-Type": "image/jpeg"], contentLength: total)
                 }
@@ -227,7 +261,8 @@ public final class FixtureRoutes: @unchecked Sendable {
                 while sent < total {
                     var piece = Array(block[0..<min(block.count, total - sent)])
                     if sent == 0 { piece.replaceSubrange(0..<min(4, piece.count), with: head.prefix(piece.count)) }
-                    let ok = chunked
+                    let ok =
+                        chunked
                         ? out.send(String(piece.count, radix: 16) + "\r\n") && out.send(piece) && out.send("\r\n")
                         : out.send(piece)
                     if !ok { return }
@@ -245,7 +280,8 @@ public final class FixtureRoutes: @unchecked Sendable {
         case "bigbmp":
             // A valid 24-bit BMP of about `mb` MiB, sent in `chunk`-byte pieces `interval` apart.
             return { request, out in
-                let body = FixtureRoutes.bitmap(megabytes: Int(request.query["mb"] ?? "5") ?? 5, seed: request.query["n"] ?? "")
+                let body = FixtureRoutes.bitmap(
+                    megabytes: Int(request.query["mb"] ?? "5") ?? 5, seed: request.query["n"] ?? "")
                 let chunk = max(1024, Int(request.query["chunk"] ?? "65536") ?? 65536)
                 let interval = Double(request.query["interval"] ?? "0") ?? 0
                 out.sendHead(status: 200, headers: ["Content-Type": "image/bmp"], contentLength: body.count)
@@ -274,11 +310,14 @@ public final class FixtureRoutes: @unchecked Sendable {
         case "auth":
             guard let image else { return nil }
             return { request, out in
-                let expected = "Basic " + Data("\(FixtureRoutes.username):\(FixtureRoutes.password)".utf8).base64EncodedString()
+                let expected =
+                    "Basic " + Data("\(FixtureRoutes.username):\(FixtureRoutes.password)".utf8).base64EncodedString()
                 if request.header("authorization") == expected {
                     out.respond(status: 200, headers: ["Content-Type": FixtureRoutes.contentType(rest)], body: image)
                 } else {
-                    out.respond(status: 401, headers: ["WWW-Authenticate": "Basic realm=\"images\""], body: Array("who are you?\n".utf8))
+                    out.respond(
+                        status: 401, headers: ["WWW-Authenticate": "Basic realm=\"images\""],
+                        body: Array("who are you?\n".utf8))
                 }
             }
         case "gated":
@@ -296,7 +335,9 @@ public final class FixtureRoutes: @unchecked Sendable {
             lock.unlock()
             guard let file else { return nil }
             return { request, out in
-                FixtureRoutes.serveConditional(request, out, body: file.body, type: file.contentType, etag: file.etag, lastModified: file.lastModified)
+                FixtureRoutes.serveConditional(
+                    request, out, body: file.body, type: file.contentType, etag: file.etag,
+                    lastModified: file.lastModified)
             }
         default:
             return hostileRoute(first, rest: rest, image: image)
@@ -305,7 +346,8 @@ public final class FixtureRoutes: @unchecked Sendable {
 
     /// A deterministic 24-bit BMP, 1024 pixels wide, about `megabytes` MiB; `seed` varies it.
     public static func bitmap(megabytes: Int, seed: String) -> [UInt8] {
-        let width = 1024, rowBytes = width * 3
+        let width = 1024
+        let rowBytes = width * 3
         let height = max(1, megabytes * (1 << 20) / rowBytes)
         let pixelBytes = rowBytes * height
         var body = [UInt8](repeating: 0, count: 54 + pixelBytes)
@@ -323,7 +365,9 @@ public final class FixtureRoutes: @unchecked Sendable {
         body[28] = 24
         put32(pixelBytes, 34)
         let salt = seed.utf8.reduce(0) { $0 &+ Int($1) }
-        for index in 0..<pixelBytes { body[54 + index] = UInt8(truncatingIfNeeded: index / rowBytes &+ index &* 7 &+ salt) }
+        for index in 0..<pixelBytes {
+            body[54 + index] = UInt8(truncatingIfNeeded: index / rowBytes &+ index &* 7 &+ salt)
+        }
         return body
     }
 
@@ -336,7 +380,9 @@ public final class FixtureRoutes: @unchecked Sendable {
         var headers = ["Content-Type": type, "ETag": tag]
         if let lastModified { headers["Last-Modified"] = lastModified }
         if let match = request.header("if-none-match") {
-            if match.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }).contains(tag) || match == "*" {
+            if match.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }).contains(tag)
+                || match == "*"
+            {
                 out.sendHead(status: 304, headers: headers, contentLength: nil)
                 return
             }

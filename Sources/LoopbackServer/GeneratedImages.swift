@@ -53,7 +53,8 @@ public enum GeneratedImages {
             body += le16(entries)
             // (tag, type: 3 SHORT or 4 LONG, value)
             let tags: [(Int, Int, Int)] = [
-                (256, 3, 1), (257, 3, 1), (258, 3, 8), (259, 3, 1), (262, 3, 1), (273, 4, pixelOffset), (278, 3, 1), (279, 4, 1),
+                (256, 3, 1), (257, 3, 1), (258, 3, 8), (259, 3, 1), (262, 3, 1), (273, 4, pixelOffset), (278, 3, 1),
+                (279, 4, 1),
             ]
             for (tag, type, value) in tags {
                 body += le16(tag) + le16(type) + le32(1)
@@ -78,7 +79,8 @@ public enum GeneratedImages {
     private static func le32(_ value: Int) -> [UInt8] { le16(value & 0xFFFF) + le16((value >> 16) & 0xFFFF) }
 
     private static func adler32(_ bytes: [UInt8]) -> UInt32 {
-        var a: UInt32 = 1, b: UInt32 = 0
+        var a: UInt32 = 1
+        var b: UInt32 = 0
         for byte in bytes {
             a = (a + UInt32(byte)) % 65521
             b = (b + a) % 65521

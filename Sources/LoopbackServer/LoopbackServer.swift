@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A small HTTP/1.1 server on 127.0.0.1 for tests and the demo: one thread per connection,
@@ -44,7 +44,9 @@ public final class LoopbackServer: @unchecked Sendable {
         address.sin_port = requested.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 512) == 0 else {
             let code = errno
@@ -75,7 +77,9 @@ public final class LoopbackServer: @unchecked Sendable {
         address.sin6_port = port.bigEndian
         address.sin6_addr = in6addr_loopback
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+            }
         }
         guard bound == 0, listen(fd, 128) == 0 else {
             close(fd)
@@ -89,7 +93,10 @@ public final class LoopbackServer: @unchecked Sendable {
     /// Closes the listener and every connection, and waits (bounded) for the threads to end.
     public func stop() {
         lock.lock()
-        if stopped { lock.unlock(); return }
+        if stopped {
+            lock.unlock()
+            return
+        }
         stopped = true
         let open = connections
         lock.unlock()
@@ -278,7 +285,8 @@ struct RequestBuffer {
         var headers: [(String, String)] = []
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers.append((line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            headers.append(
+                (line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
         }
         let connection = headers.first { $0.0 == "connection" }?.1.lowercased()
         let keepAlive = parts[2] == "HTTP/1.1" ? connection != "close" : connection == "keep-alive"

@@ -31,7 +31,9 @@ public final class ImageInspector {
         read(bytes, coder: coder, decode: true)
     }
 
-    private func read(_ bytes: UnsafeRawBufferPointer, coder: String, decode: Bool) -> Result<ImageProperties, MagickError> {
+    private func read(_ bytes: UnsafeRawBufferPointer, coder: String, decode: Bool) -> Result<
+        ImageProperties, MagickError
+    > {
         ClearMagickWand(wand)
         defer { ClearMagickWand(wand) }
         guard let base = bytes.baseAddress, bytes.count > 0 else {
@@ -41,7 +43,8 @@ public final class ImageInspector {
         // (MagickSetFormat alone does not); a "[0]" scene suffix makes it stop after the first
         // frame (coders honour the scene range of a ping).
         MagickSetFilename(wand, coder + (decode ? ":" : ":[0]"))
-        let ok = decode
+        let ok =
+            decode
             ? MagickReadImageBlob(wand, base, bytes.count)
             : MagickPingImageBlob(wand, base, bytes.count)
         var severity = UndefinedException
@@ -49,7 +52,8 @@ public final class ImageInspector {
         var message = description.map { String(cString: $0) } ?? ""
         if let description { MagickRelinquishMemory(description) }
         message = ImageInspector.clean(message)
-        let failed = ok == MagickFalse || severity.rawValue >= ErrorException.rawValue
+        let failed =
+            ok == MagickFalse || severity.rawValue >= ErrorException.rawValue
             || (decode && severity == CorruptImageWarning)
         if failed {
             return .failure(MagickError(severity: Int32(severity.rawValue), message: message))
@@ -64,7 +68,8 @@ public final class ImageInspector {
                 let severity = imageException.severity
                 if severity == CorruptImageWarning || severity.rawValue >= ErrorException.rawValue {
                     let reason = imageException.reason.map { String(cString: $0) } ?? "corrupt image data"
-                    return .failure(MagickError(severity: Int32(severity.rawValue), message: ImageInspector.clean(reason)))
+                    return .failure(
+                        MagickError(severity: Int32(severity.rawValue), message: ImageInspector.clean(reason)))
                 }
             }
         }

@@ -1,7 +1,7 @@
 import CMagickWand
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Process-wide set-up of ImageMagick (MagickWand 6): started once, limits set explicitly.

@@ -76,7 +76,8 @@ public final class SQLiteDatabase {
     var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
     func error(_ code: Int32) -> SQLiteError {
-        SQLiteError(code: sqlite3_extended_errcode(handle) == 0 ? code : sqlite3_extended_errcode(handle), message: lastMessage)
+        SQLiteError(
+            code: sqlite3_extended_errcode(handle) == 0 ? code : sqlite3_extended_errcode(handle), message: lastMessage)
     }
 
     /// The version of the SQLite library linked in, e.g. `3.40.1`.

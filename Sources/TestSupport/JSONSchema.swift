@@ -42,7 +42,8 @@ public struct JSONSchema {
         if let type = schema["type"] {
             let types = (type as? [String]) ?? [type as? String ?? ""]
             if !types.contains(where: { JSONSchema.matches(value, $0) }) {
-                errors.append("\(path): expected \(types.joined(separator: " or ")), found \(JSONSchema.typeName(value))")
+                errors.append(
+                    "\(path): expected \(types.joined(separator: " or ")), found \(JSONSchema.typeName(value))")
                 return
             }
         }
@@ -68,7 +69,9 @@ public struct JSONSchema {
                 check(value, choice, path, &sub)
                 return sub.isEmpty
             }
-            if passing.count != 1 { errors.append("\(path): matches \(passing.count) of the oneOf choices, not exactly one") }
+            if passing.count != 1 {
+                errors.append("\(path): matches \(passing.count) of the oneOf choices, not exactly one")
+            }
         }
         if let object = value as? [String: Any], !(value is [Any]) {
             let properties = schema["properties"] as? [String: Any] ?? [:]
@@ -116,7 +119,9 @@ public struct JSONSchema {
     }
 
     static func typeName(_ value: Any) -> String {
-        for type in ["null", "boolean", "integer", "number", "string", "array", "object"] where matches(value, type) { return type }
+        for type in ["null", "boolean", "integer", "number", "string", "array", "object"] where matches(value, type) {
+            return type
+        }
         return "unknown"
     }
 

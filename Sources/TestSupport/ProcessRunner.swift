@@ -29,7 +29,9 @@ public enum ProcessRunner {
         process.arguments = arguments
         if let environment { process.environment = environment }
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-        let outPipe = Pipe(), errPipe = Pipe(), inPipe = Pipe()
+        let outPipe = Pipe()
+        let errPipe = Pipe()
+        let inPipe = Pipe()
         process.standardOutput = outPipe
         process.standardError = errPipe
         process.standardInput = stdin == nil ? FileHandle.nullDevice : inPipe

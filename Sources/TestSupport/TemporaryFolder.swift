@@ -21,7 +21,8 @@ public final class TemporaryFolder: @unchecked Sendable {
     @discardableResult
     public func write(_ relative: String, _ contents: Data) throws -> String {
         let target = url.appendingPathComponent(relative)
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
         try contents.write(to: target)
         return target.path
     }

@@ -25,9 +25,10 @@ while realtimeNanoseconds() < start {}
 do {
     let store = try StateStore(path: arguments[1], busyTimeout: 10)
     try store.begin()
-    try store.recordStored(StateStore.Record(
-        key: arguments[3], fileName: SDFileName.forKey(arguments[3]), size: 1, format: nil, width: nil, height: nil,
-        etag: nil, lastModified: nil, fetchedAt: 0, validatedAt: 0))
+    try store.recordStored(
+        StateStore.Record(
+            key: arguments[3], fileName: SDFileName.forKey(arguments[3]), size: 1, format: nil, width: nil, height: nil,
+            etag: nil, lastModified: nil, fetchedAt: 0, validatedAt: 0))
     try store.commit()
     exit(0)
 } catch {

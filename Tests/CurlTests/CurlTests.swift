@@ -1,8 +1,8 @@
 import Curl
 import Foundation
 import LoopbackServer
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct CurlLibraryTests {
     @Test func libraryIsLinkedWithHTTP2() {
@@ -31,7 +31,9 @@ import TestSupport
             bytes.append(contentsOf: body)
             return true
         }
-        func curlReceive(headerLine: UnsafeRawBufferPointer) { headerLines.append(String(decoding: headerLine, as: UTF8.self)) }
+        func curlReceive(headerLine: UnsafeRawBufferPointer) {
+            headerLines.append(String(decoding: headerLine, as: UTF8.self))
+        }
         func curlProgress(downloaded: Int64) -> Bool {
             progressCalls += 1
             return true

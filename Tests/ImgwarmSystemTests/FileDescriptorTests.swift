@@ -1,7 +1,7 @@
 import Foundation
 import ImgwarmSystem
-import Testing
 import TestSupport
+import Testing
 
 /// The system layer on a real file system: names relative to folders, links never followed,
 /// unnamed files, access times, locks with a deadline, directory listings.
@@ -33,7 +33,8 @@ import TestSupport
         let folder = try FileDescriptor.openFolder(temp.path)
         defer { folder.close() }
         let created = Result { () throws(SystemError) in try folder.createAnonymousFile() }
-        if case .failure(let error) = created, error.isUnsupported { return }  // no O_TMPFILE here: CacheStore renames instead
+        // No O_TMPFILE on this file system: CacheStore renames instead.
+        if case .failure(let error) = created, error.isUnsupported { return }
         let file = try created.get()
         defer { file.close() }
         try file.writeAll([UInt8](repeating: 7, count: 100))
@@ -47,7 +48,8 @@ import TestSupport
     @Test func linksAreNotFollowedInsideAFolder() throws {
         let temp = try TemporaryFolder()
         try temp.write("real/target", Data([1, 2, 3]))
-        try FileManager.default.createSymbolicLink(atPath: temp.path("real/link"), withDestinationPath: temp.path("real/target"))
+        try FileManager.default.createSymbolicLink(
+            atPath: temp.path("real/link"), withDestinationPath: temp.path("real/target"))
         try FileManager.default.createSymbolicLink(atPath: temp.path("linked"), withDestinationPath: temp.path("real"))
         let folder = try FileDescriptor.openFolder(temp.path("linked"))
         defer { folder.close() }

@@ -1,7 +1,7 @@
 import Foundation
 import Magick
-import Testing
 import TestSupport
+import Testing
 
 /// Real ImageMagick on real image files, always restricted to one named coder.
 @Suite struct ImageInspectorTests {
@@ -13,8 +13,10 @@ import TestSupport
     }
 
     @Test(arguments: [
-        ("valid/photo.jpg", "JPEG", 320, 240), ("valid/gradient.png", "PNG", 200, 120), ("valid/anim.gif", "GIF", 48, 48),
-        ("valid/scan.tiff", "TIFF", 96, 64), ("valid/sticker.webp", "WEBP", 128, 128), ("valid/photo.heic", "HEIC", 64, 64),
+        ("valid/photo.jpg", "JPEG", 320, 240), ("valid/gradient.png", "PNG", 200, 120),
+        ("valid/anim.gif", "GIF", 48, 48),
+        ("valid/scan.tiff", "TIFF", 96, 64), ("valid/sticker.webp", "WEBP", 128, 128),
+        ("valid/photo.heic", "HEIC", 64, 64),
         ("valid/photo.avif", "AVIF", 64, 64), ("valid/icon.bmp", "BMP", 32, 24),
     ])
     func pingsEveryFormat(fixture: String, coder: String, width: Int, height: Int) throws {

@@ -1,7 +1,7 @@
 import Foundation
 import SQLite
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct SQLiteDatabaseTests {
     @Test func roundTripThroughARealFile() throws {

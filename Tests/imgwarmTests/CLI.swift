@@ -12,8 +12,11 @@ enum CLI {
         return env
     }
 
-    static func run(_ arguments: [String], stdin: Data? = nil, home: String, env: [String: String] = [:], timeout: Double = 120) throws -> ProcessResult {
-        try ProcessRunner.run(binary, arguments, stdin: stdin, environment: environment(home: home, extra: env), timeout: timeout)
+    static func run(
+        _ arguments: [String], stdin: Data? = nil, home: String, env: [String: String] = [:], timeout: Double = 120
+    ) throws -> ProcessResult {
+        try ProcessRunner.run(
+            binary, arguments, stdin: stdin, environment: environment(home: home, extra: env), timeout: timeout)
     }
 
     /// Parses standard output as one JSON object.

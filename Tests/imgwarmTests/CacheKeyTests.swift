@@ -1,8 +1,8 @@
 import Foundation
 import ImgwarmKit
 import LoopbackServer
-import Testing
 import TestSupport
+import Testing
 
 /// Cache keys the way apps compute them (docs/cache-contract.md §6): explicit JSON Lines keys and --key-filter,
 /// through prefetch, path, --dry-run, reports and the blacklist, with the real binary.
@@ -11,20 +11,31 @@ import TestSupport
     @Test func pathPrintsTheFileAnAppWithTheFilterReads() throws {
         let temp = try TemporaryFolder()
         let folder = temp.path("cache")
-        let filtered = try CLI.run(["path", "--disk-cache-path", folder, "--key-filter", "strip-query", "https://cdn.example.com/a.jpg?token=1"], home: temp.path)
+        let filtered = try CLI.run(
+            [
+                "path", "--disk-cache-path", folder, "--key-filter", "strip-query",
+                "https://cdn.example.com/a.jpg?token=1",
+            ], home: temp.path)
         #expect(filtered.status == 0)
         #expect(filtered.stdoutText == folder + "/" + SDFileName.forKey("https://cdn.example.com/a.jpg") + "\n")
-        let plain = try CLI.run(["path", "--disk-cache-path", folder, "https://cdn.example.com/a.jpg"], home: temp.path)
+        let plain = try CLI.run(
+            ["path", "--disk-cache-path", folder, "https://cdn.example.com/a.jpg"], home: temp.path)
         #expect(filtered.stdoutText == plain.stdoutText)
-        let unfiltered = try CLI.run(["path", "--disk-cache-path", folder, "https://cdn.example.com/a.jpg?token=1"], home: temp.path)
+        let unfiltered = try CLI.run(
+            ["path", "--disk-cache-path", folder, "https://cdn.example.com/a.jpg?token=1"], home: temp.path)
         #expect(unfiltered.stdoutText != filtered.stdoutText)
 
         // Standard input, two filters left to right.
         let input = Data("https://a.com/x.png?w=1&sig=2\nhttp://a.com/y.png?sig=3\n".utf8)
         let chained = try CLI.run(
-            ["path", "--name-only", "--key-filter", "drop-params:sig", "--key-filter", "regex:#^http://#https://#", "-"], stdin: input, home: temp.path)
+            [
+                "path", "--name-only", "--key-filter", "drop-params:sig", "--key-filter", "regex:#^http://#https://#",
+                "-",
+            ], stdin: input, home: temp.path)
         #expect(chained.status == 0)
-        #expect(chained.stdoutText == SDFileName.forKey("https://a.com/x.png?w=1") + "\n" + SDFileName.forKey("https://a.com/y.png") + "\n")
+        #expect(
+            chained.stdoutText == SDFileName.forKey("https://a.com/x.png?w=1") + "\n"
+                + SDFileName.forKey("https://a.com/y.png") + "\n")
 
         // A key the filters make empty is skipped with a message; the others are printed.
         let empty = try CLI.run(["path", "--name-only", "--key-filter", "regex:/^.*$//", "x"], home: temp.path)
@@ -37,7 +48,10 @@ import TestSupport
     @Test(arguments: ["strip", "drop-params:", "regex:/a/", "regex:/(/x/", "regex:/a/$z/"])
     func badFiltersAreUsageErrors(spec: String) throws {
         let h = try PrefetchHarness()
-        for arguments in [["path", "--key-filter", spec, "https://a.com/x.jpg"], ["prefetch", "--disk-cache-path", h.folder, "--key-filter", spec, "-"]] {
+        for arguments in [
+            ["path", "--key-filter", spec, "https://a.com/x.jpg"],
+            ["prefetch", "--disk-cache-path", h.folder, "--key-filter", spec, "-"],
+        ] {
             let run = try h.run(arguments, stdin: Data())
             #expect(run.status == 2, "\(arguments)")
             #expect(run.stderr.contains("e.g. --key-filter"), "\(run.stderr)")
@@ -50,8 +64,11 @@ import TestSupport
     /// --dry-run agree on the key.
     @Test func explicitKeysAndFiltersDecideTheFile() throws {
         let h = try PrefetchHarness()
-        let photo = [UInt8](FileManager.default.contents(atPath: Fixtures.root.appendingPathComponent("images/valid/photo.jpg").path)!)
-        let gradient = [UInt8](FileManager.default.contents(atPath: Fixtures.root.appendingPathComponent("images/valid/gradient.png").path)!)
+        let photo = [UInt8](
+            FileManager.default.contents(atPath: Fixtures.root.appendingPathComponent("images/valid/photo.jpg").path)!)
+        let gradient = [UInt8](
+            FileManager.default.contents(
+                atPath: Fixtures.root.appendingPathComponent("images/valid/gradient.png").path)!)
         let signed = h.url("/img/gradient.png?w=64&token=abc")
         let lines = [
             #"{"url": "\#(h.url("/img/photo.jpg?token=a"))", "key": "photo-key"}"#,
@@ -69,7 +86,9 @@ import TestSupport
         h.expectCache(exactly: ["photo-key": photo, filteredKey: gradient])
         #expect(h.server.requestCount("/img/photo.jpg") == 1)
         #expect(h.server.requestCount("/img/gradient.png") == 1)
-        #expect(h.server.requests.map(\.target).contains("/img/photo.jpg?token=a"), "the first line's URL is the one fetched")
+        #expect(
+            h.server.requests.map(\.target).contains("/img/photo.jpg?token=a"),
+            "the first line's URL is the one fetched")
 
         let first = try run.entry(line: 1)
         #expect(first["url"] as? String == h.url("/img/photo.jpg?token=a"))
@@ -88,17 +107,23 @@ import TestSupport
         #expect(try (run.report["options"] as? [String: Any])?["keyFilters"] as? [String] == ["drop-params:token"])
 
         // --verbose shows both when they differ.
-        #expect(run.stderr.contains("list.jsonl:1: \(h.url("/img/photo.jpg?token=a")) (key photo-key): downloaded"), "\(run.stderr)")
+        #expect(
+            run.stderr.contains("list.jsonl:1: \(h.url("/img/photo.jpg?token=a")) (key photo-key): downloaded"),
+            "\(run.stderr)")
         #expect(run.stderr.contains("list.jsonl:3: \(signed) (key \(filteredKey)): downloaded"))
 
         // path with the same filter names the stored file.
-        let path = try h.run(["path", "--disk-cache-path", h.folder, "--key-filter", "drop-params:token", h.url("/img/gradient.png?token=new&w=64")])
+        let path = try h.run([
+            "path", "--disk-cache-path", h.folder, "--key-filter", "drop-params:token",
+            h.url("/img/gradient.png?token=new&w=64"),
+        ])
         #expect(path.result.stdoutText == h.folder + "/" + SDFileName.forKey(filteredKey) + "\n")
         #expect(FileManager.default.fileExists(atPath: String(path.result.stdoutText.dropLast())))
 
         // A dry run and a second run compute the same keys: everything is a hit.
         h.server.clearLog()
-        let dry = try h.prefetch(lines, options: ["--key-filter", "drop-params:token", "--dry-run"], listName: "list.jsonl")
+        let dry = try h.prefetch(
+            lines, options: ["--key-filter", "drop-params:token", "--dry-run"], listName: "list.jsonl")
         #expect(try dry.entry(line: 3)["outcome"] as? String == "cached")
         #expect(try dry.entry(line: 3)["fileName"] as? String == SDFileName.forKey(filteredKey))
         #expect(try dry.entry(line: 1)["outcome"] as? String == "cached")
@@ -143,7 +168,8 @@ import TestSupport
     /// rest of the list goes on.
     @Test func anEmptyComputedKeyIsAnInvalidLine() throws {
         let h = try PrefetchHarness()
-        let run = try h.prefetch([h.url("/img/photo.jpg"), h.url("/img/anim.gif?drop=1")], options: ["--key-filter", "regex:/^.*drop=1$//"])
+        let run = try h.prefetch(
+            [h.url("/img/photo.jpg"), h.url("/img/anim.gif?drop=1")], options: ["--key-filter", "regex:/^.*drop=1$//"])
         #expect(run.status == 1)
         let entry = try run.entry(line: 2)
         #expect(entry["outcome"] as? String == "invalid")
@@ -156,12 +182,14 @@ import TestSupport
     /// Reports with keys, filters and a shard validate against the schema.
     @Test func reportsWithKeysAndShardsMatchTheSchema() throws {
         let h = try PrefetchHarness()
-        let lines = [
-            #"{"url": "\#(h.url("/img/photo.jpg?t=1"))", "key": "k1"}"#,
-            #"{"url": "\#(h.url("/img/anim.gif?t=2"))"}"#,
-            #"{"url": "ftp://nope", "key": "k3"}"#,
-        ] + (0..<6).map { n in #"{"url": "\#(h.url("/img/icon.bmp?n=\(n)"))"}"# }
-        let schema = try JSONSchema(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/prefetch-report.schema.json"))
+        let lines =
+            [
+                #"{"url": "\#(h.url("/img/photo.jpg?t=1"))", "key": "k1"}"#,
+                #"{"url": "\#(h.url("/img/anim.gif?t=2"))"}"#,
+                #"{"url": "ftp://nope", "key": "k3"}"#,
+            ] + (0..<6).map { n in #"{"url": "\#(h.url("/img/icon.bmp?n=\(n)"))"}"# }
+        let schema = try JSONSchema(
+            contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/prefetch-report.schema.json"))
         for options in [["--key-filter", "strip-query"], ["--shard", "1/2"], ["--shard", "2/2", "--dry-run"]] {
             let run = try h.prefetch(lines, options: options, listName: "list.jsonl")
             #expect(schema.validate(try run.report) == [], "\(options)")

@@ -1,8 +1,8 @@
 import Foundation
 import ImgwarmKit
 import SQLite
-import Testing
 import TestSupport
+import Testing
 
 /// Every documented default holds when its flag is left out: each row runs a command without
 /// the option and checks what happens (or, where only the value is visible, what the report
@@ -42,15 +42,19 @@ import TestSupport
 
     static func optionKey(_ flag: String) -> String {
         [
-            "--concurrency": "concurrency", "--order": "order", "--timeout": "timeoutSeconds", "--max-time": "maxTimeSeconds",
-            "--max-bytes": "maxBytes", "--max-pixels": "maxPixels", "--max-redirects": "maxRedirects", "--validate": "validate",
+            "--concurrency": "concurrency", "--order": "order", "--timeout": "timeoutSeconds",
+            "--max-time": "maxTimeSeconds",
+            "--max-bytes": "maxBytes", "--max-pixels": "maxPixels", "--max-redirects": "maxRedirects",
+            "--validate": "validate",
             "--retries": "retries", "--retry-delay": "retryDelaySeconds", "--max-retry-wait": "maxRetryWaitSeconds",
             "--blacklist-ttl": "blacklistTTLSeconds", "--lock-timeout": "lockTimeoutSeconds",
         ][flag]!
     }
 
     /// Files in `folder` named like cache files, with access and modification times `days` ago.
-    static func file(_ folder: String, _ key: String, accessedDaysAgo: Double, modifiedDaysAgo: Double, size: Int = 4096) throws -> String {
+    static func file(
+        _ folder: String, _ key: String, accessedDaysAgo: Double, modifiedDaysAgo: Double, size: Int = 4096
+    ) throws -> String {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let name = SDFileName.forKey(key)
         let path = folder + "/" + name
@@ -90,7 +94,8 @@ import TestSupport
             #expect(try run.entry(line: 1)["priority"] as? String == "normal")
         },
         Row(command: "prefetch", option: "--format", documented: "auto (.jsonl is JSON Lines)") { h in
-            let run = try h.prefetch([#"{"url": "\#(h.url("/img/photo.jpg"))", "priority": "high"}"#], listName: "list.jsonl")
+            let run = try h.prefetch(
+                [#"{"url": "\#(h.url("/img/photo.jpg"))", "priority": "high"}"#], listName: "list.jsonl")
             #expect(try run.entry(line: 1)["priority"] as? String == "high", "\(run.stderr)")
         },
         Row(command: "prefetch", option: "--cache-dir/--namespace", documented: "~/.cache, default") { h in
@@ -99,9 +104,14 @@ import TestSupport
             #expect(run.status == 0, "\(run.stderr)")
             let folder = h.temp.path(".cache/com.hackemist.SDImageCache/default")
             #expect(names(folder) == [SDFileName.forKey(h.url("/img/photo.jpg"))])
-            #expect(FileManager.default.fileExists(atPath: h.temp.path(".cache/com.hackemist.SDImageCache/.imgwarm/default/state.sqlite")))
+            #expect(
+                FileManager.default.fileExists(
+                    atPath: h.temp.path(".cache/com.hackemist.SDImageCache/.imgwarm/default/state.sqlite")))
         },
-        Row(command: "prefetch", option: "--blacklist-ttl", documented: "7d (an entry 8 days old is tried again, 6 days old is not)") { h in
+        Row(
+            command: "prefetch", option: "--blacklist-ttl",
+            documented: "7d (an entry 8 days old is tried again, 6 days old is not)"
+        ) { h in
             let url = h.url("/status/404")
             _ = try h.prefetch([url])
             let state = h.temp.path("caches/com.hackemist.SDImageCache/.imgwarm/default/state.sqlite")
@@ -116,11 +126,16 @@ import TestSupport
             _ = try h.prefetch([url])
             #expect(h.server.requestCount("/status/404") == 2, "8 days old: expired, requested again")
         },
-        Row(command: "prefetch", option: "--progress", documented: "auto (nothing when standard error is not a terminal)") { h in
+        Row(
+            command: "prefetch", option: "--progress",
+            documented: "auto (nothing when standard error is not a terminal)"
+        ) { h in
             let run = try h.prefetch([h.url("/slow-headers/photo.jpg?delay=0.4")])
             #expect(!run.stderr.contains("\r") && !run.stderr.contains("%"), "\(run.stderr)")
         },
-        Row(command: "clean", option: "--max-age", documented: "7d (clean --max-size 500M alone expires week-old files)") { h in
+        Row(
+            command: "clean", option: "--max-age", documented: "7d (clean --max-size 500M alone expires week-old files)"
+        ) { h in
             let old = try file(h.folder, "old", accessedDaysAgo: 8, modifiedDaysAgo: 8)
             let young = try file(h.folder, "young", accessedDaysAgo: 6, modifiedDaysAgo: 6)
             let run = try h.run(["clean", "--disk-cache-path", h.folder, "--max-size", "500M"])
@@ -136,7 +151,9 @@ import TestSupport
             #expect(names(h.folder) == [readLately])
         },
         Row(command: "clean", option: "--max-size", documented: "none") { h in
-            let kept = try (0..<4).map { try file(h.folder, "big\($0)", accessedDaysAgo: 1, modifiedDaysAgo: 1, size: 1 << 20) }
+            let kept = try (0..<4).map {
+                try file(h.folder, "big\($0)", accessedDaysAgo: 1, modifiedDaysAgo: 1, size: 1 << 20)
+            }
             let run = try h.run(["clean", "--disk-cache-path", h.folder, "--report", "-"])
             #expect(run.status == 0, "\(run.stderr)")
             #expect(names(h.folder) == Set(kept))
@@ -160,7 +177,9 @@ import TestSupport
         },
         Row(command: "path", option: "--cache-dir/--namespace", documented: "~/.cache, default") { h in
             let run = try h.run(["path", "k"])
-            #expect(run.result.stdoutText == h.temp.path(".cache/com.hackemist.SDImageCache/default") + "/" + SDFileName.forKey("k") + "\n")
+            #expect(
+                run.result.stdoutText == h.temp.path(".cache/com.hackemist.SDImageCache/default") + "/"
+                    + SDFileName.forKey("k") + "\n")
         },
         Row(command: "blacklist list", option: "--state", documented: "<parent>/.imgwarm/<folder>/state.sqlite") { h in
             let list = try h.temp.write("plain.txt", Data((h.url("/status/404") + "\n").utf8))
@@ -180,7 +199,8 @@ import TestSupport
     /// `--help` prints each default once, in the option's own words (argument-parser's
     /// "(default: …)" suffix would repeat it).
     @Test(arguments: [
-        ["prefetch"], ["clean"], ["stats"], ["path"], ["blacklist", "list"], ["blacklist", "remove"], ["blacklist", "clear"],
+        ["prefetch"], ["clean"], ["stats"], ["path"], ["blacklist", "list"], ["blacklist", "remove"],
+        ["blacklist", "clear"],
     ])
     func helpPrintsEachDefaultOnce(command: [String]) throws {
         let temp = try TemporaryFolder()
@@ -189,7 +209,11 @@ import TestSupport
         // One entry per option: its first line starts with "  -", continuation lines are indented.
         var entries: [String] = []
         for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("  -") { entries.append(String(line)) } else if line.hasPrefix("      "), !entries.isEmpty { entries[entries.count - 1] += " " + line }
+            if line.hasPrefix("  -") {
+                entries.append(String(line))
+            } else if line.hasPrefix("      "), !entries.isEmpty {
+                entries[entries.count - 1] += " " + line
+            }
         }
         #expect(!entries.isEmpty)
         for entry in entries {

@@ -1,8 +1,8 @@
 import Foundation
 import ImgwarmKit
 import LoopbackServer
-import Testing
 import TestSupport
+import Testing
 
 /// `--shard K/N` (README, "Running on many machines"): N processes at once on one cache folder store exactly what one
 /// unsharded run stores, and the server sees each URL once.
@@ -11,7 +11,9 @@ import TestSupport
 
     /// The keys do not depend on the test server's port (the filters give every URL the same
     /// host), so which shard owns which key is the same on every run.
-    let filters = ["--key-filter", "drop-params:token", "--key-filter", "regex:#^http://[^/]+#https://cdn.example.com#"]
+    let filters = [
+        "--key-filter", "drop-params:token", "--key-filter", "regex:#^http://[^/]+#https://cdn.example.com#",
+    ]
 
     func key(_ path: String) -> String { "https://cdn.example.com" + path }
 
@@ -35,7 +37,10 @@ import TestSupport
         let shards = try (1...count).map { k in
             try BackgroundProcess(
                 CLI.binary,
-                ["prefetch", "--disk-cache-path", h.folder, "--shard", "\(k)/\(count)", "--report", h.temp.path("shard-\(k).json")]
+                [
+                    "prefetch", "--disk-cache-path", h.folder, "--shard", "\(k)/\(count)", "--report",
+                    h.temp.path("shard-\(k).json"),
+                ]
                     + filters + [list],
                 environment: CLI.environment(home: h.temp.path), folder: h.temp.url)
         }
@@ -55,9 +60,13 @@ import TestSupport
 
         // The reports: every listed key is the shard's own; the invalid line in each; the
         // duplicates where their key belongs; the counts add up.
-        var downloaded = 0, duplicates = 0, listedKeys: [String] = []
+        var downloaded = 0
+        var duplicates = 0
+        var listedKeys: [String] = []
         for k in 1...count {
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: h.temp.url.appendingPathComponent("shard-\(k).json"))) as? [String: Any])
+            let report = try #require(
+                try JSONSerialization.jsonObject(
+                    with: Data(contentsOf: h.temp.url.appendingPathComponent("shard-\(k).json"))) as? [String: Any])
             let entries = try #require(report["entries"] as? [[String: Any]])
             let totals = try #require(report["totals"] as? [String: Any])
             #expect((report["options"] as? [String: Any])?["shard"] as? String == "\(k)/\(count)")
@@ -70,7 +79,8 @@ import TestSupport
             #expect(totals["otherShard"] as? Int == lines.count - 1 - mine - dupes)
             #expect(totals["finishedCount"] as? Int == 1 + mine + dupes)
             // The invalid line is the one URL not in the cache.
-            #expect(shards[k - 1].stderr.contains("\(mine) of \(mine + 1) URLs in the cache"), "\(shards[k - 1].stderr)")
+            #expect(
+                shards[k - 1].stderr.contains("\(mine) of \(mine + 1) URLs in the cache"), "\(shards[k - 1].stderr)")
             #expect(shards[k - 1].stderr.contains("\(lines.count - 1 - mine - dupes) lines left to other shards."))
             #expect(entries.count == 1 + mine + dupes, "other shards' lines are not listed")
             for entry in entries where entry["outcome"] as? String != "invalid" {
@@ -97,7 +107,9 @@ import TestSupport
         #expect(shardFiles == singleFiles)
         #expect(Set(shardFiles) == Set(keys.map(SDFileName.forKey)))
         for name in singleFiles {
-            #expect(FileManager.default.contents(atPath: h.folder + "/" + name) == FileManager.default.contents(atPath: single + "/" + name), "\(name)")
+            #expect(
+                FileManager.default.contents(atPath: h.folder + "/" + name)
+                    == FileManager.default.contents(atPath: single + "/" + name), "\(name)")
         }
     }
 
@@ -106,7 +118,8 @@ import TestSupport
     @Test func theKubernetesManifestScriptWarmsEveryShard() throws {
         let manifestURL = Fixtures.repositoryRoot.appendingPathComponent("examples/kubernetes-indexed-job.yaml")
         let manifest = try String(contentsOf: manifestURL, encoding: .utf8)
-        let readme = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(
+            contentsOf: Fixtures.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
         #expect(readme.contains(manifest), "the README shows the manifest as it is in examples/")
         let script = try #require(FleetTests.blockScalar(after: "args:", in: manifest))
         #expect(script.contains("--shard \"$((JOB_COMPLETION_INDEX + 1))/$SHARDS\""))
@@ -124,7 +137,8 @@ import TestSupport
         let pods = try (0..<shards).map { index in
             var env = environment
             env["JOB_COMPLETION_INDEX"] = String(index)
-            return try BackgroundProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", script], environment: env, folder: h.temp.url)
+            return try BackgroundProcess(
+                URL(fileURLWithPath: "/bin/sh"), ["-c", script], environment: env, folder: h.temp.url)
         }
         for pod in pods {
             let end = pod.wait(timeout: 120)
@@ -132,13 +146,21 @@ import TestSupport
             #expect(end.status == 0, "\(pod.stderr)")
         }
         // IMGWARM_CACHE_DIR/com.hackemist.SDImageCache/default is the harness's folder.
-        h.expectCache(exactly: Dictionary(uniqueKeysWithValues: urls.map { url in
-            let name = String(url.split(separator: "/").last!.split(separator: "?").first!)
-            return (url, [UInt8](FileManager.default.contents(atPath: Fixtures.root.appendingPathComponent("images/valid/" + name).path)!))
-        }))
+        h.expectCache(
+            exactly: Dictionary(
+                uniqueKeysWithValues: urls.map { url in
+                    let name = String(url.split(separator: "/").last!.split(separator: "?").first!)
+                    return (
+                        url,
+                        [UInt8](
+                            FileManager.default.contents(
+                                atPath: Fixtures.root.appendingPathComponent("images/valid/" + name).path)!)
+                    )
+                }))
         #expect(h.server.requests.count == urls.count)
         for k in 1...shards {
-            #expect(FileManager.default.fileExists(atPath: h.temp.path("reports/shard-\(k).json")), "shard \(k)'s report")
+            #expect(
+                FileManager.default.fileExists(atPath: h.temp.path("reports/shard-\(k).json")), "shard \(k)'s report")
         }
     }
 

@@ -1,17 +1,20 @@
 import Foundation
 import ImgwarmKit
-import Testing
 import TestSupport
+import Testing
 
 /// End-to-end runs of `imgwarm path`, `stats` and `clean`.
 @Suite struct FoundationCommandsTests {
     @Test func pathPrintsOnePathPerKey() throws {
         let temp = try TemporaryFolder()
         let result = try CLI.run(
-            ["path", "--cache-dir", temp.path("root"), "https://placehold.co/50x50.jpg", "kTestRectangle"], home: temp.path)
+            ["path", "--cache-dir", temp.path("root"), "https://placehold.co/50x50.jpg", "kTestRectangle"],
+            home: temp.path)
         #expect(result.status == 0)
         let folder = temp.path("root") + "/com.hackemist.SDImageCache/default/"
-        #expect(result.stdoutText == folder + "e9936aba8d7f7fcca7813d72290de957.jpg\n" + folder + "58d38dae677b10308b7a7b5856903361\n")
+        #expect(
+            result.stdoutText == folder + "e9936aba8d7f7fcca7813d72290de957.jpg\n" + folder
+                + "58d38dae677b10308b7a7b5856903361\n")
     }
 
     @Test func pathUsesTheEnvironmentAndNamespace() throws {
@@ -22,7 +25,8 @@ import TestSupport
         #expect(viaHome.stdoutText.hasPrefix(temp.path + "/.cache/com.hackemist.SDImageCache/avatars/"))
         let direct = try CLI.run(["path", "--disk-cache-path", "/data/img", "TestImageKey.jpg"], home: temp.path)
         #expect(direct.stdoutText == "/data/img/f77fd0b2d2c9780cce3b1cf4f047030a.jpg\n")
-        let nameOnly = try CLI.run(["path", "--disk-cache-path", "/data/img", "--name-only", "TestImageKey.jpg"], home: temp.path)
+        let nameOnly = try CLI.run(
+            ["path", "--disk-cache-path", "/data/img", "--name-only", "TestImageKey.jpg"], home: temp.path)
         #expect(nameOnly.stdoutText == "f77fd0b2d2c9780cce3b1cf4f047030a.jpg\n")
     }
 
@@ -97,13 +101,17 @@ import TestSupport
             #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
         }
         try temp.write("cache/" + fresh, Data(repeating: 1, count: 100))
-        let result = try CLI.run(["clean", "--disk-cache-path", folder, "--max-age", "30d", "--report", "-"], home: temp.path)
+        let result = try CLI.run(
+            ["clean", "--disk-cache-path", folder, "--max-age", "30d", "--report", "-"], home: temp.path)
         #expect(result.status == 0, "\(result.stderrText)")
         let json = try CLI.json(result)
         #expect(json["command"] as? String == "clean")
         let removed = try #require(json["removed"] as? [[String: Any]])
         #expect(Set(removed.compactMap { $0["name"] as? String }) == Set(old))
-        #expect(removed.allSatisfy { $0["reason"] as? String == "expired" && $0["date"] as? String == "2001-09-09T01:46:40.000Z" })
+        #expect(
+            removed.allSatisfy {
+                $0["reason"] as? String == "expired" && $0["date"] as? String == "2001-09-09T01:46:40.000Z"
+            })
         #expect(removed.allSatisfy { ($0["logicalBytes"] as? Int) == 100 })
         let before = try #require(json["before"] as? [String: Any])
         let after = try #require(json["after"] as? [String: Any])
@@ -118,12 +126,17 @@ import TestSupport
     @Test func cleanReportToAFileAndDryRun() throws {
         let temp = try TemporaryFolder()
         let folder = temp.path("cache")
-        for index in 0..<4 { try temp.write("cache/" + SDFileName.forKey("f\(index)"), Data(repeating: 1, count: 4096)) }
+        for index in 0..<4 {
+            try temp.write("cache/" + SDFileName.forKey("f\(index)"), Data(repeating: 1, count: 4096))
+        }
         let report = temp.path("report.json")
-        let result = try CLI.run(["clean", "--disk-cache-path", folder, "--max-size", "10000", "--dry-run", "--report", report, "--quiet"], home: temp.path)
+        let result = try CLI.run(
+            ["clean", "--disk-cache-path", folder, "--max-size", "10000", "--dry-run", "--report", report, "--quiet"],
+            home: temp.path)
         #expect(result.status == 0)
         #expect(result.stderrText.isEmpty, "--quiet prints nothing: \(result.stderrText)")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
         #expect((json["removed"] as? [Any])?.count == 3)
         #expect((json["options"] as? [String: Any])?["dryRun"] as? Bool == true)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).count == 4)
@@ -150,7 +163,11 @@ import TestSupport
     @Test func unwritableReportIsAUsageErrorAndDeletesNothing() throws {
         let temp = try TemporaryFolder()
         try temp.write("cache/a", Data([1]))
-        let result = try CLI.run(["clean", "--disk-cache-path", temp.path("cache"), "--max-age", "0", "--report", temp.path("no/such/dir/r.json")], home: temp.path)
+        let result = try CLI.run(
+            [
+                "clean", "--disk-cache-path", temp.path("cache"), "--max-age", "0", "--report",
+                temp.path("no/such/dir/r.json"),
+            ], home: temp.path)
         #expect(result.status == 2)
         #expect(result.stderrText.contains("cannot write the report"))
         #expect(FileManager.default.fileExists(atPath: temp.path("cache/a")))

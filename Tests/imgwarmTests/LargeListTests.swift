@@ -1,7 +1,7 @@
 import Foundation
 import ImgwarmKit
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct LargeListTests {
     /// 10,000 distinct URLs over loopback: every one stored, every file byte-identical to what the

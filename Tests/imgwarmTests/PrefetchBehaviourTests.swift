@@ -1,8 +1,8 @@
 import Foundation
 import ImgwarmKit
 import LoopbackServer
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct PrefetchBehaviourTests {
     /// Comments, blank lines, CRLF endings and a BOM are handled; invalid lines are reported with
@@ -22,13 +22,16 @@ import TestSupport
         let run = try h.run(["prefetch", "--disk-cache-path", h.folder, "--report", "-", list])
         #expect(run.status == 1)
         let reasons: [Int: String] = [
-            4: "scheme 'ftp'", 5: "character ' ' at column 4", 6: "no scheme", 7: "no host", 9: "malformed percent-escape '%zz'",
+            4: "scheme 'ftp'", 5: "character ' ' at column 4", 6: "no scheme", 7: "no host",
+            9: "malformed percent-escape '%zz'",
             10: "port 99999",
         ]
         for (line, reason) in reasons {
             let entry = try run.entry(line: line)
             #expect(entry["outcome"] as? String == "invalid", "line \(line)")
-            #expect((entry["errorMessage"] as? String)?.contains(reason) == true, "line \(line): \(entry["errorMessage"] ?? "")")
+            #expect(
+                (entry["errorMessage"] as? String)?.contains(reason) == true,
+                "line \(line): \(entry["errorMessage"] ?? "")")
             #expect(run.stderr.contains("list.txt:\(line): invalid"), "line \(line) printed")
         }
         // Upper-case scheme is a valid, distinct key.
@@ -56,7 +59,8 @@ import TestSupport
         let run = try h.prefetch(lines, options: ["--concurrency", "1"], listName: "list.jsonl")
         #expect(run.status == 1)
         let expected: [Int: String] = [
-            4: "\"url\" must be a string, not a number", 5: "no \"url\"", 6: "\"priority\" must be", 7: "a JSON object is expected, not an array",
+            4: "\"url\" must be a string, not a number", 5: "no \"url\"", 6: "\"priority\" must be",
+            7: "a JSON object is expected, not an array",
             8: "not valid JSON at column", 9: "scheme 'ftp'",
         ]
         for (line, reason) in expected {
@@ -71,7 +75,8 @@ import TestSupport
     @Test func standardInputIsAList() throws {
         let h = try PrefetchHarness()
         let key = h.url("/img/sticker.webp")
-        let run = try h.run(["prefetch", "--disk-cache-path", h.folder, "--report", "-", "-"], stdin: Data("\(key)\n".utf8))
+        let run = try h.run(
+            ["prefetch", "--disk-cache-path", h.folder, "--report", "-", "-"], stdin: Data("\(key)\n".utf8))
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try (run.report["inputs"] as? [[String: Any]])?.first?["path"] as? String == "-")
         h.expectCache(exactly: [key: h.routes.valid["sticker.webp"]!])
@@ -95,9 +100,11 @@ import TestSupport
     func priorityAndOrder(order: String, expected: [String]) throws {
         let h = try PrefetchHarness()
         let normal = ["a", "b", "c"].map { h.url("/img/photo.jpg?n=\($0)") }
-        let high = try h.temp.write("high.txt", Data((h.url("/img/gradient.png?n=h1") + "\n" + h.url("/img/gradient.png?n=h2") + "\n").utf8))
+        let high = try h.temp.write(
+            "high.txt", Data((h.url("/img/gradient.png?n=h1") + "\n" + h.url("/img/gradient.png?n=h2") + "\n").utf8))
         let low = try h.temp.write("low.txt", Data((h.url("/img/icon.bmp?n=low") + "\n").utf8))
-        let run = try h.prefetch(normal, options: ["--concurrency", "1", "--order", order, "--high", high, "--low", low])
+        let run = try h.prefetch(
+            normal, options: ["--concurrency", "1", "--order", order, "--high", high, "--low", low])
         #expect(run.status == 0, "\(run.stderr)")
         let highOrder = order == "fifo" ? ["h1", "h2"] : ["h2", "h1"]
         #expect(h.server.requests.map { $0.query["n"] ?? "" } == highOrder + expected + ["low"])
@@ -137,7 +144,10 @@ import TestSupport
         #expect(try run.report["dryRun"] as? Bool == true)
         h.expectCache(exactly: [cached: h.routes.valid["photo.jpg"]!])
 
-        let fresh = try h.run(["prefetch", "--disk-cache-path", h.temp.path("never-created"), "--dry-run", try h.temp.write("one.txt", Data(cached.utf8))])
+        let fresh = try h.run([
+            "prefetch", "--disk-cache-path", h.temp.path("never-created"), "--dry-run",
+            try h.temp.write("one.txt", Data(cached.utf8)),
+        ])
         #expect(fresh.status == 0)
         #expect(!FileManager.default.fileExists(atPath: h.temp.path("never-created")))
     }
@@ -150,7 +160,9 @@ import TestSupport
         #expect(first.header("accept") == "image/*,*/*;q=0.8")
         #expect(first.header("accept-encoding")?.contains("gzip") == true)
         h.server.clearLog()
-        _ = try h.prefetch([h.url("/img/photo.jpg?b")], options: ["--user-agent", "AppWarmer/2", "-H", "Accept: image/webp", "-H", "X-Extra: 1"])
+        _ = try h.prefetch(
+            [h.url("/img/photo.jpg?b")],
+            options: ["--user-agent", "AppWarmer/2", "-H", "Accept: image/webp", "-H", "X-Extra: 1"])
         let second = try #require(h.server.requests.first)
         #expect(second.header("user-agent") == "AppWarmer/2")
         #expect(second.header("accept") == "image/webp")
@@ -180,7 +192,9 @@ import TestSupport
         #expect(unusable.status == 3, "\(unusable.stderr)")
         #expect(h.server.requests.isEmpty, "no download before the cache is known usable")
 
-        let badReport = try h.run(["prefetch", "--disk-cache-path", h.folder, "--report", h.temp.path("nope/r.json"), list])
+        let badReport = try h.run([
+            "prefetch", "--disk-cache-path", h.folder, "--report", h.temp.path("nope/r.json"), list,
+        ])
         #expect(badReport.status == 2)
         #expect(h.server.requests.isEmpty)
 
@@ -215,7 +229,8 @@ import TestSupport
         let h = try PrefetchHarness()
         let lines = [h.url("/img/photo.jpg"), h.url("/status/404"), "nope", h.url("/img/photo.jpg"), h.url("/html")]
         let run = try h.prefetch(lines)
-        let schema = try JSONSchema(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/prefetch-report.schema.json"))
+        let schema = try JSONSchema(
+            contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/prefetch-report.schema.json"))
         #expect(schema.validate(try run.report) == [])
         let again = try h.prefetch(lines, options: ["--dry-run"])
         #expect(schema.validate(try again.report) == [])
@@ -226,12 +241,14 @@ import TestSupport
         #expect(!schema.validate(broken).isEmpty)
 
         let clean = try h.run(["clean", "--disk-cache-path", h.folder, "--max-age", "0", "--report", "-"])
-        let cleanSchema = try JSONSchema(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/clean-report.schema.json"))
+        let cleanSchema = try JSONSchema(
+            contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/clean-report.schema.json"))
         #expect(cleanSchema.validate(try clean.report) == [])
         #expect(try (clean.report["removed"] as? [Any])?.count == 1)
 
         let stats = try h.run(["stats", "--disk-cache-path", h.folder, "--json"])
-        let statsSchema = try JSONSchema(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/stats.schema.json"))
+        let statsSchema = try JSONSchema(
+            contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/stats.schema.json"))
         #expect(statsSchema.validate(try stats.report) == [])
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import ImgwarmKit
 import LoopbackServer
-import Testing
 import TestSupport
+import Testing
 
 /// A loopback server with the fixture routes, a temporary cache, and the real binary.
 final class PrefetchHarness {
@@ -30,10 +30,14 @@ final class PrefetchHarness {
         stdin: Data? = nil, timeout: Double = 120
     ) throws -> Run {
         let list = try temp.write(listName, Data((lines.joined(separator: "\n") + "\n").utf8))
-        return try run(["prefetch", "--disk-cache-path", folder, "--report", "-"] + options + [list], env: env, stdin: stdin, timeout: timeout)
+        return try run(
+            ["prefetch", "--disk-cache-path", folder, "--report", "-"] + options + [list], env: env, stdin: stdin,
+            timeout: timeout)
     }
 
-    func run(_ arguments: [String], env: [String: String] = [:], stdin: Data? = nil, timeout: Double = 120) throws -> Run {
+    func run(_ arguments: [String], env: [String: String] = [:], stdin: Data? = nil, timeout: Double = 120) throws
+        -> Run
+    {
         let result = try CLI.run(arguments, stdin: stdin, home: temp.path, env: env, timeout: timeout)
         return Run(result: result)
     }
@@ -51,7 +55,9 @@ final class PrefetchHarness {
         for (key, body) in expected {
             let data = FileManager.default.contents(atPath: folder + "/" + SDFileName.forKey(key))
             let same = data.map([UInt8].init) == body
-            #expect(same, "bytes of \(key): \(data?.count ?? -1) stored, \(body.count) expected", sourceLocation: sourceLocation)
+            #expect(
+                same, "bytes of \(key): \(data?.count ?? -1) stored, \(body.count) expected",
+                sourceLocation: sourceLocation)
         }
         let temporary = temp.path("caches/com.hackemist.SDImageCache/.imgwarm/default/tmp")
         let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []

@@ -2,13 +2,15 @@ import Foundation
 import ImgwarmKit
 import LoopbackServer
 import SQLite
-import Testing
 import TestSupport
+import Testing
 
 /// Signals, crashes, shared caches, full disks and refused folders, with the real binary.
 @Suite struct ReliabilityTests {
     /// A list mixing quick images with slow, large ones (their bodies spill to temporary files).
-    static func mixedList(_ h: PrefetchHarness, slow: Int = 6, quick: Int = 8) -> (lines: [String], expected: [String: [UInt8]]) {
+    static func mixedList(_ h: PrefetchHarness, slow: Int = 6, quick: Int = 8) -> (
+        lines: [String], expected: [String: [UInt8]]
+    ) {
         var lines: [String] = []
         var expected: [String: [UInt8]] = [:]
         for index in 0..<quick {
@@ -25,7 +27,9 @@ import TestSupport
     }
 
     /// Every file in the cache is complete: named like one of `expected`'s keys, byte-identical.
-    static func expectOnlyCompleteFiles(_ h: PrefetchHarness, _ expected: [String: [UInt8]], sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectOnlyCompleteFiles(
+        _ h: PrefetchHarness, _ expected: [String: [UInt8]], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         var byName: [String: [UInt8]] = [:]
         for (key, body) in expected { byName[SDFileName.forKey(key)] = body }
         for name in h.cacheContents() {
@@ -34,14 +38,21 @@ import TestSupport
                 continue
             }
             let data = FileManager.default.contents(atPath: h.folder + "/" + name).map([UInt8].init)
-            #expect(data == body, "\(name) is complete (\(data?.count ?? -1) of \(body.count) bytes)", sourceLocation: sourceLocation)
+            #expect(
+                data == body, "\(name) is complete (\(data?.count ?? -1) of \(body.count) bytes)",
+                sourceLocation: sourceLocation)
         }
     }
 
-    func start(_ h: PrefetchHarness, _ lines: [String], _ options: [String] = [], list: String = "list.txt") throws -> BackgroundProcess {
+    func start(_ h: PrefetchHarness, _ lines: [String], _ options: [String] = [], list: String = "list.txt") throws
+        -> BackgroundProcess
+    {
         let path = try h.temp.write(list, Data((lines.joined(separator: "\n") + "\n").utf8))
         return try BackgroundProcess(
-            CLI.binary, ["prefetch", "--disk-cache-path", h.folder, "--report", h.temp.path(list + ".report.json")] + options + [path],
+            CLI.binary,
+            ["prefetch", "--disk-cache-path", h.folder, "--report", h.temp.path(list + ".report.json")] + options + [
+                path
+            ],
             environment: CLI.environment(home: h.temp.path), folder: h.temp.url)
     }
 
@@ -62,7 +73,9 @@ import TestSupport
         #expect(!end.timedOut)
         #expect(end.status == code, "\(run.stderr)")
         #expect(run.stderr.contains("Interrupted by"))
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: h.temp.url.appendingPathComponent("list.txt.report.json"))) as? [String: Any])
+        let report = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: h.temp.url.appendingPathComponent("list.txt.report.json"))) as? [String: Any])
         #expect(report["interrupted"] as? Bool == true)
         let totals = try #require(report["totals"] as? [String: Any])
         #expect((totals["notStarted"] as? Int ?? 0) > 0)
@@ -70,7 +83,9 @@ import TestSupport
         let entries = try #require(report["entries"] as? [[String: Any]])
         #expect(entries.filter { $0["outcome"] as? String == "downloaded" }.count == totals["downloaded"] as? Int)
         Self.expectOnlyCompleteFiles(h, expected)
-        #expect((try? FileManager.default.contentsOfDirectory(atPath: temporaryFolder(h)))?.isEmpty == true, "temporary files removed")
+        #expect(
+            (try? FileManager.default.contentsOfDirectory(atPath: temporaryFolder(h)))?.isEmpty == true,
+            "temporary files removed")
         // The same list again completes the work.
         let again = try h.prefetch(lines)
         #expect(again.status == 0, "\(again.stderr)")
@@ -84,7 +99,10 @@ import TestSupport
         let (lines, expected) = Self.mixedList(h, slow: 4, quick: 2)
         let run = try start(h, lines)
         #expect(eventually { h.server.requests.count >= lines.count })
-        #expect(eventually(timeout: 10) { ((try? FileManager.default.contentsOfDirectory(atPath: temporaryFolder(h))) ?? []).count >= 2 })
+        #expect(
+            eventually(timeout: 10) {
+                ((try? FileManager.default.contentsOfDirectory(atPath: temporaryFolder(h))) ?? []).count >= 2
+            })
         run.signal(SIGINT)
         run.signal(SIGINT)
         let end = run.wait(timeout: 10)
@@ -136,21 +154,26 @@ import TestSupport
         let second = try start(h, list(60..<180), ["--concurrency", "8"], list: "b.txt")
         var cleans: [ProcessResult] = []
         for _ in 0..<6 {
-            cleans.append(try CLI.run(["clean", "--disk-cache-path", h.folder, "--max-size", "200K", "--quiet"], home: h.temp.path))
+            cleans.append(
+                try CLI.run(
+                    ["clean", "--disk-cache-path", h.folder, "--max-size", "200K", "--quiet"], home: h.temp.path))
             usleep(150_000)
         }
-        let a = first.wait(timeout: 300), b = second.wait(timeout: 300)
+        let a = first.wait(timeout: 300)
+        let b = second.wait(timeout: 300)
         #expect(a.status == 0 && b.status == 0, "\(first.stderr)\n\(second.stderr)")
         #expect(cleans.allSatisfy { $0.status == 0 }, "\(cleans.map(\.stderrText))")
         #expect(!first.stderr.contains("warning") && !second.stderr.contains("warning"))
         Self.expectOnlyCompleteFiles(h, expected)
         // Every state row points at a complete file of the size it records, or is stale.
-        let db = try SQLiteDatabase(path: h.temp.path("caches/com.hackemist.SDImageCache/.imgwarm/default/state.sqlite"))
+        let db = try SQLiteDatabase(
+            path: h.temp.path("caches/com.hackemist.SDImageCache/.imgwarm/default/state.sqlite"))
         let rows = try db.prepare("SELECT key, file_name, size FROM entries")
         try rows.bind([])
         var checked = 0
         while try rows.step() {
-            let key = rows.text(0) ?? "", name = rows.text(1) ?? ""
+            let key = rows.text(0) ?? ""
+            let name = rows.text(1) ?? ""
             #expect(name == SDFileName.forKey(key))
             if let size = try? FileManager.default.attributesOfItem(atPath: h.folder + "/" + name)[.size] as? Int {
                 #expect(size == Int(rows.int64(2)))
@@ -203,7 +226,10 @@ import TestSupport
         let body = h.routes.valid["scan.tiff"]!
         let keys = (0..<40).map { h.url("/img/scan.tiff?n=\($0)") }
         let list = try h.temp.write("full.txt", Data(keys.joined(separator: "\n").utf8))
-        let run = try h.run(["prefetch", "--disk-cache-path", folder, "--state", h.temp.path("state.sqlite"), "--report", "-", "--concurrency", "2", list])
+        let run = try h.run([
+            "prefetch", "--disk-cache-path", folder, "--state", h.temp.path("state.sqlite"), "--report", "-",
+            "--concurrency", "2", list,
+        ])
         #expect(run.status == 3, "\(run.stderr)")
         #expect(run.stderr.contains("disk is full"))
         let entries = try run.entries
@@ -211,7 +237,9 @@ import TestSupport
         let stored = try FileManager.default.contentsOfDirectory(atPath: folder)
         #expect(!stored.isEmpty)
         for name in stored {
-            #expect(FileManager.default.contents(atPath: folder + "/" + name).map([UInt8].init) == body, "\(name) is complete")
+            #expect(
+                FileManager.default.contents(atPath: folder + "/" + name).map([UInt8].init) == body,
+                "\(name) is complete")
         }
         let temporary = try FileManager.default.contentsOfDirectory(atPath: mountPoint + "/.imgwarm/cache/tmp")
         #expect(temporary.isEmpty)
@@ -232,7 +260,10 @@ import TestSupport
     }
 
     /// A folder the user may not write (run as `nobody`): a clear error before any download.
-    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root and setpriv"))
+    @Test(
+        .enabled(
+            if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+            "needs root and setpriv"))
     func unwritableCacheIsRefusedBeforeAnyDownload() throws {
         let h = try PrefetchHarness()
         chmod(h.temp.path, 0o755)
@@ -241,7 +272,10 @@ import TestSupport
         chmod(list, 0o644)
         let run = try ProcessRunner.run(
             URL(fileURLWithPath: "/usr/bin/setpriv"),
-            ["--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary.path, "prefetch", "--disk-cache-path", h.temp.path("locked/cache"), list],
+            [
+                "--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary.path, "prefetch", "--disk-cache-path",
+                h.temp.path("locked/cache"), list,
+            ],
             environment: CLI.environment(home: "/tmp"))
         #expect(run.status == 3, "\(run.stderrText)")
         #expect(run.stderrText.contains("Permission denied"))
@@ -253,34 +287,40 @@ import TestSupport
         let h = try PrefetchHarness()
         let ipv6 = h.server.listenIPv6()
         var data = Data([0xEF, 0xBB, 0xBF])  // BOM
-        func line(_ bytes: [UInt8]) { data.append(contentsOf: bytes); data.append(0x0A) }
+        func line(_ bytes: [UInt8]) {
+            data.append(contentsOf: bytes)
+            data.append(0x0A)
+        }
         func line(_ text: String) { line(Array(text.utf8)) }
-        line(h.url("/img/photo.jpg") + "\r")                                         // 1 BOM + CRLF: fine
-        line(Array(repeating: UInt8(ascii: "a"), count: 1 << 20))                     // 2 a 1 MB line
-        line([0x00, 0x01, 0xFF, 0xFE, 0x89, 0x50, 0x4E, 0x47])                        // 3 binary
-        line(Array("http://127.0.0.1/\u{e9}".utf8.dropLast()) + [0xC3])              // 4 invalid UTF-8
-        line(Array("http://127.0.0.1/a".utf8) + [0] + Array("b.png".utf8))            // 5 NUL
-        line("http://user:topsecret@127.0.0.1:\(h.server.port)/img/gradient.png")    // 6 credentials
-        line("http://[::1]:\(h.server.port)/img/anim.gif")                            // 7 IPv6 literal
-        line("file:///etc/passwd")                                                    // 8
-        line("ftp://127.0.0.1/a.png")                                                 // 9
-        line("gopher://127.0.0.1/1")                                                  // 10
-        line("data:image/png;base64,iVBORw0KGgo=")                                    // 11
-        line("HtTp://127.0.0.1:\(h.server.port)/img/icon.bmp")                        // 12 odd-case scheme: valid
-        line("FILE:///etc/passwd")                                                    // 13
-        line("javascript:alert(1)")                                                   // 14
+        line(h.url("/img/photo.jpg") + "\r")  // 1 BOM + CRLF: fine
+        line(Array(repeating: UInt8(ascii: "a"), count: 1 << 20))  // 2 a 1 MB line
+        line([0x00, 0x01, 0xFF, 0xFE, 0x89, 0x50, 0x4E, 0x47])  // 3 binary
+        line(Array("http://127.0.0.1/\u{e9}".utf8.dropLast()) + [0xC3])  // 4 invalid UTF-8
+        line(Array("http://127.0.0.1/a".utf8) + [0] + Array("b.png".utf8))  // 5 NUL
+        line("http://user:topsecret@127.0.0.1:\(h.server.port)/img/gradient.png")  // 6 credentials
+        line("http://[::1]:\(h.server.port)/img/anim.gif")  // 7 IPv6 literal
+        line("file:///etc/passwd")  // 8
+        line("ftp://127.0.0.1/a.png")  // 9
+        line("gopher://127.0.0.1/1")  // 10
+        line("data:image/png;base64,iVBORw0KGgo=")  // 11
+        line("HtTp://127.0.0.1:\(h.server.port)/img/icon.bmp")  // 12 odd-case scheme: valid
+        line("FILE:///etc/passwd")  // 13
+        line("javascript:alert(1)")  // 14
         let list = h.temp.path("hostile.txt")
         try data.write(to: URL(fileURLWithPath: list))
         let run = try h.run(["prefetch", "--disk-cache-path", h.folder, "--report", "-", list])
         #expect(run.status == 1)
         let expectations: [Int: String] = [
-            2: "longer than 65536 bytes", 3: "NUL byte", 4: "not valid UTF-8", 5: "NUL byte", 8: "scheme 'file'", 9: "scheme 'ftp'",
+            2: "longer than 65536 bytes", 3: "NUL byte", 4: "not valid UTF-8", 5: "NUL byte", 8: "scheme 'file'",
+            9: "scheme 'ftp'",
             10: "scheme 'gopher'", 11: "scheme 'data'", 13: "scheme 'FILE'", 14: "scheme 'javascript'",
         ]
         for (number, reason) in expectations {
             let entry = try run.entry(line: number)
             #expect(entry["outcome"] as? String == "invalid", "line \(number)")
-            #expect((entry["errorMessage"] as? String)?.contains(reason) == true, "line \(number): \(entry["errorMessage"] ?? "")")
+            #expect(
+                (entry["errorMessage"] as? String)?.contains(reason) == true,
+                "line \(number): \(entry["errorMessage"] ?? "")")
         }
         #expect((try run.entry(line: 2)["url"] as? String ?? "").count <= 201, "the 1 MB line is not echoed whole")
         for number in [1, 6, 12] + (ipv6 ? [7] : []) {

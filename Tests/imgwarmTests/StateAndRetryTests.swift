@@ -2,8 +2,8 @@ import Foundation
 import ImgwarmKit
 import LoopbackServer
 import SQLite
-import Testing
 import TestSupport
+import Testing
 
 /// Retries, the persisted blacklist, --refresh and the state database, against the loopback
 /// server with the real binary and a real database file.
@@ -51,7 +51,8 @@ import TestSupport
         let h = try PrefetchHarness()
         let slow = h.url("/flaky/photo.jpg?fail=1&status=503&id=s")
         let others = (0..<5).map { h.url("/img/icon.bmp?n=\($0)") }
-        let run = try h.prefetch([slow] + others, options: ["--concurrency", "1", "--retry-delay", "2", "--max-retry-wait", "2"])
+        let run = try h.prefetch(
+            [slow] + others, options: ["--concurrency", "1", "--retry-delay", "2", "--max-retry-wait", "2"])
         #expect(run.status == 0)
         let order = h.server.requests.map { $0.query["id"] ?? $0.query["n"] ?? "" }
         #expect(order.first == "s")
@@ -155,7 +156,8 @@ import TestSupport
         let png = h.routes.valid["gradient.png"]!
         h.routes.setDynamic("bell.png", .init(body: png, etag: "\"a\u{07}b\""))
         h.routes.setDynamic("long.png", .init(body: png, etag: "\"" + String(repeating: "x", count: 2000) + "\""))
-        h.routes.setDynamic("date.png", .init(body: png, etag: "\"fine\"", lastModified: "Tue, 03 Nov 2026\u{01} 10:00:00 GMT"))
+        h.routes.setDynamic(
+            "date.png", .init(body: png, etag: "\"fine\"", lastModified: "Tue, 03 Nov 2026\u{01} 10:00:00 GMT"))
         let keys = ["bell.png", "long.png", "date.png"].map { h.url("/dynamic/\($0)") }
         let first = try h.prefetch(keys)
         #expect(first.status == 0, "\(first.stderr)")
@@ -179,7 +181,8 @@ import TestSupport
         #expect(text.result.stdoutText.contains("not-an-image"))
         #expect(!text.result.stdoutText.contains("hunter2"))
         let json = try h.run(["blacklist", "list", "--disk-cache-path", h.folder, "--json"])
-        let schema = try JSONSchema(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/blacklist.schema.json"))
+        let schema = try JSONSchema(
+            contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/blacklist.schema.json"))
         #expect(schema.validate(try json.report) == [])
         #expect(try (json.report["entries"] as? [[String: Any]])?.count == 3)
         #expect(!json.result.stdoutText.contains("hunter2"))
@@ -261,10 +264,15 @@ import TestSupport
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("was damaged: moved aside"))
         let folder = (state as NSString).deletingLastPathComponent
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).contains { $0.hasPrefix("state.sqlite.corrupt-") })
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder).contains {
+                $0.hasPrefix("state.sqlite.corrupt-")
+            })
         var after = stat()
         stat(cached, &after)
-        #expect(after.st_ino == before.st_ino && after.st_mtim.tv_sec == before.st_mtim.tv_sec, "the cache file was not touched")
+        #expect(
+            after.st_ino == before.st_ino && after.st_mtim.tv_sec == before.st_mtim.tv_sec,
+            "the cache file was not touched")
         h.expectCache(exactly: [existing: h.routes.valid["anim.gif"]!, key: h.routes.valid["photo.jpg"]!])
         let check = try SQLiteDatabase(path: state)
         #expect(try check.scalarText("PRAGMA integrity_check") == "ok")

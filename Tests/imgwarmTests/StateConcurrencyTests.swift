@@ -1,7 +1,7 @@
 import Foundation
 import SQLite
-import Testing
 import TestSupport
+import Testing
 
 /// Several processes creating one fresh state database at the same instant: SQLite answers
 /// `SQLITE_BUSY` at once (without its busy timeout) to all but one of those switching a new file
@@ -17,7 +17,8 @@ import TestSupport
 
     @Test func simultaneousOpensOfAFreshDatabaseAllSucceed() throws {
         let temp = try TemporaryFolder()
-        let rounds = 40, processes = 4
+        let rounds = 40
+        let processes = 4
         var failures: [String] = []
         for round in 0..<rounds {
             let path = temp.path("round\(round)/state.sqlite")
@@ -35,7 +36,9 @@ import TestSupport
                 }
             }
         }
-        #expect(failures.isEmpty, "\(failures.count) of \(rounds * processes) processes could not open and write: \(failures.first ?? "")")
+        #expect(
+            failures.isEmpty,
+            "\(failures.count) of \(rounds * processes) processes could not open and write: \(failures.first ?? "")")
         // Every process's write landed in its round's one database.
         let db = try SQLiteDatabase(path: temp.path("round0/state.sqlite"))
         #expect(try db.scalarText("SELECT count(*) FROM entries") == String(processes))

@@ -1,7 +1,7 @@
 import Foundation
 import ImgwarmKit
-import Testing
 import TestSupport
+import Testing
 
 /// TLS is verified: against `openssl s_server` with a throw-away certificate for 127.0.0.1.
 @Suite struct TLSTests {
@@ -15,8 +15,10 @@ import TestSupport
             let key = folder.path("key.pem")
             let make = try ProcessRunner.run(
                 URL(fileURLWithPath: "/usr/bin/openssl"),
-                ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "2",
-                 "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], timeout: 60)
+                [
+                    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "2",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                ], timeout: 60)
             guard make.status == 0 else { throw CocoaError(.fileWriteUnknown) }
             // A free port: bind to 0, read it, release it, give it to openssl.
             let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -25,12 +27,17 @@ import TestSupport
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             var length = socklen_t(MemoryLayout<sockaddr_in>.size)
             _ = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, length); return getsockname(probe, $0, &length) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(probe, $0, length)
+                    return getsockname(probe, $0, &length)
+                }
             }
             port = Int(UInt16(bigEndian: address.sin_port))
             close(probe)
             process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            process.arguments = ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificate, "-key", key, "-WWW", "-quiet"]
+            process.arguments = [
+                "s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificate, "-key", key, "-WWW", "-quiet",
+            ]
             process.currentDirectoryURL = URL(fileURLWithPath: documentRoot)
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
@@ -43,7 +50,9 @@ import TestSupport
                 target.sin_port = UInt16(port).bigEndian
                 target.sin_addr.s_addr = inet_addr("127.0.0.1")
                 let connected = withUnsafePointer(to: &target) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
                 }
                 close(fd)
                 if connected == 0 { return }

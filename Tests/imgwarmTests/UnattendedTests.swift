@@ -1,7 +1,7 @@
 import Foundation
 import ImgwarmKit
-import Testing
 import TestSupport
+import Testing
 
 /// What a cron job or a CI job relies on with nobody watching: `--quiet`, progress for logs,
 /// the clean guard, read-only commands that create nothing, and options that take negative or
@@ -19,7 +19,8 @@ import TestSupport
         let printed = run.stderr.split(separator: "\n")
         #expect(printed.count == 51, "\(run.stderr)")
         #expect(printed.prefix(50).allSatisfy { $0.hasPrefix("imgwarm: " + list + ":") }, "\(printed)")
-        #expect(printed.last?.contains("and 8 more failed, blacklisted or invalid lines") == true, "\(printed.last ?? "")")
+        #expect(
+            printed.last?.contains("and 8 more failed, blacklisted or invalid lines") == true, "\(printed.last ?? "")")
         #expect(printed.last?.contains(report) == true)
         #expect(!run.stderr.contains("imgwarm prefetch:"), "no summary under --quiet")
 
@@ -141,7 +142,9 @@ import TestSupport
                 #expect(run.stderrText.contains(what), "\(run.stderrText)")
             }
         }
-        let caches = try CLI.run(["clean", "--disk-cache-path", temp.path("roots"), "--max-age", "0"], home: home, env: ["XDG_CACHE_HOME": temp.path("roots")])
+        let caches = try CLI.run(
+            ["clean", "--disk-cache-path", temp.path("roots"), "--max-age", "0"], home: home,
+            env: ["XDG_CACHE_HOME": temp.path("roots")])
         #expect(caches.status == 2 && caches.stderrText.contains("a caches root"), "\(caches.stderrText)")
         #expect(FileManager.default.fileExists(atPath: temp.path(".cache/" + SDFileName.forKey("k"))))
     }
@@ -152,7 +155,9 @@ import TestSupport
         let temp = try TemporaryFolder()
         let name = try cacheFile(temp, "real", "https://a.com/z.gif")
         try temp.write("outside/" + SDFileName.forKey("target"), Data([2]))
-        try FileManager.default.createSymbolicLink(atPath: temp.path("real/" + SDFileName.forKey("link")), withDestinationPath: temp.path("outside/" + SDFileName.forKey("target")))
+        try FileManager.default.createSymbolicLink(
+            atPath: temp.path("real/" + SDFileName.forKey("link")),
+            withDestinationPath: temp.path("outside/" + SDFileName.forKey("target")))
         try FileManager.default.createSymbolicLink(atPath: temp.path("linked"), withDestinationPath: temp.path("real"))
         let stats = try CLI.run(["stats", "--disk-cache-path", temp.path("linked"), "--json"], home: temp.path)
         #expect(stats.status == 0, "\(stats.stderrText)")
@@ -182,7 +187,9 @@ import TestSupport
             #expect(created.sorted() == ["list.txt"], "\(command) created \(created)")
         }
         let list2 = try CLI.run(["blacklist", "list"], home: temp.path)
-        #expect(list2.stderrText.contains("no cache at") && list2.stderrText.contains("nothing is blacklisted"), "\(list2.stderrText)")
+        #expect(
+            list2.stderrText.contains("no cache at") && list2.stderrText.contains("nothing is blacklisted"),
+            "\(list2.stderrText)")
         let stats = try CLI.run(["stats"], home: temp.path)
         #expect(stats.stdoutText.contains("does not exist yet"))
     }
@@ -204,7 +211,9 @@ import TestSupport
         let run = try h.run(["blacklist", "list", "--disk-cache-path", h.folder])
         #expect(run.status == 3)
         #expect(run.stderr.contains("damaged"), "\(run.stderr)")
-        let folder = (try? FileManager.default.contentsOfDirectory(atPath: h.temp.path("caches/com.hackemist.SDImageCache/.imgwarm/default"))) ?? []
+        let folder =
+            (try? FileManager.default.contentsOfDirectory(
+                atPath: h.temp.path("caches/com.hackemist.SDImageCache/.imgwarm/default"))) ?? []
         #expect(!folder.contains { $0.contains("corrupt") }, "\(folder)")
     }
 

@@ -1,8 +1,8 @@
 import Foundation
 import ImgwarmKit
 import LoopbackServer
-import Testing
 import TestSupport
+import Testing
 
 /// What validation may cost and where its limits lie, with the real binary on generated images:
 /// frame and directory counts must not drive memory, an allocation failure must not hang, and
@@ -10,19 +10,24 @@ import TestSupport
 @Suite struct ValidationLimitsTests {
     /// Runs `imgwarm prefetch` on `keys` as a measured child (optionally under `ulimit -v`).
     func measuredPrefetch(
-        _ h: PrefetchHarness, _ keys: [String], options: [String] = [], virtualMemoryKiB: Int? = nil, timeout: Double = 90
+        _ h: PrefetchHarness, _ keys: [String], options: [String] = [], virtualMemoryKiB: Int? = nil,
+        timeout: Double = 90
     ) throws -> (run: PrefetchHarness.Run, peak: Int) {
-        let list = try h.temp.write("measured-\(UUID().uuidString).txt", Data((keys.joined(separator: "\n") + "\n").utf8))
+        let list = try h.temp.write(
+            "measured-\(UUID().uuidString).txt", Data((keys.joined(separator: "\n") + "\n").utf8))
         let arguments = ["prefetch", "--disk-cache-path", h.folder, "--report", "-"] + options + [list]
         let environment = CLI.environment(home: h.temp.path)
         let result: MeasuredProcess.Result
         if let virtualMemoryKiB {
             // The shell sets the limit and replaces itself with imgwarm: the pid measured is imgwarm's.
             result = try MeasuredProcess.run(
-                URL(fileURLWithPath: "/bin/sh"), ["-c", "ulimit -v \(virtualMemoryKiB) && exec \"$0\" \"$@\"", CLI.binary.path] + arguments,
+                URL(fileURLWithPath: "/bin/sh"),
+                ["-c", "ulimit -v \(virtualMemoryKiB) && exec \"$0\" \"$@\"", CLI.binary.path] + arguments,
                 environment: environment, folder: URL(fileURLWithPath: h.temp.path), timeout: timeout)
         } else {
-            result = try MeasuredProcess.run(CLI.binary, arguments, environment: environment, folder: URL(fileURLWithPath: h.temp.path), timeout: timeout)
+            result = try MeasuredProcess.run(
+                CLI.binary, arguments, environment: environment, folder: URL(fileURLWithPath: h.temp.path),
+                timeout: timeout)
         }
         return (PrefetchHarness.Run(result: result.process), result.peakResidentBytes)
     }
@@ -53,7 +58,9 @@ import TestSupport
         #expect((entry["errorMessage"] as? String)?.contains("frames") == true, "\(entry["errorMessage"] ?? "")")
         let limit = small.peak + 100 << 20
         #expect(hostile.peak <= limit, "peak RSS \(hostile.peak >> 20) MiB; baseline \(small.peak >> 20) MiB")
-        h.expectCache(exactly: [smallKey: format == "gif" ? GeneratedImages.gif(frames: 1) : GeneratedImages.tiff(directories: 1)])
+        h.expectCache(exactly: [
+            smallKey: format == "gif" ? GeneratedImages.gif(frames: 1) : GeneratedImages.tiff(directories: 1)
+        ])
     }
 
     /// Frame counts up to the limit are fine: 2,000 frames are validated (the first frame only in
@@ -76,7 +83,8 @@ import TestSupport
     @Test func allocationLimitsNeverHang() throws {
         let h = try PrefetchHarness()
         let keys = [h.url("/frames/gif?count=70000"), h.url("/frames/tiff?count=60000"), h.url("/img/photo.jpg")]
-        let limited = try measuredPrefetch(h, keys, options: ["--retries", "0"], virtualMemoryKiB: 1_500_000, timeout: 60)
+        let limited = try measuredPrefetch(
+            h, keys, options: ["--retries", "0"], virtualMemoryKiB: 1_500_000, timeout: 60)
         #expect(limited.run.status == 1, "\(limited.run.stderr)")
         #expect(try limited.run.entry(line: 1)["errorClass"] as? String == "image-too-large")
         #expect(try limited.run.entry(line: 2)["errorClass"] as? String == "image-too-large")
@@ -88,7 +96,10 @@ import TestSupport
     /// 16,001 is refused with its reason (it used to fail as an unexplained decode-failed).
     @Test func sideLimitIsSixteenThousand() throws {
         let h = try PrefetchHarness()
-        let keys = [h.url("/png?width=16000&height=1"), h.url("/png?width=1&height=16000"), h.url("/png?width=16001&height=1"), h.url("/png?width=1&height=16001")]
+        let keys = [
+            h.url("/png?width=16000&height=1"), h.url("/png?width=1&height=16000"), h.url("/png?width=16001&height=1"),
+            h.url("/png?width=1&height=16001"),
+        ]
         let run = try h.prefetch(keys)
         #expect(run.status == 1)
         #expect(try run.entry(line: 1)["outcome"] as? String == "downloaded")
@@ -98,7 +109,8 @@ import TestSupport
         for line in [3, 4] {
             let entry = try run.entry(line: line)
             #expect(entry["errorClass"] as? String == "image-too-large")
-            #expect((entry["errorMessage"] as? String)?.contains("at most 16000") == true, "\(entry["errorMessage"] ?? "")")
+            #expect(
+                (entry["errorMessage"] as? String)?.contains("at most 16000") == true, "\(entry["errorMessage"] ?? "")")
         }
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import ImgwarmKit
 import SQLite
-import Testing
 import TestSupport
+import Testing
 
 /// `imgwarm --version` and `imgwarm version [--verbose]`.
 @Suite struct VersionCommandTests {

@@ -137,7 +137,8 @@ public enum CacheLocationError: Error, Equatable, Sendable, CustomStringConverti
         case .emptyPath(let option):
             return "\(option) needs a folder path, e.g. \(option) /var/cache/app-images"
         case .conflictingOptions:
-            return "--disk-cache-path names the folder directly: drop --cache-dir and --namespace, or drop --disk-cache-path"
+            return
+                "--disk-cache-path names the folder directly: drop --cache-dir and --namespace, or drop --disk-cache-path"
         case .noHome:
             return "no cache location: set --cache-dir, IMGWARM_CACHE_DIR, XDG_CACHE_HOME or HOME"
         }

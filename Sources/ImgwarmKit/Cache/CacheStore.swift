@@ -81,7 +81,9 @@ public final class CacheStore: Sendable {
         var removed = 0
         let me = FileSystem.processID
         try? temporaryDescriptor.forEachEntry { record in
-            guard let name = record.name, name.hasPrefix(temporaryPrefix), name.hasSuffix(".tmp") || name.hasSuffix(".part") else {
+            guard let name = record.name, name.hasPrefix(temporaryPrefix),
+                name.hasSuffix(".tmp") || name.hasSuffix(".part")
+            else {
                 return
             }
             let rest = name.dropFirst(temporaryPrefix.count)
@@ -124,7 +126,9 @@ public final class CacheStore: Sendable {
         var names = FingerprintSet(minimumCapacity: Int(info.size) / 40)
         do {
             try descriptor.forEachRawName { bytes in
-                if let found = CacheStore.digest(ofNameBytes: bytes.baseAddress!, count: bytes.count) { names.insert(found) }
+                if let found = CacheStore.digest(ofNameBytes: bytes.baseAddress!, count: bytes.count) {
+                    names.insert(found)
+                }
             }
         } catch {
             return nil
@@ -206,7 +210,10 @@ public final class CacheStore: Sendable {
     /// a crash. A name already taken (a refresh replacing a file, another process) goes through a
     /// temporary name in the private folder and a `rename(2)`, which replaces atomically.
     /// `publish` runs the final directory change (under the cache lock, for the caller).
-    public func store(_ bytes: UnsafeRawBufferPointer, as name: String, publish: (() throws(StoreFailure) -> Void) throws(StoreFailure) -> Void = { try $0() }) throws(StoreFailure) {
+    public func store(
+        _ bytes: UnsafeRawBufferPointer, as name: String,
+        publish: (() throws(StoreFailure) -> Void) throws(StoreFailure) -> Void = { try $0() }
+    ) throws(StoreFailure) {
         guard anonymousFiles.withLock({ $0 }) != false else {
             let temporary = try writeTemporary(bytes)
             do throws(StoreFailure) {
@@ -220,7 +227,7 @@ public final class CacheStore: Sendable {
         let file: FileDescriptor
         do {
             file = try folderDescriptor.createAnonymousFile()
-        } catch where error.isUnsupported {
+        } catch  where error.isUnsupported {
             anonymousFiles.withLock { $0 = false }
             return try store(bytes, as: name, publish: publish)
         } catch {
@@ -233,7 +240,7 @@ public final class CacheStore: Sendable {
             do throws(SystemError) {
                 try folderDescriptor.link(anonymous: file, as: name)
                 return
-            } catch where error.isAlreadyThere {
+            } catch  where error.isAlreadyThere {
                 // Replace: link under a temporary name in the private folder, then rename over.
             } catch {
                 throw StoreFailure(code: error.code, step: "move the file into the cache")
@@ -252,7 +259,9 @@ public final class CacheStore: Sendable {
     public func writeTemporary(_ bytes: UnsafeRawBufferPointer) throws(StoreFailure) -> String {
         let temporary = temporaryName()
         let file: FileDescriptor
-        do { file = try temporaryDescriptor.createFile(temporary) } catch { throw StoreFailure(code: error.code, step: "create a temporary file") }
+        do { file = try temporaryDescriptor.createFile(temporary) } catch {
+            throw StoreFailure(code: error.code, step: "create a temporary file")
+        }
         var failure: SystemError?
         do { try file.writeAll(bytes) } catch { failure = error }
         do { try file.closeAfterWriting() } catch { failure = failure ?? error }  // closes in any case

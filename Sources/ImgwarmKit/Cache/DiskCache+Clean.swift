@@ -73,7 +73,9 @@ extension DiskCache {
             do {
                 try remove(entry)
             } catch {
-                if !error.isNotFound && error != .stale { result.failures.append(RemovalFailure(entry: entry, code: error.code)) }
+                if !error.isNotFound && error != .stale {
+                    result.failures.append(RemovalFailure(entry: entry, code: error.code))
+                }
                 return false
             }
             result.removed.append(Removal(entry: entry, reason: reason))
@@ -106,7 +108,8 @@ extension DiskCache {
             let desired = policy.maxSize / 2
             let entries = scan.entries
             remaining.sort { a, b in
-                let x = entries[Int(a)], y = entries[Int(b)]
+                let x = entries[Int(a)]
+                let y = entries[Int(b)]
                 return x.date != y.date ? x.date < y.date : x.name < y.name
             }
             for index in remaining {
@@ -125,7 +128,9 @@ extension DiskCache {
     /// it was judged by. A file replaced since the scan (another inode), or read since (a
     /// prefetch hit moved its access time), is left alone (`SystemError.stale`), as is one
     /// already gone (`ENOENT`).
-    public func removeIfUnchanged(_ entry: CacheEntry, in directory: FileDescriptor, expireType: ExpireType) throws(SystemError) {
+    public func removeIfUnchanged(_ entry: CacheEntry, in directory: FileDescriptor, expireType: ExpireType)
+        throws(SystemError)
+    {
         let info = try directory.status(of: entry.name)
         guard info.inode == entry.inode, info.device == entry.device else { throw .stale }
         if entry.kind == .file {

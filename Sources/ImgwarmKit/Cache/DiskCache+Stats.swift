@@ -35,8 +35,12 @@ extension DiskCache {
         for entry in scan.entries {
             if entry.isHidden { stats.hiddenEntries += 1 }
             switch entry.kind {
-            case .directory: stats.directories += 1; continue
-            case .symlink: stats.symlinks += 1; continue
+            case .directory:
+                stats.directories += 1
+                continue
+            case .symlink:
+                stats.symlinks += 1
+                continue
             case .other: continue
             case .file: if entry.isHidden { continue }
             }
@@ -64,7 +68,7 @@ extension DiskCache {
         let file: FileDescriptor
         do {
             file = try directory.openForReading(name, keepingAccessTime: true)
-        } catch where error.isNotPermitted {
+        } catch  where error.isNotPermitted {
             guard let opened = try? directory.openForReading(name) else { return nil }
             file = opened
             restoreAccessTime = true

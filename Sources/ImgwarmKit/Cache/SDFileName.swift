@@ -38,7 +38,10 @@ public enum SDFileName {
         let bytes = Array(name.utf8)
         guard bytes.count >= 32 else { return false }
         for byte in bytes[0..<32] {
-            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte) else {
+            guard
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            else {
                 return false
             }
         }
@@ -67,7 +70,8 @@ public enum SDFileName {
         } else {
             ext = pathExtension(of: key[...])
         }
-        var cleaned = ext.contains(where: { $0 == "\u{0}" || $0 == ":" })
+        var cleaned =
+            ext.contains(where: { $0 == "\u{0}" || $0 == ":" })
             ? String(ext.unicodeScalars.filter { $0 != "\u{0}" && $0 != ":" }.map(Character.init))
             : String(ext)
         if cleaned.utf16.count > maxExtensionLength { cleaned = "" }

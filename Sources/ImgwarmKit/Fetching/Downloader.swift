@@ -48,7 +48,9 @@ final class Downloader {
             reused.prepare(for: entry)
             transfer = reused
         } else {
-            transfer = Transfer(easy: try CurlEasy(), entry: entry, configuration: configuration, spillFolder: spillFolder, spillPrefix: spillPrefix)
+            transfer = Transfer(
+                easy: try CurlEasy(), entry: entry, configuration: configuration, spillFolder: spillFolder,
+                spillPrefix: spillPrefix)
             configure(transfer)
         }
         transfer.easy.setURL(entry.url)
@@ -86,7 +88,7 @@ final class Downloader {
         options.totalTimeoutMilliseconds = c.maxTime > 0 ? Int(c.maxTime * 1000) : nil
         options.maxBodySize = Int64(c.maxBytes)
         options.acceptEncoding = ""  // every encoding libcurl can decode; bytes stored decoded
-        options.httpVersion = c.http1Only ? .http1_1 : .http2OverTLS
+        options.httpVersion = c.http1Only ? .http1 : .http2OverTLS
         options.waitForMultiplexing = true
         options.userAgent = c.userAgent
         options.receiveBufferSize = 64 * 1024
@@ -163,14 +165,17 @@ final class Downloader {
         let duration = Monotonic.now() - transfer.startedAt
         var finished = Finished(
             entry: transfer.entry, result: .failure(Failure(.transferFailed, "")), retryAfter: transfer.retryAfter,
-            etag: transfer.etag, lastModified: transfer.lastModified, httpStatus: status == 0 ? nil : status, duration: duration)
+            etag: transfer.etag, lastModified: transfer.lastModified, httpStatus: status == 0 ? nil : status,
+            duration: duration)
         let spillError = transfer.finishSpill()
         if error == nil && spillError == nil && ((200...299).contains(status) || status == 304) {
             if status != 304 && transfer.received == 0 {
                 transfer.discardSpill()
-                finished.result = .failure(Failure(.emptyBody, "the server answered \(status) with an empty body", httpStatus: status))
+                finished.result = .failure(
+                    Failure(.emptyBody, "the server answered \(status) with an empty body", httpStatus: status))
             } else {
-                finished.result = .success(Body(bytes: transfer.body, spillName: transfer.spillName, count: transfer.received, status: status))
+                finished.result = .success(
+                    Body(bytes: transfer.body, spillName: transfer.spillName, count: transfer.received, status: status))
             }
             return finished
         }
@@ -179,9 +184,11 @@ final class Downloader {
         if let error {
             finished.result = .failure(classify(error, transfer: transfer, duration: duration))
         } else if let spillError {
-            finished.result = .failure(Failure(.writeFailed, "cannot write the download: \(spillError)", httpStatus: status))
+            finished.result = .failure(
+                Failure(.writeFailed, "cannot write the download: \(spillError)", httpStatus: status))
         } else {
-            finished.result = .failure(Failure(.httpStatus, "the server answered \(status) \(HTTPStatus.reason(status))", httpStatus: status))
+            finished.result = .failure(
+                Failure(.httpStatus, "the server answered \(status) \(HTTPStatus.reason(status))", httpStatus: status))
         }
         return finished
     }
@@ -194,54 +201,73 @@ final class Downloader {
         let c = configuration
         if transfer.discarding {
             // The answer was not 2xx and its body was being dropped: the status is what counts.
-            return Failure(.httpStatus, "the server answered \(status) \(HTTPStatus.reason(status))", httpStatus: status)
+            return Failure(
+                .httpStatus, "the server answered \(status) \(HTTPStatus.reason(status))", httpStatus: status)
         }
         switch error.kind {
         case .writeRefused:
             if transfer.tooLarge {
-                return Failure(.tooLarge, "the body is larger than --max-bytes (\(c.maxBytes) bytes) after decoding", httpStatus: httpStatus)
+                return Failure(
+                    .tooLarge, "the body is larger than --max-bytes (\(c.maxBytes) bytes) after decoding",
+                    httpStatus: httpStatus)
             }
             if let writeError = transfer.writeError {
                 return Failure(.writeFailed, "cannot write the download: \(writeError)", httpStatus: httpStatus)
             }
             return Failure(.transferFailed, detail, httpStatus: httpStatus)
         case .fileTooLarge:
-            return Failure(.tooLarge, "the server announced a body larger than --max-bytes (\(c.maxBytes) bytes)", httpStatus: httpStatus)
+            return Failure(
+                .tooLarge, "the server announced a body larger than --max-bytes (\(c.maxBytes) bytes)",
+                httpStatus: httpStatus)
         case .timedOut:
             if c.maxTime > 0 && duration >= c.maxTime - 0.05 {
-                return Failure(.timeout, "the transfer took longer than --max-time (\(Quantities.formatDecimal(c.maxTime, digits: 1)) s)", httpStatus: httpStatus)
+                return Failure(
+                    .timeout,
+                    "the transfer took longer than --max-time (\(Quantities.formatDecimal(c.maxTime, digits: 1)) s)",
+                    httpStatus: httpStatus)
             }
-            return Failure(.timeout, "no data for \(Quantities.formatDecimal(c.timeout, digits: 1)) s (--timeout): \(detail)", httpStatus: httpStatus)
+            return Failure(
+                .timeout, "no data for \(Quantities.formatDecimal(c.timeout, digits: 1)) s (--timeout): \(detail)",
+                httpStatus: httpStatus)
         case .abortedByCallback where transfer.stalled:
-            return Failure(.timeout, "no data for \(Quantities.formatDecimal(c.timeout, digits: 1)) s (--timeout)", httpStatus: httpStatus)
+            return Failure(
+                .timeout, "no data for \(Quantities.formatDecimal(c.timeout, digits: 1)) s (--timeout)",
+                httpStatus: httpStatus)
         case .couldNotResolve:
             return Failure(.dns, detail)
         case .couldNotConnect:
             return Failure(.connectFailed, detail)
         case .receiveFailed where detail.contains("Too large response headers"):
-            return Failure(.tooLarge, "the response headers are larger than libcurl accepts: \(detail)", httpStatus: httpStatus)
+            return Failure(
+                .tooLarge, "the response headers are larger than libcurl accepts: \(detail)", httpStatus: httpStatus)
         case .gotNothing, .sendFailed, .receiveFailed, .http2:
             return Failure(.connectionLost, "the connection was lost: \(detail)", httpStatus: httpStatus)
         case .partialFile:
             return Failure(.truncated, "the body ended before its Content-Length: \(detail)", httpStatus: httpStatus)
         case .outOfMemory where transfer.received == 0 && transfer.discarded == 0:
             // libcurl's header buffer refused a line (100 KiB at most) before any body byte.
-            return Failure(.tooLarge, "a response header is larger than libcurl accepts (100 KiB a line, 300 KiB in all)", httpStatus: httpStatus)
+            return Failure(
+                .tooLarge, "a response header is larger than libcurl accepts (100 KiB a line, 300 KiB in all)",
+                httpStatus: httpStatus)
         case .unsupportedProtocol:
             // libcurl says this both for a redirect to a refused scheme and for an answer that is
             // not HTTP/1.x (HTTP/0.9, a garbage status line): only a Location tells them apart.
             if let scheme = transfer.locationScheme, scheme != "http" && scheme != "https" {
-                return Failure(.redirectNotAllowed, "redirected to a \(scheme): URL; only http and https are followed", httpStatus: httpStatus)
+                return Failure(
+                    .redirectNotAllowed, "redirected to a \(scheme): URL; only http and https are followed",
+                    httpStatus: httpStatus)
             }
             return Failure(.badResponse, "the answer is not a valid HTTP response: \(detail)", httpStatus: httpStatus)
         case .weirdServerReply:
             return Failure(.badResponse, "the answer is not a valid HTTP response: \(detail)", httpStatus: httpStatus)
         case .tooManyRedirects:
-            return Failure(.tooManyRedirects, "more than \(c.maxRedirects) redirects (--max-redirects)", httpStatus: httpStatus)
+            return Failure(
+                .tooManyRedirects, "more than \(c.maxRedirects) redirects (--max-redirects)", httpStatus: httpStatus)
         case .tls:
             return Failure(.tls, "TLS: \(detail)")
         case .badContentEncoding:
-            return Failure(.decodingFailed, "the Content-Encoding could not be decoded: \(detail)", httpStatus: httpStatus)
+            return Failure(
+                .decodingFailed, "the Content-Encoding could not be decoded: \(detail)", httpStatus: httpStatus)
         case .malformedURL:
             return Failure(.invalidURL, detail)
         case .abortedByCallback, .outOfMemory, .other:

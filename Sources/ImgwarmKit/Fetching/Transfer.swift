@@ -43,7 +43,9 @@ final class Transfer {
     /// Set when the progress callback ended the transfer for inactivity.
     var stalled = false
 
-    init(easy: CurlEasy, entry: PendingEntry, configuration: FetchConfiguration, spillFolder: String, spillPrefix: String) {
+    init(
+        easy: CurlEasy, entry: PendingEntry, configuration: FetchConfiguration, spillFolder: String, spillPrefix: String
+    ) {
         self.easy = easy
         self.entry = entry
         self.configuration = configuration

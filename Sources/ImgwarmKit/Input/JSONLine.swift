@@ -185,7 +185,9 @@ public enum JSONLine {
                 index += 1
                 switch c {
                 case UInt8(ascii: "\""):
-                    guard let text = String(validating: out, as: UTF8.self) else { throw error("string is not valid UTF-8") }
+                    guard let text = String(validating: out, as: UTF8.self) else {
+                        throw error("string is not valid UTF-8")
+                    }
                     return text
                 case UInt8(ascii: "\\"):
                     guard let escape = current else { throw error("unterminated escape") }
@@ -202,12 +204,16 @@ public enum JSONLine {
                     case UInt8(ascii: "u"):
                         var code = try hex4()
                         if (0xD800...0xDBFF).contains(code) {
-                            guard current == UInt8(ascii: "\\"), index + 1 < bytes.endIndex, bytes[index + 1] == UInt8(ascii: "u") else {
+                            guard current == UInt8(ascii: "\\"), index + 1 < bytes.endIndex,
+                                bytes[index + 1] == UInt8(ascii: "u")
+                            else {
                                 throw error("unpaired surrogate in \\u escape")
                             }
                             index += 2
                             let low = try hex4()
-                            guard (0xDC00...0xDFFF).contains(low) else { throw error("unpaired surrogate in \\u escape") }
+                            guard (0xDC00...0xDFFF).contains(low) else {
+                                throw error("unpaired surrogate in \\u escape")
+                            }
                             code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                         } else if (0xDC00...0xDFFF).contains(code) {
                             throw error("unpaired surrogate in \\u escape")

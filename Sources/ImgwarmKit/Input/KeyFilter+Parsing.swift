@@ -22,16 +22,21 @@ extension KeyFilter {
         default: break
         }
         if spec.hasPrefix("drop-params:") {
-            return .dropParameters(try names(String(spec.dropFirst("drop-params:".count)), spec: spec, example: "drop-params:token,expires"))
+            return .dropParameters(
+                try names(
+                    String(spec.dropFirst("drop-params:".count)), spec: spec, example: "drop-params:token,expires"))
         }
         if spec.hasPrefix("keep-params:") {
-            return .keepParameters(try names(String(spec.dropFirst("keep-params:".count)), spec: spec, example: "keep-params:w,h"))
+            return .keepParameters(
+                try names(String(spec.dropFirst("keep-params:".count)), spec: spec, example: "keep-params:w,h"))
         }
         if spec.hasPrefix("regex:") {
             return .regex(try RegexReplacement.parse(spec))
         }
         var hint = ""
-        if spec == "drop-params" || spec == "keep-params" { hint = " (\(spec) needs its parameter names after a colon)" }
+        if spec == "drop-params" || spec == "keep-params" {
+            hint = " (\(spec) needs its parameter names after a colon)"
+        }
         if spec == "regex" { hint = " (regex needs /PATTERN/TEMPLATE/ after a colon)" }
         throw SyntaxError("unknown key filter '\(spec)'\(hint): use \(syntaxSummary), e.g. --key-filter strip-query")
     }
@@ -39,10 +44,14 @@ extension KeyFilter {
     private static func names(_ list: String, spec: String, example: String) throws(SyntaxError) -> [String] {
         let names = list.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         if names.contains(where: \.isEmpty) {
-            throw SyntaxError("key filter '\(spec)' has an empty parameter name: list names separated by commas, e.g. --key-filter \(example)")
+            throw SyntaxError(
+                "key filter '\(spec)' has an empty parameter name: list names separated by commas, e.g. --key-filter \(example)"
+            )
         }
         if let bad = names.first(where: { $0.contains("&") || $0.contains("=") || $0.contains("#") }) {
-            throw SyntaxError("key filter '\(spec)': '\(bad)' cannot be a parameter name (it holds &, = or #), e.g. --key-filter \(example)")
+            throw SyntaxError(
+                "key filter '\(spec)': '\(bad)' cannot be a parameter name (it holds &, = or #), e.g. --key-filter \(example)"
+            )
         }
         return names
     }
@@ -56,11 +65,13 @@ extension RegexReplacement {
         let example = "e.g. --key-filter 'regex:#/v[0-9]+/#/#'"
         let body = spec.dropFirst("regex:".count)
         guard let delimiter = body.first else {
-            throw KeyFilter.SyntaxError("key filter '\(spec)' has no pattern: write regex:/PATTERN/TEMPLATE/, \(example)")
+            throw KeyFilter.SyntaxError(
+                "key filter '\(spec)' has no pattern: write regex:/PATTERN/TEMPLATE/, \(example)")
         }
         if delimiter.isLetter || delimiter.isNumber || delimiter == "\\" || delimiter.isWhitespace {
             throw KeyFilter.SyntaxError(
-                "key filter '\(spec)': the delimiter '\(delimiter)' cannot be a letter, digit, backslash or space: write regex:/PATTERN/TEMPLATE/, \(example)")
+                "key filter '\(spec)': the delimiter '\(delimiter)' cannot be a letter, digit, backslash or space: write regex:/PATTERN/TEMPLATE/, \(example)"
+            )
         }
         // Split on unescaped delimiters; "\<d>" becomes "<d>" in the template and, in the pattern,
         // stays escaped so that a delimiter that is a regex metacharacter (| . +) is literal.
@@ -88,10 +99,13 @@ extension RegexReplacement {
         }
         guard parts.count == 3, parts[2].isEmpty else {
             if parts.count > 3 || (parts.count == 3 && !parts[2].isEmpty) {
-                throw KeyFilter.SyntaxError("key filter '\(spec)' has text after its closing '\(delimiter)' (flags are not supported), \(example)")
+                throw KeyFilter.SyntaxError(
+                    "key filter '\(spec)' has text after its closing '\(delimiter)' (flags are not supported), \(example)"
+                )
             }
             throw KeyFilter.SyntaxError(
-                "key filter '\(spec)' needs three '\(delimiter)': regex:\(delimiter)PATTERN\(delimiter)TEMPLATE\(delimiter), \(example)")
+                "key filter '\(spec)' needs three '\(delimiter)': regex:\(delimiter)PATTERN\(delimiter)TEMPLATE\(delimiter), \(example)"
+            )
         }
         let pattern = parts[0]
         if pattern.isEmpty {
@@ -101,9 +115,12 @@ extension RegexReplacement {
         do {
             regex = try Regex(pattern)
         } catch {
-            throw KeyFilter.SyntaxError("key filter '\(spec)': the pattern '\(pattern)' is not a valid regular expression (\(error)), \(example)")
+            throw KeyFilter.SyntaxError(
+                "key filter '\(spec)': the pattern '\(pattern)' is not a valid regular expression (\(error)), \(example)"
+            )
         }
-        return RegexReplacement(regex: regex, template: try template(parts[1], spec: spec, example: example), spec: spec)
+        return RegexReplacement(
+            regex: regex, template: try template(parts[1], spec: spec, example: example), spec: spec)
     }
 
     /// Splits a template into text and `$n` groups; `$$` is one `$`, `\x` is `x`.
@@ -122,7 +139,8 @@ extension RegexReplacement {
             if character == "$" {
                 guard next < text.endIndex, text[next] == "$" || text[next].isASCII && text[next].isNumber else {
                     throw KeyFilter.SyntaxError(
-                        "key filter '\(spec)': '$' in the template must be followed by a group number 0-9 or by '$' (for a '$' itself), \(example)")
+                        "key filter '\(spec)': '$' in the template must be followed by a group number 0-9 or by '$' (for a '$' itself), \(example)"
+                    )
                 }
                 if text[next] == "$" {
                     literal.append("$")

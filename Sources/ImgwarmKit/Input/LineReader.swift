@@ -17,11 +17,6 @@ public struct LineReader {
         self.maxLineLength = maxLineLength
     }
 
-    /// Calls `body` with each line, without its `\n` (a `\r` before it is kept).
-    public mutating func forEachLine(_ body: (ArraySlice<UInt8>) -> Void) {
-        forEachLine { line, _ in body(line) }
-    }
-
     /// Calls `body` with each line and whether it was cut at `maxLineLength`.
     public mutating func forEachLine(_ body: (ArraySlice<UInt8>, _ truncated: Bool) -> Void) {
         let chunkSize = 1 << 16

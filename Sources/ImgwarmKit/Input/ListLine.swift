@@ -24,7 +24,9 @@ public enum ListLine: Equatable, Sendable {
             switch URLRules.key(from: trimmed) {
             case .success(let url): return .url(url: url, key: nil, priority: nil)
             case .failure(let error):
-                let hint = trimmed.first == UInt8(ascii: "{") ? " (it looks like JSON Lines: name the list .jsonl or use --format jsonl)" : ""
+                let hint =
+                    trimmed.first == UInt8(ascii: "{")
+                    ? " (it looks like JSON Lines: name the list .jsonl or use --format jsonl)" : ""
                 return .invalid(reason: "the line " + error.message + hint, text: display(trimmed))
             }
         }
@@ -55,14 +57,17 @@ public enum ListLine: Equatable, Sendable {
                 case .null: key = nil  // as if absent: the key is computed from the URL
                 case .string(let text):
                     if text.isEmpty { return .invalid(reason: "\"key\" is empty", text: display(bytes)) }
-                    if text.utf8.contains(0) { return .invalid(reason: "\"key\" contains a NUL character", text: display(bytes)) }
+                    if text.utf8.contains(0) {
+                        return .invalid(reason: "\"key\" contains a NUL character", text: display(bytes))
+                    }
                     key = text  // verbatim: white space and all
                 default:
                     return .invalid(reason: "\"key\" must be a string, not \(member.typeName)", text: display(bytes))
                 }
             case "priority":
                 guard case .string(let text) = member, let parsed = Priority(rawValue: text.lowercased()) else {
-                    return .invalid(reason: "\"priority\" must be \"high\", \"normal\" or \"low\"", text: display(bytes))
+                    return .invalid(
+                        reason: "\"priority\" must be \"high\", \"normal\" or \"low\"", text: display(bytes))
                 }
                 priority = parsed
             default:
@@ -74,7 +79,9 @@ public enum ListLine: Equatable, Sendable {
         }
         let trimmed = url.trimmingSpaces
         if trimmed.isEmpty { return .invalid(reason: "\"url\" is empty", text: display(bytes)) }
-        if trimmed.utf8.contains(0) { return .invalid(reason: "\"url\" contains a NUL character", text: display(bytes)) }
+        if trimmed.utf8.contains(0) {
+            return .invalid(reason: "\"url\" contains a NUL character", text: display(bytes))
+        }
         switch URLRules.validate(trimmed) {
         case .success: return .url(url: trimmed, key: key, priority: priority)
         case .failure(let error): return .invalid(reason: "\"url\" " + error.message, text: display(bytes))

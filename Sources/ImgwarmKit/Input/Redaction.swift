@@ -5,7 +5,8 @@ public enum Redaction {
         // Only the authority can hold a password: between "//" and the next "/", "?" or "#".
         guard let slashes = url.firstRange(of: "//") else { return url }
         let authorityStart = slashes.upperBound
-        let authorityEnd = url[authorityStart...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? url.endIndex
+        let authorityEnd =
+            url[authorityStart...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? url.endIndex
         let authority = url[authorityStart..<authorityEnd]
         guard let at = authority.lastIndex(of: "@") else { return url }
         let userinfo = authority[authority.startIndex..<at]

@@ -19,7 +19,8 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
 
     public init(index: Int, count: Int) throws(SyntaxError) {
         guard (1...Shard.maxCount).contains(count), (1...count).contains(index) else {
-            throw SyntaxError(message: "invalid shard \(index)/\(count): K/N needs 1 ≤ K ≤ N ≤ \(Shard.maxCount), e.g. --shard 2/8")
+            throw SyntaxError(
+                message: "invalid shard \(index)/\(count): K/N needs 1 ≤ K ≤ N ≤ \(Shard.maxCount), e.g. --shard 2/8")
         }
         self.index = index
         self.count = count
@@ -31,7 +32,10 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]),
             parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } })
         else {
-            throw SyntaxError(message: "invalid shard '\(text)': write K/N with 1 ≤ K ≤ N ≤ \(Shard.maxCount), e.g. --shard 2/8 (the second of eight)")
+            throw SyntaxError(
+                message:
+                    "invalid shard '\(text)': write K/N with 1 ≤ K ≤ N ≤ \(Shard.maxCount), e.g. --shard 2/8 (the second of eight)"
+            )
         }
         try self.init(index: index, count: count)
     }
@@ -39,7 +43,8 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     /// The shard (1...count) the key with this MD5 digest belongs to.
     public static func of(_ digest: MD5.Digest, count: Int) -> Int {
         // Digest words hold the bytes little-endian: byte-swapping gives them in digest order.
-        let high = UInt64(digest.a.byteSwapped), low = UInt64(digest.b.byteSwapped)
+        let high = UInt64(digest.a.byteSwapped)
+        let low = UInt64(digest.b.byteSwapped)
         return 1 + Int((high << 32 | low) % UInt64(count))
     }
 

@@ -24,12 +24,16 @@ public enum URLRules {
         while let scalar = iterator.next() {
             column += 1
             if !scalar.isASCII {
-                return .failure(LineError("has the non-ASCII character '\(scalar)' at column \(column): percent-encode it"))
+                return .failure(
+                    LineError("has the non-ASCII character '\(scalar)' at column \(column): percent-encode it"))
             }
             let byte = UInt8(scalar.value)
             if !isAllowed(byte) {
                 let shown = byte < 0x20 || byte == 0x7F ? "U+\(hex4(byte))" : "'\(scalar)'"
-                return .failure(LineError("has the character \(shown) at column \(column), which must be percent-encoded (%\(hex2(byte)))"))
+                return .failure(
+                    LineError(
+                        "has the character \(shown) at column \(column), which must be percent-encoded (%\(hex2(byte)))"
+                    ))
             }
         }
         // Malformed escapes.
@@ -37,7 +41,9 @@ public enum URLRules {
         var index = 0
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "%") {
-                let ok = index + 2 < bytes.count && URIReference.isHex(bytes[index + 1]) && URIReference.isHex(bytes[index + 2])
+                let ok =
+                    index + 2 < bytes.count && URIReference.isHex(bytes[index + 1])
+                    && URIReference.isHex(bytes[index + 2])
                 if !ok {
                     let excerpt = String(decoding: bytes[index..<min(index + 3, bytes.count)], as: UTF8.self)
                     return .failure(LineError("has a malformed percent-escape '\(excerpt)' at column \(index + 1)"))

@@ -38,7 +38,9 @@ public struct CleanJob: Sendable {
         try refuseProtectedFolder()
         let scan = try cache.scan(expireType: configuration.policy.expireType)
         guard scan.exists else {
-            return DiskCache.clean(scan, policy: configuration.policy, now: now) { _ throws(SystemError) in throw .notFound }
+            return DiskCache.clean(scan, policy: configuration.policy, now: now) { _ throws(SystemError) in
+                throw .notFound
+            }
         }
         try refuseForeignFolder(scan)
         if configuration.dryRun {
@@ -70,7 +72,8 @@ public struct CleanJob: Sendable {
         for (folder, what) in configuration.protectedFolders where CleanJob.resolved(folder) == target {
             throw .refused(
                 "refusing to clean \(location.folder): it is \(what), not a disk cache folder; "
-                    + "name the cache folder itself, e.g. --disk-cache-path ~/.cache/com.hackemist.SDImageCache/default")
+                    + "name the cache folder itself, e.g. --disk-cache-path ~/.cache/com.hackemist.SDImageCache/default"
+            )
         }
     }
 
@@ -99,7 +102,8 @@ public struct CleanJob: Sendable {
     /// Runs under the exclusive cache lock, so no file appears meanwhile; but a prefetch may
     /// commit the row of a file it stored after the scan, so a row whose file the scan did not see
     /// is removed only when the file is really absent now.
-    private func removeStateRows(_ result: inout DiskCache.CleanResult, scan: DiskCache.Scan, directory: FileDescriptor) {
+    private func removeStateRows(_ result: inout DiskCache.CleanResult, scan: DiskCache.Scan, directory: FileDescriptor)
+    {
         let path = configuration.statePath ?? StateStore.defaultPath(for: location)
         guard FileSystem.exists(path) else { return }
         do {

@@ -13,12 +13,15 @@ extension PrefetchJob {
         store.removeStaleTemporaryFiles()
         if store.usesHiddenTemporaryFiles {
             observer?.prefetchWarning(
-                "\(location.privateFolder) is on another file system than the cache folder: temporary files go to hidden names inside it")
+                "\(location.privateFolder) is on another file system than the cache folder: temporary files go to hidden names inside it"
+            )
         }
         try openState()
         let downloader: Downloader
         do {
-            downloader = try Downloader(configuration: configuration.fetch, spillFolder: store.temporaryFolder, spillPrefix: store.temporaryPrefix)
+            downloader = try Downloader(
+                configuration: configuration.fetch, spillFolder: store.temporaryFolder,
+                spillPrefix: store.temporaryPrefix)
         } catch {
             throw .cache("cannot start libcurl: \(error.message)")
         }
@@ -41,7 +44,8 @@ extension PrefetchJob {
                 }
                 if let timeout = outcome.lockTimeout, lockFailure == nil {
                     lockFailure = timeout
-                    observer?.prefetchWarning("\(timeout.description): no new downloads start; the run ends with exit code 3")
+                    observer?.prefetchWarning(
+                        "\(timeout.description): no new downloads start; the run ends with exit code 3")
                 }
                 // The slot is free again whatever happens next: stored, failed, or retried.
                 record(validated: outcome, scheduler: scheduler)
@@ -57,7 +61,9 @@ extension PrefetchJob {
             }
             halted = summary.diskFull || summary.interrupted || stateFailure != nil || lockFailure != nil
             if !halted {
-                startTransfers(scheduler: scheduler, downloader: downloader, store: store, lock: touchLock, concurrency: concurrency, validating: validating)
+                startTransfers(
+                    scheduler: scheduler, downloader: downloader, store: store, lock: touchLock,
+                    concurrency: concurrency, validating: validating)
             }
             if downloader.inFlight == 0 && validating == 0 && (scheduler.isEmpty || halted) { break }
             downloader.perform()
@@ -74,7 +80,9 @@ extension PrefetchJob {
             commitStateIfDue()
             emitProgress(inFlight: downloader.inFlight)
             var timeout = 250
-            if let due = scheduler.nextRetryDue { timeout = max(0, min(timeout, Int((due - Monotonic.now()) * 1000) + 1)) }
+            if let due = scheduler.nextRetryDue {
+                timeout = max(0, min(timeout, Int((due - Monotonic.now()) * 1000) + 1))
+            }
             downloader.poll(milliseconds: timeout, stop: summary.interrupted ? nil : configuration.stop.descriptor)
         }
         // Whatever was still waiting when the run had to stop never started.
@@ -86,7 +94,8 @@ extension PrefetchJob {
     /// Starts transfers while there is room. Hits met on the way are touched under one hold of
     /// the shared cache lock.
     private func startTransfers(
-        scheduler: Scheduler, downloader: Downloader, store: CacheStore, lock: CacheLock, concurrency: Int, validating: Int
+        scheduler: Scheduler, downloader: Downloader, store: CacheStore, lock: CacheLock, concurrency: Int,
+        validating: Int
     ) {
         defer { lock.unlock() }
         let now = Monotonic.now()
@@ -111,7 +120,8 @@ extension PrefetchJob {
                     try lock.lockShared(timeout: configuration.lockTimeout)
                 } catch {
                     lockFailure = error
-                    observer?.prefetchWarning("\(error.description): no new downloads start; the run ends with exit code 3")
+                    observer?.prefetchWarning(
+                        "\(error.description): no new downloads start; the run ends with exit code 3")
                     totals.addNotStarted(1)
                     return
                 }
@@ -130,7 +140,8 @@ extension PrefetchJob {
             }
         case .blocked:
             var result = EntryResult(entry, outcome: .failed)
-            result.failure = Failure(.writeFailed, "a folder named \(name) is in the cache folder where the file should go")
+            result.failure = Failure(
+                .writeFailed, "a folder named \(name) is in the cache folder where the file should go")
             record(result)
             return
         case .miss:
@@ -157,13 +168,18 @@ extension PrefetchJob {
     }
 
     /// Routes a finished transfer; returns the validation job when there is a body to check.
-    func handle(_ finished: Downloader.Finished, store: CacheStore, lock: CacheLock, scheduler: Scheduler) -> ValidationPool.Job? {
+    func handle(_ finished: Downloader.Finished, store: CacheStore, lock: CacheLock, scheduler: Scheduler)
+        -> ValidationPool.Job?
+    {
         let entry = finished.entry
         let name = entry.fileName
         switch finished.result {
         case .success(let body) where body.status == 304:
             guard entry.isRefresh else {
-                recordFailure(entry, Failure(.httpStatus, "the server answered 304 to a request that was not conditional", httpStatus: 304))
+                recordFailure(
+                    entry,
+                    Failure(
+                        .httpStatus, "the server answered 304 to a request that was not conditional", httpStatus: 304))
                 return nil
             }
             _ = try? lock.withShared(timeout: configuration.lockTimeout) { store.touch(name) }
@@ -173,14 +189,17 @@ extension PrefetchJob {
             result.duration = Monotonic.now() - entry.firstStarted
             if case .hit(let size) = store.lookup(name) { result.bytes = size }
             writeState { state throws(StateError) in
-                try state.recordRevalidated(key: entry.key, etag: finished.etag, lastModified: finished.lastModified, at: Timestamp.now().secondsSinceEpoch)
+                try state.recordRevalidated(
+                    key: entry.key, etag: finished.etag, lastModified: finished.lastModified,
+                    at: Timestamp.now().secondsSinceEpoch)
             }
             record(result)
             return nil
         case .success(let body):
             return ValidationPool.Job(
                 entry: entry, fileName: name, bytes: body.bytes, spillName: body.spillName, count: body.count,
-                httpStatus: body.status, etag: finished.etag, lastModified: finished.lastModified, duration: finished.duration)
+                httpStatus: body.status, etag: finished.etag, lastModified: finished.lastModified,
+                duration: finished.duration)
         case .failure(var failure):
             if failure.httpStatus == nil { failure.httpStatus = finished.httpStatus }
             retryOrRecord(entry, failure, retryAfter: finished.retryAfter, scheduler: scheduler)
@@ -194,7 +213,9 @@ extension PrefetchJob {
     func retryOrRecord(_ entry: PendingEntry, _ failure: Failure, retryAfter: String?, scheduler: Scheduler) {
         var failure = failure
         if failure.isTransient {
-            switch configuration.retry.decide(attempts: entry.attempts, retryAfter: retryAfter, now: Timestamp.now().secondsSinceEpoch) {
+            switch configuration.retry.decide(
+                attempts: entry.attempts, retryAfter: retryAfter, now: Timestamp.now().secondsSinceEpoch)
+            {
             case .retry(let delay):
                 scheduler.retry(entry, at: Monotonic.now() + delay)
                 return

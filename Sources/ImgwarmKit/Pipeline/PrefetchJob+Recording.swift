@@ -17,10 +17,11 @@ extension PrefetchJob {
             result.height = image.height
             let now = Timestamp.now().secondsSinceEpoch
             writeState { state throws(StateError) in
-                try state.recordStored(StateStore.Record(
-                    key: job.entry.key, fileName: job.fileName, size: job.count, format: image.format.rawValue,
-                    width: image.width, height: image.height, etag: job.etag, lastModified: job.lastModified,
-                    fetchedAt: now, validatedAt: now))
+                try state.recordStored(
+                    StateStore.Record(
+                        key: job.entry.key, fileName: job.fileName, size: job.count, format: image.format.rawValue,
+                        width: image.width, height: image.height, etag: job.etag, lastModified: job.lastModified,
+                        fetchedAt: now, validatedAt: now))
                 if blacklistMayHoldEntries { try state.unblacklist(job.entry.url) }
             }
             record(result)
@@ -68,7 +69,9 @@ extension PrefetchJob {
         let now = Monotonic.now()
         guard final || now - lastProgress >= 0.1 else { return }
         lastProgress = now
-        observer?.prefetchProgress(PrefetchProgress(total: total, totals: totals, elapsed: now - runStarted, inFlight: inFlight, isFinal: final))
+        observer?.prefetchProgress(
+            PrefetchProgress(
+                total: total, totals: totals, elapsed: now - runStarted, inFlight: inFlight, isFinal: final))
     }
 
     // MARK: - State
@@ -78,7 +81,9 @@ extension PrefetchJob {
         do {
             let opened = try StateStore(path: statePath, busyTimeout: configuration.lockTimeout)
             if let aside = opened.movedAside {
-                observer?.prefetchWarning("the state database \(statePath) was damaged: moved aside to \(aside) and rebuilt (cache files are untouched)")
+                observer?.prefetchWarning(
+                    "the state database \(statePath) was damaged: moved aside to \(aside) and rebuilt (cache files are untouched)"
+                )
             }
             try opened.checkWritable()
             blacklistMayHoldEntries = try opened.counts().blacklisted > 0
@@ -123,9 +128,11 @@ extension PrefetchJob {
     func finishState(interrupted: Bool) {
         guard state != nil, stateFailure == nil else { return }
         writeState { state throws(StateError) in
-            try state.recordRun(StateStore.RunRecord(
-                command: "prefetch", startedAt: startedAt.secondsSinceEpoch, finishedAt: Timestamp.now().secondsSinceEpoch,
-                totals: totals, interrupted: interrupted))
+            try state.recordRun(
+                StateStore.RunRecord(
+                    command: "prefetch", startedAt: startedAt.secondsSinceEpoch,
+                    finishedAt: Timestamp.now().secondsSinceEpoch,
+                    totals: totals, interrupted: interrupted))
         }
         do { try commitState() } catch { failState(error) }
     }
@@ -138,11 +145,14 @@ extension PrefetchJob {
     /// The blacklist entry in force for `url` (the blacklist is by URL, not key), if any.
     func activeBlacklistEntry(url: String) -> StateStore.BlacklistEntry? {
         guard let state else { return nil }
-        return try? state.blacklistEntry(forURL: url, now: Timestamp.now().secondsSinceEpoch, ttl: configuration.blacklistTTL)
+        return try? state.blacklistEntry(
+            forURL: url, now: Timestamp.now().secondsSinceEpoch, ttl: configuration.blacklistTTL)
     }
 
     func blacklistFailure(_ listed: StateStore.BlacklistEntry) -> Failure {
         let since = Timestamp(seconds: Int64(listed.failedAt)).iso8601
-        return Failure(FailureReason(rawValue: listed.errorClass) ?? .transferFailed, "blacklisted since \(since): \(listed.message)", httpStatus: listed.httpStatus)
+        return Failure(
+            FailureReason(rawValue: listed.errorClass) ?? .transferFailed,
+            "blacklisted since \(since): \(listed.message)", httpStatus: listed.httpStatus)
     }
 }

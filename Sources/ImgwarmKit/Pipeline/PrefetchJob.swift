@@ -177,7 +177,9 @@ public final class PrefetchJob {
                         let key = explicitKey ?? configuration.keyFilters.key(for: url)
                         if key.isEmpty {
                             var result = EntryResult(line: line, input: index, url: url, outcome: .invalid)
-                            result.failure = Failure(.invalidURL, "the key filters (\(configuration.keyFilters)) made the key of this URL empty")
+                            result.failure = Failure(
+                                .invalidURL,
+                                "the key filters (\(configuration.keyFilters)) made the key of this URL empty")
                             record(result)
                             return
                         }

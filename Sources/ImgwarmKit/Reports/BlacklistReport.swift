@@ -45,7 +45,8 @@ public struct BlacklistReport {
         var text = ""
         for entry in entries {
             let status = entry.httpStatus.map { " \($0)" } ?? ""
-            text += "\(Timestamp(seconds: Int64(entry.failedAt)).iso8601)  \(entry.errorClass)\(status)  \(Redaction.redact(entry.url))\n"
+            text +=
+                "\(Timestamp(seconds: Int64(entry.failedAt)).iso8601)  \(entry.errorClass)\(status)  \(Redaction.redact(entry.url))\n"
             text += "    \(Redaction.redact(entry.message))\n"
         }
         return text

@@ -25,9 +25,17 @@ public struct JSONWriter: Sendable {
 
     // MARK: Structure
 
-    public mutating func beginObject() { beginValue(); bytes.append(UInt8(ascii: "{")); hasMembers.append(false) }
+    public mutating func beginObject() {
+        beginValue()
+        bytes.append(UInt8(ascii: "{"))
+        hasMembers.append(false)
+    }
     public mutating func endObject() { endContainer(UInt8(ascii: "}")) }
-    public mutating func beginArray() { beginValue(); bytes.append(UInt8(ascii: "[")); hasMembers.append(false) }
+    public mutating func beginArray() {
+        beginValue()
+        bytes.append(UInt8(ascii: "["))
+        hasMembers.append(false)
+    }
     public mutating func endArray() { endContainer(UInt8(ascii: "]")) }
 
     /// Writes `"name":` in the current object; the next value written belongs to it.
@@ -41,15 +49,30 @@ public struct JSONWriter: Sendable {
 
     // MARK: Values
 
-    public mutating func string(_ value: String) { beginValue(); appendString(value) }
-    public mutating func int<T: BinaryInteger>(_ value: T) { beginValue(); bytes.append(contentsOf: String(value).utf8) }
-    public mutating func bool(_ value: Bool) { beginValue(); bytes.append(contentsOf: (value ? "true" : "false").utf8) }
-    public mutating func null() { beginValue(); bytes.append(contentsOf: "null".utf8) }
+    public mutating func string(_ value: String) {
+        beginValue()
+        appendString(value)
+    }
+    public mutating func int<T: BinaryInteger>(_ value: T) {
+        beginValue()
+        bytes.append(contentsOf: String(value).utf8)
+    }
+    public mutating func bool(_ value: Bool) {
+        beginValue()
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+    public mutating func null() {
+        beginValue()
+        bytes.append(contentsOf: "null".utf8)
+    }
 
     /// A number with at most `digits` fraction digits (durations, rates).
     public mutating func double(_ value: Double, digits: Int = 3) {
         beginValue()
-        guard value.isFinite else { bytes.append(contentsOf: "null".utf8); return }
+        guard value.isFinite else {
+            bytes.append(contentsOf: "null".utf8)
+            return
+        }
         var text = Quantities.formatDecimal(value, digits: digits)
         if text.contains(".") {
             while text.hasSuffix("0") { text.removeLast() }
@@ -62,10 +85,22 @@ public struct JSONWriter: Sendable {
     public mutating func int<T: BinaryInteger>(_ value: T?) { if let value { int(value) } else { null() } }
 
     // Key + value shorthands.
-    public mutating func field(_ name: String, _ value: String?) { key(name); string(value) }
-    public mutating func field<T: BinaryInteger>(_ name: String, _ value: T?) { key(name); int(value) }
-    public mutating func field(_ name: String, _ value: Bool) { key(name); bool(value) }
-    public mutating func field(_ name: String, _ value: Double, digits: Int = 3) { key(name); double(value, digits: digits) }
+    public mutating func field(_ name: String, _ value: String?) {
+        key(name)
+        string(value)
+    }
+    public mutating func field<T: BinaryInteger>(_ name: String, _ value: T?) {
+        key(name)
+        int(value)
+    }
+    public mutating func field(_ name: String, _ value: Bool) {
+        key(name)
+        bool(value)
+    }
+    public mutating func field(_ name: String, _ value: Double, digits: Int = 3) {
+        key(name)
+        double(value, digits: digits)
+    }
 
     /// The opening every imgwarm document shares: schema version, tool, command, cache folder.
     public mutating func reportHeader(schemaVersion: Int, command: String, cacheFolder: String) {
@@ -120,7 +155,9 @@ public struct JSONWriter: Sendable {
             case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
             case 0..<0x20, 0x7F:
                 let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                bytes.append(contentsOf: [
+                    0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)],
+                ])
             default:
                 bytes.append(byte)
             }

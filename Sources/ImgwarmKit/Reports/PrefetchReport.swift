@@ -16,7 +16,10 @@ public final class PrefetchReport {
         public var startedAt: Timestamp
         public var dryRun: Bool
 
-        public init(cacheFolder: String, inputs: [ListSource], options: [(String, OptionValue)], startedAt: Timestamp, dryRun: Bool) {
+        public init(
+            cacheFolder: String, inputs: [ListSource], options: [(String, OptionValue)], startedAt: Timestamp,
+            dryRun: Bool
+        ) {
             self.cacheFolder = cacheFolder
             self.inputs = inputs
             self.options = options
@@ -37,7 +40,8 @@ public final class PrefetchReport {
         self.file = file
         writer = JSONWriter(pretty: false, capacity: 1 << 16)
         writer.beginObject()
-        writer.reportHeader(schemaVersion: PrefetchReport.schemaVersion, command: "prefetch", cacheFolder: header.cacheFolder)
+        writer.reportHeader(
+            schemaVersion: PrefetchReport.schemaVersion, command: "prefetch", cacheFolder: header.cacheFolder)
         writer.field("dryRun", header.dryRun)
         writer.key("inputs")
         writer.beginArray()
@@ -104,7 +108,9 @@ public final class PrefetchReport {
     }
 
     /// Writes the totals and closes the document; the file appears complete only now.
-    public func finish(totals: PrefetchTotals, finishedAt: Timestamp, startedAt: Timestamp, interrupted: Bool) throws(ReportFile.OpenError) {
+    public func finish(totals: PrefetchTotals, finishedAt: Timestamp, startedAt: Timestamp, interrupted: Bool)
+        throws(ReportFile.OpenError)
+    {
         writer.endArray()
         writer.field("finishedAt", finishedAt.iso8601)
         writer.field("durationSeconds", finishedAt.secondsSinceEpoch - startedAt.secondsSinceEpoch)

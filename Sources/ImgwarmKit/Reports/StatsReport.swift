@@ -9,7 +9,8 @@ public struct StatsReport {
     public var statistics: DiskCache.Statistics
     public var state: StateSummary
 
-    public init(location: CacheLocation, expireType: ExpireType, statistics: DiskCache.Statistics, state: StateSummary) {
+    public init(location: CacheLocation, expireType: ExpireType, statistics: DiskCache.Statistics, state: StateSummary)
+    {
         self.location = location
         self.expireType = expireType
         self.statistics = statistics

@@ -53,8 +53,10 @@ final class EntrySpool {
     /// the usual line (key = URL) costs nothing extra.
     func append(line: Int, input: Int, url: String, key: String) throws(SpoolError) {
         let separate = key != url
-        var header = (UInt32(truncatingIfNeeded: line), UInt32(truncatingIfNeeded: input),
-                      UInt32(url.utf8.count) | (separate ? EntrySpool.hasKey : 0))
+        var header = (
+            UInt32(truncatingIfNeeded: line), UInt32(truncatingIfNeeded: input),
+            UInt32(url.utf8.count) | (separate ? EntrySpool.hasKey : 0)
+        )
         withUnsafeBytes(of: &header) { buffer.append(contentsOf: $0) }
         buffer.append(contentsOf: url.utf8)
         if separate {
@@ -87,7 +89,8 @@ final class EntrySpool {
     func finishWriting(order: ExecutionOrder) throws(SpoolError) {
         try flush()
         if inSegment > 0 || segmentStarts.count == 1 { segmentStarts.append(written) }
-        if segmentStarts.count >= 2 && segmentStarts[segmentStarts.count - 1] == segmentStarts[segmentStarts.count - 2] {
+        if segmentStarts.count >= 2 && segmentStarts[segmentStarts.count - 1] == segmentStarts[segmentStarts.count - 2]
+        {
             segmentStarts.removeLast()
         }
         self.order = order
@@ -126,9 +129,11 @@ final class EntrySpool {
         var position = 0
         while position + 12 <= bytes.count {
             let (line, input, length) = bytes.withUnsafeBytes { raw in
-                (raw.loadUnaligned(fromByteOffset: position, as: UInt32.self),
-                 raw.loadUnaligned(fromByteOffset: position + 4, as: UInt32.self),
-                 raw.loadUnaligned(fromByteOffset: position + 8, as: UInt32.self))
+                (
+                    raw.loadUnaligned(fromByteOffset: position, as: UInt32.self),
+                    raw.loadUnaligned(fromByteOffset: position + 4, as: UInt32.self),
+                    raw.loadUnaligned(fromByteOffset: position + 8, as: UInt32.self)
+                )
             }
             position += 12
             let urlLength = Int(length & ~EntrySpool.hasKey)
@@ -136,7 +141,8 @@ final class EntrySpool {
             position += urlLength
             var key: String?
             if length & EntrySpool.hasKey != 0 {
-                let keyLength = Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position, as: UInt32.self) })
+                let keyLength = Int(
+                    bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position, as: UInt32.self) })
                 position += 4
                 key = String(decoding: bytes[position..<(position + keyLength)], as: UTF8.self)
                 position += keyLength

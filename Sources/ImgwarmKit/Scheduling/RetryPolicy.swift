@@ -32,8 +32,12 @@ public struct RetryPolicy: Sendable {
             if wait > maxWait {
                 // Beyond any integer: the value as sent (digits only, at most 40 of them).
                 let digits = retryAfter.trimmingSpaces
-                let asked = wait.isFinite ? Quantities.formatDecimal(wait, digits: 0) : digits.count <= 40 ? digits : digits.prefix(40) + "…"
-                return .giveUp("the server asked to wait \(asked) s (Retry-After), more than --max-retry-wait \(Quantities.formatDecimal(maxWait, digits: 0)) s")
+                let asked =
+                    wait.isFinite
+                    ? Quantities.formatDecimal(wait, digits: 0) : digits.count <= 40 ? digits : digits.prefix(40) + "…"
+                return .giveUp(
+                    "the server asked to wait \(asked) s (Retry-After), more than --max-retry-wait \(Quantities.formatDecimal(maxWait, digits: 0)) s"
+                )
             }
             return .retry(after: max(0, wait))
         }
@@ -47,7 +51,9 @@ public struct RetryPolicy: Sendable {
     public static func parseRetryAfter(_ value: String, now: Double) -> Double? {
         let text = value.trimmingSpaces
         if let seconds = Int(text), seconds >= 0 { return Double(seconds) }
-        if !text.isEmpty && text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) { return .infinity }
+        if !text.isEmpty && text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            return .infinity
+        }
         guard let date = parseHTTPDate(text) else { return nil }
         return max(0, date - now)
     }
@@ -59,7 +65,9 @@ public struct RetryPolicy: Sendable {
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         guard let monthIndex = months.firstIndex(of: String(parts[2])) else { return nil }
         let clock = parts[4].split(separator: ":").compactMap { Int($0) }
-        guard clock.count == 3, (1...31).contains(day), (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2]) else {
+        guard clock.count == 3, (1...31).contains(day), (0...23).contains(clock[0]), (0...59).contains(clock[1]),
+            (0...60).contains(clock[2])
+        else {
             return nil
         }
         // Days from the civil date (Howard Hinnant's algorithm).

@@ -15,15 +15,24 @@ extension StateStore {
 
     /// Puts (or refreshes) `entry.url` on the blacklist.
     public func blacklist(_ entry: BlacklistEntry) throws(StateError) {
-        try run(try statement("""
-            INSERT OR REPLACE INTO blacklist(key, failed_at, error_class, message, http_status, attempts) VALUES (?, ?, ?, ?, ?, ?)
-            """), [.text(entry.url), .real(entry.failedAt), .text(entry.errorClass), .text(entry.message), integer(entry.httpStatus), .integer(Int64(entry.attempts))])
+        try run(
+            try statement(
+                """
+                INSERT OR REPLACE INTO blacklist(key, failed_at, error_class, message, http_status, attempts) VALUES (?, ?, ?, ?, ?, ?)
+                """),
+            [
+                .text(entry.url), .real(entry.failedAt), .text(entry.errorClass), .text(entry.message),
+                integer(entry.httpStatus), .integer(Int64(entry.attempts)),
+            ])
     }
 
     /// The blacklist entry of `url` that is still in force at `now` (nil when absent or expired).
     public func blacklistEntry(forURL url: String, now: Double, ttl: Expiry) throws(StateError) -> BlacklistEntry? {
         var found: BlacklistEntry?
-        try query("SELECT key, failed_at, error_class, message, http_status, attempts FROM blacklist WHERE key = ?", [.text(url)]) { row in
+        try query(
+            "SELECT key, failed_at, error_class, message, http_status, attempts FROM blacklist WHERE key = ?",
+            [.text(url)]
+        ) { row in
             found = StateStore.decodeBlacklist(row)
         }
         guard let found else { return nil }
@@ -41,7 +50,9 @@ extension StateStore {
     /// Every entry, oldest failure first.
     public func blacklistEntries() throws(StateError) -> [BlacklistEntry] {
         var entries: [BlacklistEntry] = []
-        try query("SELECT key, failed_at, error_class, message, http_status, attempts FROM blacklist ORDER BY failed_at, key") { row in
+        try query(
+            "SELECT key, failed_at, error_class, message, http_status, attempts FROM blacklist ORDER BY failed_at, key"
+        ) { row in
             entries.append(StateStore.decodeBlacklist(row))
         }
         return entries

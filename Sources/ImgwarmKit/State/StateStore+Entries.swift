@@ -15,8 +15,10 @@ extension StateStore {
         public var fetchedAt: Double
         public var validatedAt: Double
 
-        public init(key: String, fileName: String, size: Int, format: String?, width: Int?, height: Int?,
-                    etag: String?, lastModified: String?, fetchedAt: Double, validatedAt: Double) {
+        public init(
+            key: String, fileName: String, size: Int, format: String?, width: Int?, height: Int?,
+            etag: String?, lastModified: String?, fetchedAt: Double, validatedAt: Double
+        ) {
             self.key = key
             self.fileName = fileName
             self.size = size
@@ -32,10 +34,13 @@ extension StateStore {
 
     /// Records a download (replacing any earlier record of the key).
     public func recordStored(_ record: Record) throws(StateError) {
-        try run(try statement("""
-            INSERT OR REPLACE INTO entries(key, file_name, size, format, width, height, etag, last_modified, fetched_at, validated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """), [
+        try run(
+            try statement(
+                """
+                INSERT OR REPLACE INTO entries(key, file_name, size, format, width, height, etag, last_modified, fetched_at, validated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """),
+            [
                 .text(record.key), .text(record.fileName), .integer(Int64(record.size)), text(record.format),
                 integer(record.width), integer(record.height), text(record.etag), text(record.lastModified),
                 .real(record.fetchedAt), .real(record.validatedAt),
@@ -43,16 +48,22 @@ extension StateStore {
     }
 
     /// A `304 Not Modified`: the record was confirmed now (and the server may send new validators).
-    public func recordRevalidated(key: String, etag: String?, lastModified: String?, at time: Double) throws(StateError) {
-        try run(try statement("""
-            UPDATE entries SET validated_at = ?, etag = coalesce(?, etag), last_modified = coalesce(?, last_modified) WHERE key = ?
-            """), [.real(time), text(etag), text(lastModified), .text(key)])
+    public func recordRevalidated(key: String, etag: String?, lastModified: String?, at time: Double) throws(StateError)
+    {
+        try run(
+            try statement(
+                """
+                UPDATE entries SET validated_at = ?, etag = coalesce(?, etag), last_modified = coalesce(?, last_modified) WHERE key = ?
+                """), [.real(time), text(etag), text(lastModified), .text(key)])
     }
 
     /// The record of `key`, or nil.
     public func record(forKey key: String) throws(StateError) -> Record? {
         var found: Record?
-        try query("SELECT key, file_name, size, format, width, height, etag, last_modified, fetched_at, validated_at FROM entries WHERE key = ?", [.text(key)]) { row in
+        try query(
+            "SELECT key, file_name, size, format, width, height, etag, last_modified, fetched_at, validated_at FROM entries WHERE key = ?",
+            [.text(key)]
+        ) { row in
             found = Record(
                 key: row.text(0) ?? "", fileName: row.text(1) ?? "", size: Int(row.int64(2)), format: row.text(3),
                 width: row.isNull(4) ? nil : Int(row.int64(4)), height: row.isNull(5) ? nil : Int(row.int64(5)),

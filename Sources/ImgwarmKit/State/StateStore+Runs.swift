@@ -12,12 +12,17 @@ extension StateStore {
 
     public func recordRun(_ run: RunRecord) throws(StateError) {
         let t = run.totals
-        try self.run(try statement("""
-            INSERT INTO runs(command, started_at, finished_at, lines, downloaded, cached, revalidated, failed, blacklisted, invalid, interrupted)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """), [
-                .text(run.command), .real(run.startedAt), .real(run.finishedAt), .integer(Int64(t.lines)), .integer(Int64(t.downloaded)),
-                .integer(Int64(t.cached)), .integer(Int64(t.revalidated)), .integer(Int64(t.failed)), .integer(Int64(t.blacklisted)),
+        try self.run(
+            try statement(
+                """
+                INSERT INTO runs(command, started_at, finished_at, lines, downloaded, cached, revalidated, failed, blacklisted, invalid, interrupted)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """),
+            [
+                .text(run.command), .real(run.startedAt), .real(run.finishedAt), .integer(Int64(t.lines)),
+                .integer(Int64(t.downloaded)),
+                .integer(Int64(t.cached)), .integer(Int64(t.revalidated)), .integer(Int64(t.failed)),
+                .integer(Int64(t.blacklisted)),
                 .integer(Int64(t.invalid)), .integer(run.interrupted ? 1 : 0),
             ])
         // Keep the log short: the last thousand runs.
@@ -26,7 +31,9 @@ extension StateStore {
 
     public func lastRun() throws(StateError) -> RunRecord? {
         var found: RunRecord?
-        try query("SELECT command, started_at, finished_at, lines, downloaded, cached, revalidated, failed, blacklisted, invalid, interrupted FROM runs ORDER BY id DESC LIMIT 1") { row in
+        try query(
+            "SELECT command, started_at, finished_at, lines, downloaded, cached, revalidated, failed, blacklisted, invalid, interrupted FROM runs ORDER BY id DESC LIMIT 1"
+        ) { row in
             var totals = PrefetchTotals()
             totals.lines = Int(row.int64(3))
             totals.downloaded = Int(row.int64(4))
@@ -35,14 +42,17 @@ extension StateStore {
             totals.failed = Int(row.int64(7))
             totals.blacklisted = Int(row.int64(8))
             totals.invalid = Int(row.int64(9))
-            found = RunRecord(command: row.text(0) ?? "", startedAt: row.double(1), finishedAt: row.double(2), totals: totals, interrupted: row.int64(10) != 0)
+            found = RunRecord(
+                command: row.text(0) ?? "", startedAt: row.double(1), finishedAt: row.double(2), totals: totals,
+                interrupted: row.int64(10) != 0)
         }
         return found
     }
 
     /// How many keys have a record, and how many rows the blacklist holds.
     public func counts() throws(StateError) -> (trackedKeys: Int, blacklisted: Int) {
-        var keys = 0, blacklisted = 0
+        var keys = 0
+        var blacklisted = 0
         try query("SELECT (SELECT count(*) FROM entries), (SELECT count(*) FROM blacklist)") { row in
             keys = Int(row.int64(0))
             blacklisted = Int(row.int64(1))

@@ -1,6 +1,5 @@
-import SQLite
-
 import ImgwarmSystem
+import SQLite
 
 /// imgwarm's state: one SQLite database per disk cache folder, outside that folder (docs/cache-contract.md §1, §5).
 ///
@@ -32,7 +31,8 @@ public final class StateStore {
     ///
     /// With `readOnly` (the read-only commands) nothing is created, migrated or moved: a missing
     /// or damaged database throws `.unusable` (use `openExisting` to treat missing as none).
-    public init(path: String, busyTimeout: Double = CacheLock.defaultTimeout, readOnly: Bool = false) throws(StateError) {
+    public init(path: String, busyTimeout: Double = CacheLock.defaultTimeout, readOnly: Bool = false) throws(StateError)
+    {
         self.path = path
         self.busyTimeout = busyTimeout
         let deadline = Monotonic.now() + busyTimeout
@@ -42,7 +42,8 @@ public final class StateStore {
                     try StateStore.openReadOnly(path, busyTimeout: busyTimeout)
                 }
             } catch let error where error.isCorruption {
-                throw .unusable(path, "it is damaged (\(error.message)); the next prefetch moves it aside and rebuilds it")
+                throw .unusable(
+                    path, "it is damaged (\(error.message)); the next prefetch moves it aside and rebuilds it")
             } catch {
                 throw StateStore.classify(error, path: path)
             }
@@ -83,12 +84,14 @@ public final class StateStore {
         do throws(SystemError) {
             try FileDescriptor.createFile(path, permissions: 0o600).close()
             return
-        } catch where error.isAlreadyThere {
+        } catch  where error.isAlreadyThere {
         } catch {
             throw .unusable(path, "cannot create it: \(error)")
         }
         for file in [path, path + "-wal", path + "-shm"] {
-            if let info = try? FileSystem.status(ofPath: file), info.permissions & 0o077 != 0, info.owner == FileSystem.userID {
+            if let info = try? FileSystem.status(ofPath: file), info.permissions & 0o077 != 0,
+                info.owner == FileSystem.userID
+            {
                 try? FileSystem.setPermissions(ofPath: file, to: info.permissions & 0o700)
             }
         }
@@ -104,12 +107,14 @@ public final class StateStore {
     /// database and switch it to WAL at the same moment, or a read snapshot that another writer
     /// made stale. Starting over (a new connection, a new transaction) resolves both; this loop
     /// does so with short growing pauses, never beyond the wait the user allowed.
-    static func retryingWhileBusy<T>(until deadline: Double, _ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+    static func retryingWhileBusy<T>(until deadline: Double, _ body: () throws(SQLiteError) -> T) throws(SQLiteError)
+        -> T
+    {
         var pause = 0.002
         while true {
             do {
                 return try body()
-            } catch where error.isBusy && Monotonic.now() + pause < deadline {
+            } catch  where error.isBusy && Monotonic.now() + pause < deadline {
                 Monotonic.sleep(pause)
                 pause = min(pause * 2, 0.1)
             }
@@ -131,7 +136,10 @@ public final class StateStore {
         let version = Int(try db.scalarText("PRAGMA user_version") ?? "0") ?? 0
         if version != schemaVersion {
             let advice = version > schemaVersion ? "use a newer imgwarm" : "run a prefetch to upgrade it"
-            throw SQLiteError(code: 1, message: "the state database has schema version \(version), this imgwarm reads \(schemaVersion); \(advice)")
+            throw SQLiteError(
+                code: 1,
+                message:
+                    "the state database has schema version \(version), this imgwarm reads \(schemaVersion); \(advice)")
         }
         return db
     }
@@ -162,7 +170,9 @@ public final class StateStore {
             current = CacheLocation.split(current).parent
         }
         for folder in components.reversed() {
-            do { try FileSystem.makeFolder(folder) } catch { throw .unusable(path, "cannot create \(folder): \(error)") }
+            do { try FileSystem.makeFolder(folder) } catch {
+                throw .unusable(path, "cannot create \(folder): \(error)")
+            }
         }
     }
 
@@ -213,7 +223,11 @@ public final class StateStore {
         let current = Int(try db.scalarText("PRAGMA user_version") ?? "0") ?? 0
         guard current < migrations.count else {
             if current > schemaVersion {
-                throw SQLiteError(code: 1, message: "the state database has schema version \(current), newer than this imgwarm (\(schemaVersion)); use a newer imgwarm or --state with another file")
+                throw SQLiteError(
+                    code: 1,
+                    message:
+                        "the state database has schema version \(current), newer than this imgwarm (\(schemaVersion)); use a newer imgwarm or --state with another file"
+                )
             }
             return
         }
@@ -283,7 +297,8 @@ public final class StateStore {
     }
 
     /// Runs a query and calls `row` for each result row.
-    func query(_ sql: String, _ values: [SQLiteStatement.Value] = [], row: (SQLiteStatement) -> Void) throws(StateError) {
+    func query(_ sql: String, _ values: [SQLiteStatement.Value] = [], row: (SQLiteStatement) -> Void) throws(StateError)
+    {
         let statement = try statement(sql)
         do {
             try statement.bind(values)
@@ -304,7 +319,8 @@ public enum StateError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .locked(let path, let detail):
-            return "the state database \(path) is locked by another process for longer than the wait allowed (--lock-timeout; \(detail))"
+            return
+                "the state database \(path) is locked by another process for longer than the wait allowed (--lock-timeout; \(detail))"
         case .unusable(let path, let reason):
             return "cannot use the state database \(path): \(reason)"
         }

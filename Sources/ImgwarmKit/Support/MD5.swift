@@ -95,20 +95,33 @@ public struct MD5: Sendable {
     ]
 
     private mutating func compress(_ block: UnsafeRawBufferPointer) {
-        var words = (UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0),
-                     UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0))
+        var words = (
+            UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0),
+            UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0)
+        )
         withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: block) }
         withUnsafeBytes(of: words) { raw in
             let m = raw.bindMemory(to: UInt32.self)
-            var a = a0, b = b0, c = c0, d = d0
+            var a = a0
+            var b = b0
+            var c = c0
+            var d = d0
             for i in 0..<64 {
                 var f: UInt32
                 let g: Int
                 switch i >> 4 {
-                case 0: f = (b & c) | (~b & d); g = i
-                case 1: f = (d & b) | (~d & c); g = (5 &* i &+ 1) & 15
-                case 2: f = b ^ c ^ d; g = (3 &* i &+ 5) & 15
-                default: f = c ^ (b | ~d); g = (7 &* i) & 15
+                case 0:
+                    f = (b & c) | (~b & d)
+                    g = i
+                case 1:
+                    f = (d & b) | (~d & c)
+                    g = (5 &* i &+ 1) & 15
+                case 2:
+                    f = b ^ c ^ d
+                    g = (3 &* i &+ 5) & 15
+                default:
+                    f = c ^ (b | ~d)
+                    g = (7 &* i) & 15
                 }
                 f = f &+ a &+ MD5.constants[i] &+ UInt32(littleEndian: m[g])
                 a = d

@@ -67,7 +67,8 @@ public enum Quantities {
     private static func ageUnitHint(_ unit: String, example: String) -> String {
         switch unit {
         case "M", "mo", "mon", "month", "months", "MO":
-            return "unknown unit '\(unit)': months are not a unit (their length varies); use days, e.g. 30d (minutes are a lower-case m)"
+            return
+                "unknown unit '\(unit)': months are not a unit (their length varies); use days, e.g. 30d (minutes are a lower-case m)"
         case "y", "Y", "yr", "year", "years":
             return "unknown unit '\(unit)': years are not a unit; use days, e.g. 365d"
         case "S", "H", "D", "W":
@@ -112,7 +113,8 @@ public enum Quantities {
     /// Splits `"12.5GiB"` into `("12.5", "GiB")`.
     private static func splitNumber(_ text: String) -> (String, String) {
         let scalars = text.unicodeScalars
-        let end = scalars.firstIndex { !("0"..."9").contains($0) && $0 != "." && $0 != "-" && $0 != "+" } ?? scalars.endIndex
+        let end =
+            scalars.firstIndex { !("0"..."9").contains($0) && $0 != "." && $0 != "-" && $0 != "+" } ?? scalars.endIndex
         return (String(scalars[..<end]), String(scalars[end...]).trimmingSpaces)
     }
 

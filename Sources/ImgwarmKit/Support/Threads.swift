@@ -1,7 +1,7 @@
 import ImgwarmSystem
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A mutex with a condition variable (pthread), for the few places threads wait for each other.
@@ -54,12 +54,14 @@ func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
     pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
     pthread_attr_setstacksize(&attributes, 1 << 20)
     var thread = pthread_t()
-    let result = pthread_create(&thread, &attributes, { pointer in
-        let box = Unmanaged<Box>.fromOpaque(pointer!).takeRetainedValue()
-        ProcessTuning.nameCurrentThread(box.name)
-        box.body()
-        return nil
-    }, box)
+    let result = pthread_create(
+        &thread, &attributes,
+        { pointer in
+            let box = Unmanaged<Box>.fromOpaque(pointer!).takeRetainedValue()
+            ProcessTuning.nameCurrentThread(box.name)
+            box.body()
+            return nil
+        }, box)
     pthread_attr_destroy(&attributes)
     precondition(result == 0, "cannot start a thread: \(SystemError.message(result))")
 }

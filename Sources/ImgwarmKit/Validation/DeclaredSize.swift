@@ -36,8 +36,14 @@ enum DeclaredSize {
             while index + 9 < bytes.count {
                 guard bytes[index] == 0xFF else { return nil }
                 let marker = bytes[index + 1]
-                if marker == 0xFF { index += 1; continue }
-                if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { index += 2; continue }
+                if marker == 0xFF {
+                    index += 1
+                    continue
+                }
+                if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 {
+                    index += 2
+                    continue
+                }
                 let length = be16(index + 2)
                 let isFrame = (0xC0...0xCF).contains(marker) && marker != 0xC4 && marker != 0xC8 && marker != 0xCC
                 if isFrame { return (be16(index + 7), be16(index + 5)) }

@@ -31,17 +31,28 @@ final class ImageValidator {
     }
 
     func validate(_ bytes: UnsafeRawBufferPointer) -> Result<ValidatedImage, Failure> {
-        guard let format = ImageFormat.sniff(UnsafeRawBufferPointer(rebasing: bytes.prefix(ImageFormat.sniffLength))) else {
-            return .failure(Failure(.notAnImage, "the body is not an image of a known format (it starts with \(ImageValidator.describe(bytes)))"))
+        guard let format = ImageFormat.sniff(UnsafeRawBufferPointer(rebasing: bytes.prefix(ImageFormat.sniffLength)))
+        else {
+            return .failure(
+                Failure(
+                    .notAnImage,
+                    "the body is not an image of a known format (it starts with \(ImageValidator.describe(bytes)))"))
         }
         ImageValidator.startMagick(configuration)
         guard Magick.canRead(coder: format.magickCoder) else {
-            return .failure(Failure(.unsupportedFormat, "\(format.rawValue.uppercased()) is recognised but this ImageMagick cannot read it"))
+            return .failure(
+                Failure(
+                    .unsupportedFormat,
+                    "\(format.rawValue.uppercased()) is recognised but this ImageMagick cannot read it"))
         }
-        if let declared = DeclaredSize.read(format, bytes), let failure = checkLimits(declared.width, declared.height, declared: true) {
+        if let declared = DeclaredSize.read(format, bytes),
+            let failure = checkLimits(declared.width, declared.height, declared: true)
+        {
             return .failure(failure)
         }
-        if let failure = StructureCheck.check(format, bytes, maxFrames: configuration.maxFrames) { return .failure(failure) }
+        if let failure = StructureCheck.check(format, bytes, maxFrames: configuration.maxFrames) {
+            return .failure(failure)
+        }
         if format == .webp {
             // ImageMagick 6 cannot read only a WebP header (see WebPHeader); the chunk walk also
             // counts the frames of an animation, in both modes.
@@ -51,7 +62,9 @@ final class ImageValidator {
                     return .failure(StructureCheck.tooManyFrames("WebP", configuration.maxFrames))
                 }
                 if configuration.mode == .header {
-                    if let failure = checkLimits(header.width, header.height, declared: false) { return .failure(failure) }
+                    if let failure = checkLimits(header.width, header.height, declared: false) {
+                        return .failure(failure)
+                    }
                     return .success(ValidatedImage(format: format, width: header.width, height: header.height))
                 }
             case .failure(let failure):
@@ -62,7 +75,8 @@ final class ImageValidator {
         switch inspector.ping(bytes, coder: format.magickCoder) {
         case .success(let found): properties = found
         case .failure(let error):
-            let detail = error.message.isEmpty ? "ImageMagick could not read the \(format.magickCoder) header" : error.message
+            let detail =
+                error.message.isEmpty ? "ImageMagick could not read the \(format.magickCoder) header" : error.message
             return .failure(Failure(.decodeFailed, detail))
         }
         guard properties.width > 0, properties.height > 0 else {
@@ -70,7 +84,8 @@ final class ImageValidator {
         }
         if let failure = checkLimits(properties.width, properties.height, declared: false) { return .failure(failure) }
         if configuration.mode == .full, case .failure(let error) = inspector.decode(bytes, coder: format.magickCoder) {
-            let detail = error.message.isEmpty ? "ImageMagick could not decode the \(format.magickCoder) image" : error.message
+            let detail =
+                error.message.isEmpty ? "ImageMagick could not decode the \(format.magickCoder) image" : error.message
             return .failure(Failure(.decodeFailed, detail))
         }
         return .success(ValidatedImage(format: format, width: properties.width, height: properties.height))
@@ -80,10 +95,15 @@ final class ImageValidator {
         let area = width.multipliedReportingOverflow(by: height)
         let verb = declared ? "declares" : "is"
         if area.overflow || area.partialValue > configuration.maxPixels {
-            return Failure(.imageTooLarge, "the image \(verb) \(width)×\(height) pixels, more than the limit of \(configuration.maxPixels) (--max-pixels)")
+            return Failure(
+                .imageTooLarge,
+                "the image \(verb) \(width)×\(height) pixels, more than the limit of \(configuration.maxPixels) (--max-pixels)"
+            )
         }
         if width > configuration.maxDimension || height > configuration.maxDimension {
-            return Failure(.imageTooLarge, "the image \(verb) \(width)×\(height) pixels; a side may be at most \(configuration.maxDimension)")
+            return Failure(
+                .imageTooLarge,
+                "the image \(verb) \(width)×\(height) pixels; a side may be at most \(configuration.maxDimension)")
         }
         return nil
     }

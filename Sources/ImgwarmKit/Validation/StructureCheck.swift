@@ -17,7 +17,9 @@
 /// ImageMagick sees it.
 enum StructureCheck {
     /// nil when the structure is complete, else the failure to report.
-    static func check(_ format: ImageFormat, _ bytes: UnsafeRawBufferPointer, maxFrames: Int = ValidationConfiguration().maxFrames) -> Failure? {
+    static func check(
+        _ format: ImageFormat, _ bytes: UnsafeRawBufferPointer, maxFrames: Int = ValidationConfiguration().maxFrames
+    ) -> Failure? {
         switch format {
         case .png: return png(bytes)
         case .jpeg: return jpeg(bytes)
@@ -46,12 +48,15 @@ enum StructureCheck {
         var offset = 8
         while offset + 8 <= bytes.count {
             let length = be32(bytes, offset)
-            let type = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 8)]), as: UTF8.self)
+            let type = String(
+                decoding: UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 8)]), as: UTF8.self)
             let remaining = bytes.count - offset - 12
             if length > remaining {
                 // A length no download could hold is a lie; a plausible one means the body was cut.
                 if length >= 1 << 28 {
-                    return Failure(.decodeFailed, "the PNG chunk '\(type)' declares \(length) bytes but only \(max(0, remaining)) follow")
+                    return Failure(
+                        .decodeFailed,
+                        "the PNG chunk '\(type)' declares \(length) bytes but only \(max(0, remaining)) follow")
                 }
                 break
             }
@@ -91,14 +96,18 @@ enum StructureCheck {
             case 0xD9:
                 return nil
             case 0x02...0xBF, 0x00:
-                return Failure(.decodeFailed, "the JPEG data has no valid marker segment at byte \(index) (0xFF 0x\(String(marker, radix: 16)))")
+                return Failure(
+                    .decodeFailed,
+                    "the JPEG data has no valid marker segment at byte \(index) (0xFF 0x\(String(marker, radix: 16)))")
             default:
                 break
             }
             guard index + 4 <= bytes.count else { break }
             let length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
             guard length >= 2 else {
-                return Failure(.decodeFailed, "the JPEG marker segment at byte \(index) declares \(length) bytes, less than its own length field")
+                return Failure(
+                    .decodeFailed,
+                    "the JPEG marker segment at byte \(index) declares \(length) bytes, less than its own length field")
             }
             if marker == 0xDA {
                 firstScan = index
@@ -109,7 +118,8 @@ enum StructureCheck {
                 if complete == 0 && (0xE0...0xEF).contains(marker)
                     && !hasApplicationIdentifier(UnsafeRawBufferPointer(rebasing: bytes[(index + 4)...]))
                 {
-                    return Failure(.decodeFailed, "the JPEG data has no valid marker segment after its start-of-image marker")
+                    return Failure(
+                        .decodeFailed, "the JPEG data has no valid marker segment after its start-of-image marker")
                 }
                 break
             }
@@ -173,7 +183,9 @@ enum StructureCheck {
                 offset += 1  // LZW minimum code size
                 guard skipSubBlocks(&offset) else { return cut }
             default:
-                return Failure(.decodeFailed, "the GIF data has an unknown block 0x\(String(bytes[offset], radix: 16)) at byte \(offset)")
+                return Failure(
+                    .decodeFailed,
+                    "the GIF data has an unknown block 0x\(String(bytes[offset], radix: 16)) at byte \(offset)")
             }
         }
         return cut
@@ -185,7 +197,9 @@ enum StructureCheck {
     static func tiff(_ bytes: UnsafeRawBufferPointer, maxFrames: Int) -> Failure? {
         guard bytes.count >= 8 else { return nil }
         let little = bytes[0] == 0x49
-        func u16(_ at: Int) -> Int { little ? Int(bytes[at]) | Int(bytes[at + 1]) << 8 : Int(bytes[at]) << 8 | Int(bytes[at + 1]) }
+        func u16(_ at: Int) -> Int {
+            little ? Int(bytes[at]) | Int(bytes[at + 1]) << 8 : Int(bytes[at]) << 8 | Int(bytes[at + 1])
+        }
         func u32(_ at: Int) -> Int { little ? u16(at) | u16(at + 2) << 16 : u16(at) << 16 | u16(at + 2) }
         var offset = u32(4)
         var frames = 0
@@ -205,7 +219,8 @@ enum StructureCheck {
         guard bytes.count >= 12 else { return Failure(.truncated, "the WebP data is cut short") }
         let declared = le32(bytes, 4) + 8
         if declared > bytes.count {
-            return Failure(.truncated, "the WebP container declares \(declared) bytes but the body has \(bytes.count) (cut short)")
+            return Failure(
+                .truncated, "the WebP container declares \(declared) bytes but the body has \(bytes.count) (cut short)")
         }
         return nil
     }
@@ -216,7 +231,8 @@ enum StructureCheck {
         let fileSize = le32(bytes, 2)
         let pixelOffset = le32(bytes, 10)
         if pixelOffset >= bytes.count || (fileSize > 0 && fileSize > bytes.count) {
-            return Failure(.truncated, "the BMP header declares \(fileSize) bytes but the body has \(bytes.count) (cut short)")
+            return Failure(
+                .truncated, "the BMP header declares \(fileSize) bytes but the body has \(bytes.count) (cut short)")
         }
         return nil
     }

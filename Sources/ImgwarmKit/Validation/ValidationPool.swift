@@ -133,7 +133,8 @@ final class ValidationPool: @unchecked Sendable {
     ) -> Outcome {
         let result: Result<ValidatedImage, Failure>
         if let spillName = job.spillName {
-            result = MappedFile.withContents(of: store.temporaryFolder + "/" + spillName) { validator.validate($0) }
+            result =
+                MappedFile.withContents(of: store.temporaryFolder + "/" + spillName) { validator.validate($0) }
                 ?? .failure(Failure(.writeFailed, "cannot read back the downloaded file"))
         } else {
             result = job.bytes.withUnsafeBytes { validator.validate($0) }
@@ -145,7 +146,9 @@ final class ValidationPool: @unchecked Sendable {
         do throws(StoreFailure) {
             if let spillName = job.spillName {
                 do throws(StoreFailure) {
-                    try locked { () throws(StoreFailure) in try store.moveIntoPlace(temporaryName: spillName, name: job.fileName) }
+                    try locked { () throws(StoreFailure) in
+                        try store.moveIntoPlace(temporaryName: spillName, name: job.fileName)
+                    }
                 } catch {
                     store.discard(temporaryName: spillName)
                     throw error
@@ -156,7 +159,9 @@ final class ValidationPool: @unchecked Sendable {
                 }.get()
             }
         } catch {
-            return Outcome(job: job, result: .failure(Failure(.writeFailed, error.description)), diskFull: error.isDiskFull, lockTimeout: error.lockTimeout)
+            return Outcome(
+                job: job, result: .failure(Failure(.writeFailed, error.description)), diskFull: error.isDiskFull,
+                lockTimeout: error.lockTimeout)
         }
         return Outcome(job: job, result: result)
     }

@@ -10,7 +10,9 @@ enum WebPHeader {
         func le16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
         func le24(_ at: Int) -> Int { le16(at) | Int(bytes[at + 2]) << 16 }
         func le32(_ at: Int) -> Int { le16(at) | le16(at + 2) << 16 }
-        func fourCC(_ at: Int) -> String { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[at..<(at + 4)]), as: UTF8.self) }
+        func fourCC(_ at: Int) -> String {
+            String(decoding: UnsafeRawBufferPointer(rebasing: bytes[at..<(at + 4)]), as: UTF8.self)
+        }
         func bad(_ message: String) -> Result<(width: Int, height: Int, frames: Int), Failure> {
             .failure(Failure(.decodeFailed, "WebP: " + message))
         }
@@ -25,11 +27,15 @@ enum WebPHeader {
             let type = fourCC(offset)
             let size = le32(offset + 4)
             let data = offset + 8
-            guard size <= end - data else { return bad("the chunk '\(type)' declares \(size) bytes but only \(end - data) follow") }
+            guard size <= end - data else {
+                return bad("the chunk '\(type)' declares \(size) bytes but only \(end - data) follow")
+            }
             switch type {
             case "VP8 ":
                 // Frame tag (3 bytes), then the key frame start code 9D 01 2A and 14-bit sizes.
-                guard size >= 10, bytes[data] & 1 == 0 else { return bad("the VP8 data does not start with a key frame") }
+                guard size >= 10, bytes[data] & 1 == 0 else {
+                    return bad("the VP8 data does not start with a key frame")
+                }
                 guard bytes[data + 3] == 0x9D, bytes[data + 4] == 0x01, bytes[data + 5] == 0x2A else {
                     return bad("the VP8 start code is missing")
                 }
@@ -52,7 +58,9 @@ enum WebPHeader {
             offset = data + size + (size & 1)
         }
         guard frames > 0 else { return bad("no image data (VP8, VP8L or ANMF chunk)") }
-        guard let (width, height) = canvas ?? image, width > 0, height > 0 else { return bad("the image has no width or height") }
+        guard let (width, height) = canvas ?? image, width > 0, height > 0 else {
+            return bad("the image has no width or height")
+        }
         return .success((width, height, frames))
     }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import ImgwarmKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `imgwarm blacklist list|remove|clear`: the persisted failed-URL list (docs/cache-contract.md §5).
@@ -72,7 +72,8 @@ struct Blacklist: ParsableCommand {
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Take URLs off the blacklist (exit code 1 if one was not on it).")
+        static let configuration = CommandConfiguration(
+            abstract: "Take URLs off the blacklist (exit code 1 if one was not on it).")
 
         @OptionGroup var options: Options
 
@@ -88,7 +89,9 @@ struct Blacklist: ParsableCommand {
             var missing = 0
             for url in urls {
                 let removed: Bool
-                do { removed = try store?.unblacklist(url) ?? false } catch { throw CommandFailure.cache(error.description) }
+                do { removed = try store?.unblacklist(url) ?? false } catch {
+                    throw CommandFailure.cache(error.description)
+                }
                 if removed {
                     Console.writeError("removed \(Redaction.redact(url))\n")
                 } else {

@@ -56,7 +56,10 @@ struct Clean: ParsableCommand {
         transform: Parse.size)
     var maxSize: UInt64?
 
-    @Flag(help: "Clean even a folder whose files do not all have cache file names (never /, the home folder or a caches root).")
+    @Flag(
+        help:
+            "Clean even a folder whose files do not all have cache file names (never /, the home folder or a caches root)."
+    )
     var force = false
 
     @Flag(name: .customLong("dry-run"), help: "Delete nothing; report what would be deleted.")
@@ -68,7 +71,9 @@ struct Clean: ParsableCommand {
     @Option(help: ArgumentHelp("Write a JSON report to this file, or - for standard output.", valueName: "file"))
     var report: String?
 
-    @Flag(name: .shortAndLong, help: "Print nothing on success; files that cannot be deleted and run-level errors are still printed.")
+    @Flag(
+        name: .shortAndLong,
+        help: "Print nothing on success; files that cannot be deleted and run-level errors are still printed.")
     var quiet = false
 
     @Flag(name: .shortAndLong, help: "List every deleted file on standard error.")
@@ -134,7 +139,9 @@ struct Clean: ParsableCommand {
         if quiet { return }
         if verbose {
             for removal in result.removed {
-                Console.writeError("\(dryRun ? "would delete" : "deleted") \(removal.entry.name) (\(removal.reason.rawValue), \(Quantities.formatBytes(removal.entry.allocatedSize)))\n")
+                Console.writeError(
+                    "\(dryRun ? "would delete" : "deleted") \(removal.entry.name) (\(removal.reason.rawValue), \(Quantities.formatBytes(removal.entry.allocatedSize)))\n"
+                )
             }
         }
         let removedBytes = result.removed.reduce(UInt64(0)) { $0 + $1.entry.allocatedSize }
@@ -144,6 +151,7 @@ struct Clean: ParsableCommand {
         let detail = all ? "" : " (\(expired) expired, \(trimmed) trimmed)"
         Console.writeError(
             "imgwarm clean: \(verb) \(result.removed.count) files, \(Quantities.formatBytes(removedBytes))\(detail); "
-                + "\(result.after.entries) entries, \(Quantities.formatBytes(result.after.allocatedBytes)) remain in \(location.folder)\n")
+                + "\(result.after.entries) entries, \(Quantities.formatBytes(result.after.allocatedBytes)) remain in \(location.folder)\n"
+        )
     }
 }

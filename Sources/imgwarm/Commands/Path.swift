@@ -2,7 +2,7 @@ import ArgumentParser
 import ImgwarmKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `imgwarm path KEY...`: where SDWebImage stores each key (README, "Commands").

@@ -2,7 +2,7 @@ import ArgumentParser
 import ImgwarmKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// From `imgwarm prefetch`'s flags to the engine's configuration: an option left out keeps the
@@ -31,7 +31,8 @@ extension Prefetch {
         if netrc, let home = environment["HOME"] {
             configuration.fetch.netrcFile = home + "/.netrc"
         } else {
-            configuration.fetch.netrcFile = netrcFile ?? environment["IMGWARM_NETRC_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+            configuration.fetch.netrcFile =
+                netrcFile ?? environment["IMGWARM_NETRC_FILE"].flatMap { $0.isEmpty ? nil : $0 }
         }
         try checkReadable(cacert, option: "--cacert")
         try checkReadable(configuration.fetch.netrcFile, option: "--netrc-file")

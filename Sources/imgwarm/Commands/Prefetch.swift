@@ -2,7 +2,7 @@ import ArgumentParser
 import ImgwarmKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `imgwarm prefetch LIST...`: warm the cache from lists of image URLs (README, "imgwarm prefetch").
@@ -50,10 +50,14 @@ struct Prefetch: ParsableCommand {
     @Argument(help: ArgumentHelp("List files to read; - is standard input.", valueName: "list"), completion: .file())
     var lists: [String] = []
 
-    @Option(name: .customLong("high"), help: ArgumentHelp("A list read at high priority (repeatable).", valueName: "list"), completion: .file())
+    @Option(
+        name: .customLong("high"), help: ArgumentHelp("A list read at high priority (repeatable).", valueName: "list"),
+        completion: .file())
     var highLists: [String] = []
 
-    @Option(name: .customLong("low"), help: ArgumentHelp("A list read at low priority (repeatable).", valueName: "list"), completion: .file())
+    @Option(
+        name: .customLong("low"), help: ArgumentHelp("A list read at low priority (repeatable).", valueName: "list"),
+        completion: .file())
     var lowLists: [String] = []
 
     @Option(
@@ -64,18 +68,23 @@ struct Prefetch: ParsableCommand {
     var priority: Priority?
 
     @Option(
-        help: ArgumentHelp("How lists are read: auto (.jsonl and .ndjson are JSON Lines), plain or jsonl (default auto).", valueName: "format"),
+        help: ArgumentHelp(
+            "How lists are read: auto (.jsonl and .ndjson are JSON Lines), plain or jsonl (default auto).",
+            valueName: "format"),
         completion: .list(ListFormat.allCases.map(\.rawValue)), transform: Parse.format)
     var format: ListFormat?
 
     @Option(
-        help: ArgumentHelp("Order within one priority: fifo or lifo (default \(Defaults.prefetch.order.rawValue)).", valueName: "order"),
+        help: ArgumentHelp(
+            "Order within one priority: fifo or lifo (default \(Defaults.prefetch.order.rawValue)).", valueName: "order"
+        ),
         completion: .list(ExecutionOrder.allCases.map(\.rawValue)), transform: Parse.order)
     var order: ExecutionOrder?
 
     @Option(
         name: .shortAndLong, parsing: .unconditional,
-        help: ArgumentHelp("Transfers in flight, 1 to 1024 (default \(Defaults.prefetch.fetch.concurrency)).", valueName: "n"))
+        help: ArgumentHelp(
+            "Transfers in flight, 1 to 1024 (default \(Defaults.prefetch.fetch.concurrency)).", valueName: "n"))
     var concurrency: Int?
 
     @Option(
@@ -112,7 +121,9 @@ struct Prefetch: ParsableCommand {
 
     @Option(
         name: .customLong("max-redirects"), parsing: .unconditional,
-        help: ArgumentHelp("Redirects followed, to http or https only (default \(Defaults.prefetch.fetch.maxRedirects)).", valueName: "n"))
+        help: ArgumentHelp(
+            "Redirects followed, to http or https only (default \(Defaults.prefetch.fetch.maxRedirects)).",
+            valueName: "n"))
     var maxRedirects: Int?
 
     @Option(
@@ -138,7 +149,8 @@ struct Prefetch: ParsableCommand {
     var http11 = false
 
     @Option(
-        help: ArgumentHelp("Trust the certificate authorities of this PEM file instead of the system's.", valueName: "file"),
+        help: ArgumentHelp(
+            "Trust the certificate authorities of this PEM file instead of the system's.", valueName: "file"),
         completion: .file())
     var cacert: String?
 
@@ -147,7 +159,8 @@ struct Prefetch: ParsableCommand {
 
     @Option(
         name: .customLong("netrc-file"),
-        help: ArgumentHelp("Credentials for hosts, in netrc format (default $IMGWARM_NETRC_FILE, else none).", valueName: "file"),
+        help: ArgumentHelp(
+            "Credentials for hosts, in netrc format (default $IMGWARM_NETRC_FILE, else none).", valueName: "file"),
         completion: .file())
     var netrcFile: String?
 
@@ -199,7 +212,9 @@ struct Prefetch: ParsableCommand {
     @Option(help: ArgumentHelp("Write a JSON report to this file, or - for standard output.", valueName: "file"))
     var report: String?
 
-    @Flag(name: .customLong("dry-run"), help: "Read and classify the lists (would fetch, cached, invalid) without network.")
+    @Flag(
+        name: .customLong("dry-run"),
+        help: "Read and classify the lists (would fetch, cached, invalid) without network.")
     var dryRun = false
 
     @OptionGroup(title: "Output") var output: OutputOptions
@@ -217,7 +232,9 @@ struct Prefetch: ParsableCommand {
         if let maxRedirects, !(0...100).contains(maxRedirects) {
             throw ValidationError("--max-redirects must be between 0 and 100, e.g. 5")
         }
-        if let retries, !(0...100).contains(retries) { throw ValidationError("--retries must be between 0 and 100, e.g. 3") }
+        if let retries, !(0...100).contains(retries) {
+            throw ValidationError("--retries must be between 0 and 100, e.g. 3")
+        }
         if maxBytes == 0 { throw ValidationError("--max-bytes must be above 0, e.g. 50MiB") }
         if timeout == 0 { throw ValidationError("--timeout must be above 0, e.g. 15") }
         if netrc && netrcFile != nil { throw ValidationError("--netrc and --netrc-file name two netrc files: use one") }
@@ -239,9 +256,12 @@ struct Prefetch: ParsableCommand {
         job.observer = console
         let started = Timestamp.now()
         if let reportFile {
-            job.report = PrefetchReport(file: reportFile, header: PrefetchReport.Header(
-                cacheFolder: location.folder, inputs: sources, options: reportOptions(configuration), startedAt: started,
-                dryRun: dryRun))
+            job.report = PrefetchReport(
+                file: reportFile,
+                header: PrefetchReport.Header(
+                    cacheFolder: location.folder, inputs: sources, options: reportOptions(configuration),
+                    startedAt: started,
+                    dryRun: dryRun))
         }
 
         let summary: PrefetchSummary
@@ -255,7 +275,8 @@ struct Prefetch: ParsableCommand {
             throw CommandFailure.cache(error.description)
         }
         do {
-            try job.report?.finish(totals: summary.totals, finishedAt: .now(), startedAt: started, interrupted: summary.interrupted)
+            try job.report?.finish(
+                totals: summary.totals, finishedAt: .now(), startedAt: started, interrupted: summary.interrupted)
         } catch {
             console.finish(summary)
             throw CommandFailure.cache(error.description)

@@ -40,7 +40,8 @@ struct Stats: ParsableCommand {
             path: stateOptions.path(for: location), scan: stats.fileNames, lockTimeout: stateOptions.lockTimeout)
         if let problem = state.problem { Console.warning(problem) }
         if json {
-            Console.output(StatsReport(location: location, expireType: expireType, statistics: stats, state: state).json())
+            Console.output(
+                StatsReport(location: location, expireType: expireType, statistics: stats, state: state).json())
         } else {
             Console.output(text(location: location, stats: stats, state: state))
         }
@@ -54,18 +55,28 @@ struct Stats: ParsableCommand {
             "Size:           \(totals.logicalBytes) bytes, \(Quantities.formatBytes(totals.logicalBytes)) "
                 + "(SDWebImage totalDiskSize); \(Quantities.formatBytes(totals.allocatedBytes)) allocated")
         let formats = stats.formats.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
-        lines.append("Cache files:    \(stats.files)" + (formats.isEmpty ? "" : ": " + formats.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
+        lines.append(
+            "Cache files:    \(stats.files)"
+                + (formats.isEmpty ? "" : ": " + formats.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
         if let oldest = stats.oldest, let newest = stats.newest {
-            lines.append("\(expireType.rawValue.capitalized) dates:".padding(16) + "oldest \(oldest.iso8601), newest \(newest.iso8601)")
+            lines.append(
+                "\(expireType.rawValue.capitalized) dates:".padding(16)
+                    + "oldest \(oldest.iso8601), newest \(newest.iso8601)")
         }
         if stats.hiddenEntries + stats.directories + stats.symlinks > 0 {
-            lines.append("Other entries:  \(stats.hiddenEntries) hidden, \(stats.directories) folders, \(stats.symlinks) symbolic links")
+            lines.append(
+                "Other entries:  \(stats.hiddenEntries) hidden, \(stats.directories) folders, \(stats.symlinks) symbolic links"
+            )
         }
         if state.exists {
-            lines.append("State:          \(state.trackedKeys) tracked keys\(state.staleRows > 0 ? " (\(state.staleRows) stale)" : ""), \(state.blacklisted) blacklisted (\(state.path))")
+            lines.append(
+                "State:          \(state.trackedKeys) tracked keys\(state.staleRows > 0 ? " (\(state.staleRows) stale)" : ""), \(state.blacklisted) blacklisted (\(state.path))"
+            )
             if let run = state.lastRun {
                 let t = run.totals
-                lines.append("Last run:       \(run.command) at \(Timestamp(seconds: Int64(run.finishedAt)).iso8601): \(t.lines) lines, \(t.downloaded) downloaded, \(t.cached) cached, \(t.failed) failed, \(t.blacklisted) blacklisted\(run.interrupted ? ", interrupted" : "")")
+                lines.append(
+                    "Last run:       \(run.command) at \(Timestamp(seconds: Int64(run.finishedAt)).iso8601): \(t.lines) lines, \(t.downloaded) downloaded, \(t.cached) cached, \(t.failed) failed, \(t.blacklisted) blacklisted\(run.interrupted ? ", interrupted" : "")"
+                )
             }
         } else {
             lines.append("State:          none yet (\(state.path))")

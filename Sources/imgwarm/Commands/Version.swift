@@ -16,7 +16,9 @@ struct Version: ParsableCommand {
             as unsupported-format.
             """)
 
-    @Flag(name: [.customShort("V"), .customShort("v"), .long], help: "Also print the libraries imgwarm links and their features.")
+    @Flag(
+        name: [.customShort("V"), .customShort("v"), .long],
+        help: "Also print the libraries imgwarm links and their features.")
     var verbose = false
 
     func run() throws {

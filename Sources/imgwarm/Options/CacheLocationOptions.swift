@@ -2,7 +2,7 @@ import ArgumentParser
 import ImgwarmKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The cache location options every command accepts (docs/cache-contract.md §1).
@@ -15,9 +15,10 @@ struct CacheLocationOptions: ParsableArguments {
             valueName: "dir"), completion: .directory)
     var cacheDir: String?
 
-    @Option(help: ArgumentHelp(
-        "The SDImageCache namespace: the folder is <caches root>/com.hackemist.SDImageCache/<namespace>.",
-        discussion: "Default: \(CacheLocation.defaultNamespace).", valueName: "name"))
+    @Option(
+        help: ArgumentHelp(
+            "The SDImageCache namespace: the folder is <caches root>/com.hackemist.SDImageCache/<namespace>.",
+            discussion: "Default: \(CacheLocation.defaultNamespace).", valueName: "name"))
     var namespace: String?
 
     @Option(
@@ -41,9 +42,10 @@ struct CacheLocationOptions: ParsableArguments {
 
 /// Where imgwarm's state database is, and how long to wait for another process's lock.
 struct StateOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "The state database (default <parent of the cache folder>/.imgwarm/<folder name>/state.sqlite).",
-        valueName: "path"), completion: .file())
+    @Option(
+        help: ArgumentHelp(
+            "The state database (default <parent of the cache folder>/.imgwarm/<folder name>/state.sqlite).",
+            valueName: "path"), completion: .file())
     var state: String?
 
     @Option(

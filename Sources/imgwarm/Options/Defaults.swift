@@ -9,7 +9,8 @@ enum Defaults {
 
     /// `100M` for 100,000,000 pixels.
     static func pixels(_ count: Int) -> String {
-        for (unit, size) in [("G", 1_000_000_000), ("M", 1_000_000), ("K", 1_000)] where count >= size && count % size == 0 {
+        for (unit, size) in [("G", 1_000_000_000), ("M", 1_000_000), ("K", 1_000)]
+        where count >= size && count % size == 0 {
             return "\(count / size)\(unit)"
         }
         return "\(count)"

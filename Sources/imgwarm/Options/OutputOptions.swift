@@ -22,7 +22,9 @@ struct OutputOptions: ParsableArguments {
 
     @Flag(
         name: .shortAndLong,
-        help: "Nothing on success: no progress, no summary. Failed, blacklisted and invalid lines (the first 50, then their count) and run-level errors are still printed.")
+        help:
+            "Nothing on success: no progress, no summary. Failed, blacklisted and invalid lines (the first 50, then their count) and run-level errors are still printed."
+    )
     var quiet = false
 
     @Flag(name: .shortAndLong, help: "Print one line per URL, successes included.")
@@ -38,7 +40,9 @@ struct OutputOptions: ParsableArguments {
 
     @Option(
         name: .customLong("progress-interval"), parsing: .unconditional,
-        help: ArgumentHelp("Seconds between two --progress log lines (default \(Defaults.seconds(OutputOptions.defaultInterval))).", valueName: "seconds"),
+        help: ArgumentHelp(
+            "Seconds between two --progress log lines (default \(Defaults.seconds(OutputOptions.defaultInterval))).",
+            valueName: "seconds"),
         transform: Parse.seconds("--progress-interval"))
     var progressInterval: Double?
 

@@ -44,7 +44,9 @@ enum Parse {
 extension Parse {
     static func seconds(_ option: String) -> @Sendable (String) throws -> Double {
         { text in
-            do throws(Quantities.ParseError) { return try Quantities.parseSeconds(text, option: option) } catch { throw ValidationError(error.description) }
+            do throws(Quantities.ParseError) { return try Quantities.parseSeconds(text, option: option) } catch {
+                throw ValidationError(error.description)
+            }
         }
     }
 
@@ -91,7 +93,8 @@ extension Parse {
             number = number.dropLast()
         }
         guard let value = Double(number), value > 0, value * multiplier < 9e18 else {
-            throw ValidationError("invalid pixel limit '\(text)': use a count such as 100M or 40000000, or a size such as 8000x8000")
+            throw ValidationError(
+                "invalid pixel limit '\(text)': use a count such as 100M or 40000000, or a size such as 8000x8000")
         }
         return Int(value * multiplier)
     }
@@ -102,7 +105,8 @@ extension Parse {
             !text[..<colon].contains(where: { $0 == " " || $0 == "\t" }),
             !text.contains("\r"), !text.contains("\n")
         else {
-            throw ValidationError("invalid header '\(text)': use 'Name: value', e.g. --header 'Authorization: Bearer abc'")
+            throw ValidationError(
+                "invalid header '\(text)': use 'Name: value', e.g. --header 'Authorization: Bearer abc'")
         }
         return text
     }

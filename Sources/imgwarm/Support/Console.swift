@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Standard error for people, standard output for results (paths, JSON), so `imgwarm … | jq` works.

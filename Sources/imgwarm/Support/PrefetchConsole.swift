@@ -1,7 +1,7 @@
 import ImgwarmKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What `imgwarm prefetch` prints on standard error: problems as they happen, progress (a live
@@ -72,7 +72,8 @@ final class PrefetchConsole: PrefetchObserver {
         case .invalid:
             return "\(place): invalid: \(message)"
         case .blacklisted:
-            let hint = hintRetryFailed ? " (skipped without a request; --retry-failed requests blacklisted URLs again)" : ""
+            let hint =
+                hintRetryFailed ? " (skipped without a request; --retry-failed requests blacklisted URLs again)" : ""
             return "\(place): \(url): blacklisted: \(message)\(hint)"
         default:
             var detail = result.outcome.rawValue
@@ -115,7 +116,9 @@ final class PrefetchConsole: PrefetchObserver {
 
     /// `4500/10000 (45%), 812/s, 12.3 MiB, 3 failed, ETA 0:07`: a log line's text.
     static func status(_ progress: PrefetchProgress) -> String {
-        let percent = progress.total > 0 ? Int((min(1, Double(progress.totals.lines) / Double(progress.total)) * 100).rounded(.down)) : 0
+        let percent =
+            progress.total > 0
+            ? Int((min(1, Double(progress.totals.lines) / Double(progress.total)) * 100).rounded(.down)) : 0
         return counts(progress, percent: percent)
     }
 
@@ -123,7 +126,8 @@ final class PrefetchConsole: PrefetchObserver {
         let totals = progress.totals
         let done = totals.lines
         let rate = progress.elapsed > 0 ? Double(done) / progress.elapsed : 0
-        var text = "\(done)/\(progress.total)\(percent.map { " (\($0)%)" } ?? ""), \(Quantities.formatDecimal(rate, digits: 0))/s, "
+        var text =
+            "\(done)/\(progress.total)\(percent.map { " (\($0)%)" } ?? ""), \(Quantities.formatDecimal(rate, digits: 0))/s, "
             + "\(Quantities.formatBytes(UInt64(max(0, totals.bytesReceived)))), \(totals.failed) failed"
         if rate > 0 && done < progress.total {
             text += ", ETA \(clock(Double(progress.total - done) / rate))"
@@ -144,7 +148,10 @@ final class PrefetchConsole: PrefetchObserver {
         clearProgress()
         let t = summary.totals
         if unprintedProblems > 0 {
-            let whereListed = reportPath.map { $0 == "-" ? "the report on standard output lists them all" : "the report lists them all: \($0)" }
+            let whereListed =
+                reportPath.map {
+                    $0 == "-" ? "the report on standard output lists them all" : "the report lists them all: \($0)"
+                }
                 ?? "run with --report FILE to list them all"
             print("… and \(unprintedProblems) more failed, blacklisted or invalid lines; \(whereListed)")
         }
@@ -163,19 +170,25 @@ final class PrefetchConsole: PrefetchObserver {
         let rate = summary.duration > 0 ? Quantities.formatDecimal(Double(finished) / summary.duration, digits: 0) : "-"
         var text: String
         if dryRun {
-            text = "imgwarm prefetch (dry run): \(t.lines - t.otherShard) lines: \(t.wouldFetch) would be fetched, \(t.cached) cached, "
+            text =
+                "imgwarm prefetch (dry run): \(t.lines - t.otherShard) lines: \(t.wouldFetch) would be fetched, \(t.cached) cached, "
                 + "\(t.blacklisted) blacklisted, \(t.invalid) invalid, \(t.duplicates) duplicates."
         } else {
             let inCache = t.downloaded + t.cached + t.revalidated
-            text = "imgwarm prefetch: \(inCache) of \(t.lines - t.duplicates - t.otherShard) URLs in the cache (\(t.downloaded) downloaded, "
+            text =
+                "imgwarm prefetch: \(inCache) of \(t.lines - t.duplicates - t.otherShard) URLs in the cache (\(t.downloaded) downloaded, "
                 + "\(t.cached) cached\(t.revalidated > 0 ? ", \(t.revalidated) revalidated" : "")); "
             var problems: [String] = []
             if t.failed > 0 {
-                let classes = t.errorClasses.filter { $0.key != "invalid-url" }.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
-                    .map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+                let classes = t.errorClasses.filter { $0.key != "invalid-url" }.sorted {
+                    $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key
+                }
+                .map { "\($0.value) \($0.key)" }.joined(separator: ", ")
                 problems.append("\(t.failed) failed (\(classes))")
             }
-            if t.blacklisted > 0 { problems.append("\(t.blacklisted) blacklisted (skipped; --retry-failed requests them again)") }
+            if t.blacklisted > 0 {
+                problems.append("\(t.blacklisted) blacklisted (skipped; --retry-failed requests them again)")
+            }
             if t.invalid > 0 { problems.append("\(t.invalid) invalid") }
             if t.duplicates > 0 { problems.append("\(t.duplicates) duplicates") }
             if t.notStarted > 0 { problems.append("\(t.notStarted) not started") }
@@ -184,7 +197,8 @@ final class PrefetchConsole: PrefetchObserver {
         }
         if t.otherShard > 0 { text += " \(t.otherShard) lines left to other shards." }
         if summary.interrupted {
-            text += " Interrupted by \(summary.signal == SIGTERM ? "SIGTERM" : "SIGINT"): \(t.notStarted) URLs did not finish; run the same list again to complete it."
+            text +=
+                " Interrupted by \(summary.signal == SIGTERM ? "SIGTERM" : "SIGINT"): \(t.notStarted) URLs did not finish; run the same list again to complete it."
         }
         if let reportPath, reportPath != "-" { text += " Report: \(reportPath)." }
         return text
@@ -197,7 +211,8 @@ final class PrefetchConsole: PrefetchObserver {
 
     static func clock(_ seconds: Double) -> String {
         let total = Int(seconds.rounded())
-        let minutes = total / 60, rest = total % 60
+        let minutes = total / 60
+        let rest = total % 60
         return "\(minutes):\(rest < 10 ? "0" : "")\(rest)"
     }
 }

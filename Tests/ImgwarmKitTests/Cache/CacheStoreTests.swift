@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import ImgwarmKit
 
@@ -12,7 +12,8 @@ import TestSupport
             #expect(CacheStore.digest(ofName: name) == SDFileName.hash(of: key), "\(key)")
         }
         #expect(CacheStore.digest(ofName: "not-a-cache-file") == nil)
-        #expect(CacheStore.digest(ofName: String(repeating: "A", count: 32)) == nil, "upper-case hex is not SDWebImage's")
+        #expect(
+            CacheStore.digest(ofName: String(repeating: "A", count: 32)) == nil, "upper-case hex is not SDWebImage's")
         #expect(CacheStore.digest(ofName: String(repeating: "a", count: 32) + "x") == nil)
     }
 
@@ -45,6 +46,9 @@ import TestSupport
         try temp.write("c/.imgwarm/cache/tmp/\(getpid())-5.tmp", Data([1]))
         try temp.write("c/.imgwarm/cache/tmp/unrelated.txt", Data([1]))
         #expect(store.removeStaleTemporaryFiles() == 2)
-        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: store.temporaryFolder)) == ["\(getpid())-5.tmp", "unrelated.txt"])
+        #expect(
+            Set(try FileManager.default.contentsOfDirectory(atPath: store.temporaryFolder)) == [
+                "\(getpid())-5.tmp", "unrelated.txt",
+            ])
     }
 }

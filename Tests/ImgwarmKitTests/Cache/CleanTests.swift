@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import ImgwarmKit
 
@@ -38,7 +38,8 @@ import TestSupport
             Set(try FileManager.default.contentsOfDirectory(atPath: location.folder))
         }
 
-        func clean(_ configure: (inout CleanJob.Configuration) -> Void, now: Timestamp) throws -> DiskCache.CleanResult {
+        func clean(_ configure: (inout CleanJob.Configuration) -> Void, now: Timestamp) throws -> DiskCache.CleanResult
+        {
             var configuration = CleanJob.Configuration()
             // These tests give files readable names to check SDWebImage's semantics; the guard
             // against folders of other files has tests of its own (CleanGuardTests).
@@ -65,7 +66,11 @@ import TestSupport
         let folder = try Folder()
         try folder.file("old-access.jpg", atime: ago(10), mtime: ago(1))
         try folder.file("old-modification.jpg", atime: ago(1), mtime: ago(10))
-        _ = try folder.clean({ $0.policy.expireType = .modification; $0.policy.maxAge = .after(seconds: 7 * day) }, now: now)
+        _ = try folder.clean(
+            {
+                $0.policy.expireType = .modification
+                $0.policy.maxAge = .after(seconds: 7 * day)
+            }, now: now)
         #expect(try folder.names() == ["old-access.jpg"])
     }
 
@@ -75,11 +80,19 @@ import TestSupport
         let folder = try Folder()
         try folder.file("a.png", atime: ago(10), mtime: ago(10))
         try folder.file("b.png", atime: ago(10), mtime: ago(10))
-        let kept = try folder.clean({ $0.policy.expireType = .change; $0.policy.maxAge = .after(seconds: day) }, now: now)
+        let kept = try folder.clean(
+            {
+                $0.policy.expireType = .change
+                $0.policy.maxAge = .after(seconds: day)
+            }, now: now)
         #expect(kept.removed.isEmpty)
         #expect(try folder.names() == ["a.png", "b.png"])
         let later = now.adding(seconds: 2 * day)
-        let removed = try folder.clean({ $0.policy.expireType = .change; $0.policy.maxAge = .after(seconds: day) }, now: later)
+        let removed = try folder.clean(
+            {
+                $0.policy.expireType = .change
+                $0.policy.maxAge = .after(seconds: day)
+            }, now: later)
         #expect(Set(removed.removed.map(\.entry.name)) == ["a.png", "b.png"])
     }
 
@@ -88,9 +101,17 @@ import TestSupport
         let folder = try Folder()
         try folder.file("first.gif", atime: ago(30), mtime: ago(30))
         do {
-            let kept = try folder.clean({ $0.policy.expireType = .creation; $0.policy.maxAge = .after(seconds: day) }, now: now)
+            let kept = try folder.clean(
+                {
+                    $0.policy.expireType = .creation
+                    $0.policy.maxAge = .after(seconds: day)
+                }, now: now)
             #expect(kept.removed.isEmpty, "birth time is now, whatever atime and mtime say")
-            let removed = try folder.clean({ $0.policy.expireType = .creation; $0.policy.maxAge = .after(seconds: day) }, now: now.adding(seconds: 2 * day))
+            let removed = try folder.clean(
+                {
+                    $0.policy.expireType = .creation
+                    $0.policy.maxAge = .after(seconds: day)
+                }, now: now.adding(seconds: 2 * day))
             #expect(removed.removed.map(\.entry.name) == ["first.gif"])
         } catch DiskCacheError.noBirthTime(let path) {
             #expect(path == folder.location.folder)
@@ -117,7 +138,11 @@ import TestSupport
         }
         let scan = try DiskCache(location: folder.location).scan(expireType: .access)
         #expect(scan.entries.allSatisfy { $0.allocatedSize == 4096 }, "precondition: 4096 allocated bytes each")
-        let result = try folder.clean({ $0.policy.maxAge = .never; $0.policy.maxSize = 10000 }, now: now)
+        let result = try folder.clean(
+            {
+                $0.policy.maxAge = .never
+                $0.policy.maxSize = 10000
+            }, now: now)
         #expect(result.removed.map(\.entry.name) == ["oldest.jpg", "older.jpg", "newer.jpg"])
         #expect(result.removed.allSatisfy { $0.reason == .trimmed })
         #expect(try folder.names() == ["newest.jpg"])
@@ -129,9 +154,17 @@ import TestSupport
         let folder = try Folder()
         try folder.file("a", size: 4096, atime: ago(2), mtime: ago(2))
         try folder.file("b", size: 4096, atime: ago(1), mtime: ago(1))
-        let equal = try folder.clean({ $0.policy.maxAge = .never; $0.policy.maxSize = 8192 }, now: now)
+        let equal = try folder.clean(
+            {
+                $0.policy.maxAge = .never
+                $0.policy.maxSize = 8192
+            }, now: now)
         #expect(equal.removed.isEmpty)
-        let above = try folder.clean({ $0.policy.maxAge = .never; $0.policy.maxSize = 8191 }, now: now)
+        let above = try folder.clean(
+            {
+                $0.policy.maxAge = .never
+                $0.policy.maxSize = 8191
+            }, now: now)
         // 8192 > 8191; target 4095: deleting "a" leaves 4096, not below 4095, so "b" goes too.
         #expect(above.removed.map(\.entry.name) == ["a", "b"])
     }
@@ -142,7 +175,11 @@ import TestSupport
         try folder.file("expired", size: 4096, atime: ago(30), mtime: ago(30))
         try folder.file("x", size: 4096, atime: ago(3), mtime: ago(3))
         try folder.file("y", size: 4096, atime: ago(2), mtime: ago(2))
-        let result = try folder.clean({ $0.policy.maxAge = .after(seconds: 7 * day); $0.policy.maxSize = 10000 }, now: now)
+        let result = try folder.clean(
+            {
+                $0.policy.maxAge = .after(seconds: 7 * day)
+                $0.policy.maxSize = 10000
+            }, now: now)
         // After expiry 8192 remain, not above 10000: no trim.
         #expect(result.removed.map(\.entry.name) == ["expired"])
         #expect(result.removed.map(\.reason) == [.expired])
@@ -161,9 +198,14 @@ import TestSupport
         try folder.setTimes(sub, atime: old, mtime: old)
         let target = try folder.temp.write("outside/target.png", Data(repeating: 7, count: 5000))
         try folder.setTimes(target, atime: old, mtime: old)
-        try FileManager.default.createSymbolicLink(atPath: folder.location.folder + "/link.png", withDestinationPath: target)
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.location.folder + "/link.png", withDestinationPath: target)
 
-        let result = try folder.clean({ $0.policy.maxAge = .after(seconds: 0); $0.policy.maxSize = 1 }, now: now)
+        let result = try folder.clean(
+            {
+                $0.policy.maxAge = .after(seconds: 0)
+                $0.policy.maxSize = 1
+            }, now: now)
         #expect(result.removed.map(\.entry.name) == ["plain.png"])
         #expect(try folder.names() == [".hidden", "sub", "link.png"])
         #expect(FileManager.default.fileExists(atPath: sub + "/inner.png"))
@@ -183,9 +225,18 @@ import TestSupport
             try folder.file("f\(index).jpg", size: 4096, atime: ago(Double(10 - index)), mtime: ago(1))
         }
         let before = try folder.names()
-        let dry = try folder.clean({ $0.policy.maxAge = .after(seconds: 9 * day); $0.policy.maxSize = 12000; $0.dryRun = true }, now: now)
+        let dry = try folder.clean(
+            {
+                $0.policy.maxAge = .after(seconds: 9 * day)
+                $0.policy.maxSize = 12000
+                $0.dryRun = true
+            }, now: now)
         #expect(try folder.names() == before)
-        let real = try folder.clean({ $0.policy.maxAge = .after(seconds: 9 * day); $0.policy.maxSize = 12000 }, now: now)
+        let real = try folder.clean(
+            {
+                $0.policy.maxAge = .after(seconds: 9 * day)
+                $0.policy.maxSize = 12000
+            }, now: now)
         #expect(dry.removed.map(\.entry.name) == real.removed.map(\.entry.name))
         #expect(dry.removed.map(\.reason) == real.removed.map(\.reason))
         #expect(real.removed.map(\.reason) == [.expired, .expired, .trimmed, .trimmed, .trimmed])
@@ -196,7 +247,8 @@ import TestSupport
         let folder = try Folder()
         try folder.file("a.png", atime: now, mtime: now)
         try folder.file(".b", atime: now, mtime: now)
-        try FileManager.default.createDirectory(atPath: folder.location.folder + "/keep", withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(
+            atPath: folder.location.folder + "/keep", withIntermediateDirectories: false)
         let target = try folder.temp.write("outside/t", Data([1, 2, 3]))
         try FileManager.default.createSymbolicLink(atPath: folder.location.folder + "/l", withDestinationPath: target)
         let result = try folder.clean({ $0.policy.removeAll = true }, now: now)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import ImgwarmKit
 
@@ -9,7 +9,8 @@ import TestSupport
     @Test func sharedVectors() throws {
         let text = String(decoding: try Fixtures.data("vectors/sd-filenames.tsv"), as: UTF8.self)
         var checked = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) where !line.hasPrefix("#") && !line.isEmpty {
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false)
+        where !line.hasPrefix("#") && !line.isEmpty {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
             #expect(fields.count == 2, "malformed vector line: \(line)")
             guard fields.count == 2 else { continue }
@@ -91,11 +92,17 @@ import TestSupport
 
     @Test func locationResolution() throws {
         let env = ["HOME": "/home/u", "XDG_CACHE_HOME": "/xdg", "IMGWARM_CACHE_DIR": "/iw"]
-        func folder(_ cacheDir: String?, _ namespace: String?, _ disk: String?, _ environment: [String: String]) throws -> String {
-            try CacheLocation.resolve(cacheDir: cacheDir, namespace: namespace, diskCachePath: disk, environment: environment).folder
+        func folder(_ cacheDir: String?, _ namespace: String?, _ disk: String?, _ environment: [String: String]) throws
+            -> String
+        {
+            try CacheLocation.resolve(
+                cacheDir: cacheDir, namespace: namespace, diskCachePath: disk, environment: environment
+            ).folder
         }
         #expect(try folder(nil, nil, nil, env) == "/iw/com.hackemist.SDImageCache/default")
-        #expect(try folder(nil, nil, nil, ["HOME": "/home/u", "XDG_CACHE_HOME": "/xdg"]) == "/xdg/com.hackemist.SDImageCache/default")
+        #expect(
+            try folder(nil, nil, nil, ["HOME": "/home/u", "XDG_CACHE_HOME": "/xdg"])
+                == "/xdg/com.hackemist.SDImageCache/default")
         #expect(try folder(nil, nil, nil, ["HOME": "/home/u"]) == "/home/u/.cache/com.hackemist.SDImageCache/default")
         #expect(try folder("/c", "ns", nil, env) == "/c/com.hackemist.SDImageCache/ns")
         #expect(try folder(nil, nil, "/data/images/", env) == "/data/images")

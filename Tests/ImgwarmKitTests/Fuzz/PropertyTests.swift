@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import ImgwarmKit
 
@@ -28,9 +28,12 @@ import TestSupport
     }
 
     static let fragments: [String] = [
-        "http://", "https://", "HTTP://", "hTtPs://", "ftp://", "file://", "data:", "mailto:", "//", "/", "?", "#", ".", "..",
-        ":", "@", "[", "]", "::1", "127.0.0.1", "example.com", "%", "%2E", "%zz", "%00", "%FF", "%C3%A9", " ", "\t", "\r",
-        ".png", ".jpg", ".JPEG", ".tar.gz", "a", "Z", "0", "9", "~", "-", "_", ";", "=", "&", "+", "'", "(", ")", "*", ",",
+        "http://", "https://", "HTTP://", "hTtPs://", "ftp://", "file://", "data:", "mailto:", "//", "/", "?", "#", ".",
+        "..",
+        ":", "@", "[", "]", "::1", "127.0.0.1", "example.com", "%", "%2E", "%zz", "%00", "%FF", "%C3%A9", " ", "\t",
+        "\r",
+        ".png", ".jpg", ".JPEG", ".tar.gz", "a", "Z", "0", "9", "~", "-", "_", ";", "=", "&", "+", "'", "(", ")", "*",
+        ",",
         "é", "\u{200F}", "\u{202E}", "😀", "\u{0}", "\u{7F}", "\"", "\\", "{", "}", "<", ">", "|", "^", "`", "user:pw@",
     ]
 
@@ -74,8 +77,10 @@ import TestSupport
 
     @Test func jsonLines() {
         var random = Random(state: Self.seed ^ 0x55)
-        let pieces = ["{", "}", "[", "]", ",", ":", "\"url\"", "\"priority\"", "\"high\"", "\"x\"", "1", "-2.5e3", "true", "null",
-                      " ", "\"\\u00e9\"", "\"\\ud83d\\ude00\"", "\"\\ud800\"", "\"http://a.com/x.png\"", "\\", "\"", "0", "01"]
+        let pieces = [
+            "{", "}", "[", "]", ",", ":", "\"url\"", "\"priority\"", "\"high\"", "\"x\"", "1", "-2.5e3", "true", "null",
+            " ", "\"\\u00e9\"", "\"\\ud83d\\ude00\"", "\"\\ud800\"", "\"http://a.com/x.png\"", "\\", "\"", "0", "01",
+        ]
         for _ in 0..<Self.iterations {
             var text = ""
             for _ in 0..<random.below(14) { text += random.pick(pieces) }
@@ -120,7 +125,9 @@ import TestSupport
         let names = images.keys.sorted()
         // Every intact fixture passes, so a failure below is the damage's doing.
         for (name, data) in images {
-            let format = data.withUnsafeBytes { ImageFormat.sniff(UnsafeRawBufferPointer(rebasing: $0.prefix(ImageFormat.sniffLength))) }
+            let format = data.withUnsafeBytes {
+                ImageFormat.sniff(UnsafeRawBufferPointer(rebasing: $0.prefix(ImageFormat.sniffLength)))
+            }
             #expect(format != nil, "\(name)")
             if let format { #expect(data.withUnsafeBytes { StructureCheck.check(format, $0) } == nil, "\(name)") }
         }
@@ -136,10 +143,14 @@ import TestSupport
                 }
             default:
                 let at = random.below(bytes.count)
-                bytes.insert(contentsOf: (0..<random.below(64)).map { _ in UInt8(truncatingIfNeeded: random.next()) }, at: at)
+                bytes.insert(
+                    contentsOf: (0..<random.below(64)).map { _ in UInt8(truncatingIfNeeded: random.next()) }, at: at)
             }
             bytes.withUnsafeBytes { raw in
-                guard let format = ImageFormat.sniff(UnsafeRawBufferPointer(rebasing: raw.prefix(ImageFormat.sniffLength))) else { return }
+                guard
+                    let format = ImageFormat.sniff(
+                        UnsafeRawBufferPointer(rebasing: raw.prefix(ImageFormat.sniffLength)))
+                else { return }
                 if let size = DeclaredSize.read(format, raw) { #expect(size.width >= 0 && size.height >= 0) }
                 let failure = StructureCheck.check(format, raw)
                 if cut && [.png, .jpeg, .gif, .webp, .bmp].contains(format) {

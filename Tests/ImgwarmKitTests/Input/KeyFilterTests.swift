@@ -54,7 +54,10 @@ import Testing
         ("https://a.com/x.jpg?token=1&token=2&w=3", "drop-params:token", "https://a.com/x.jpg?w=3"),
         ("https://a.com/x.jpg?token&w=3", "drop-params:token", "https://a.com/x.jpg?w=3"),
         ("https://a.com/x.jpg?w=3&token=", "drop-params:token", "https://a.com/x.jpg?w=3"),
-        ("https://a.com/x.jpg?Expires=1&Signature=2&Key-Pair-Id=3&w=4", "drop-params:Expires,Signature,Key-Pair-Id", "https://a.com/x.jpg?w=4"),
+        (
+            "https://a.com/x.jpg?Expires=1&Signature=2&Key-Pair-Id=3&w=4", "drop-params:Expires,Signature,Key-Pair-Id",
+            "https://a.com/x.jpg?w=4"
+        ),
         // Names are exact and case-sensitive; an encoded & stays inside its parameter.
         ("https://a.com/x.jpg?Token=1&token=2", "drop-params:token", "https://a.com/x.jpg?Token=1"),
         ("https://a.com/x.jpg?q=a%26token%3D1&token=2", "drop-params:token", "https://a.com/x.jpg?q=a%26token%3D1"),
@@ -91,7 +94,10 @@ import Testing
         // A version segment out, the first match only.
         ("https://a.com/v12/v3/x.jpg", "regex:#/v[0-9]+/#/#", "https://a.com/v3/x.jpg"),
         // Groups: keep host and file, drop a signed path prefix.
-        ("https://cdn.a.com/sig=abc/exp=9/img/x.jpg", "regex:|^(https://[^/]+)/sig=[^/]+/exp=[^/]+(/.*)$|$1$2|", "https://cdn.a.com/img/x.jpg"),
+        (
+            "https://cdn.a.com/sig=abc/exp=9/img/x.jpg", "regex:|^(https://[^/]+)/sig=[^/]+/exp=[^/]+(/.*)$|$1$2|",
+            "https://cdn.a.com/img/x.jpg"
+        ),
         // The delimiter escaped inside pattern and template; $$ is a dollar; $0 the match.
         ("https://a.com/a/b.jpg", #"regex:/a\/b/c\/$$$0/"#, "https://a.com/c/$a/b.jpg"),
         // A metacharacter delimiter escaped stays literal in the pattern.
@@ -111,7 +117,8 @@ import Testing
     /// The README's `url.lastPathComponent` filter: the last path segment, even when the query
     /// holds slashes.
     @Test(arguments: [
-        ("https://a.com/x/y.jpg?r=/z/w#f", "y.jpg"), ("https://a.com/y.jpg", "y.jpg"), ("https://a.com/p;v=1/y.png#a/b", "y.png"),
+        ("https://a.com/x/y.jpg?r=/z/w#f", "y.jpg"), ("https://a.com/y.jpg", "y.jpg"),
+        ("https://a.com/p;v=1/y.png#a/b", "y.png"),
         ("http://[::1]:8080/d/e/f.gif?", "f.gif"),
     ])
     func lastPathComponent(url: String, expected: String) throws {

@@ -41,7 +41,9 @@ import Testing
         #expect(shard.index >= 1 && shard.index <= shard.count)
     }
 
-    @Test(arguments: ["0/4", "5/4", "1/0", "1/65537", "-1/4", "+1/4", "1/4/2", "1", "a/b", "", "1/", "/4", " 1/4", "1.0/4"])
+    @Test(arguments: [
+        "0/4", "5/4", "1/0", "1/65537", "-1/4", "+1/4", "1/4/2", "1", "a/b", "", "1/", "/4", " 1/4", "1.0/4",
+    ])
     func invalidShardsSayWhyWithAnExample(text: String) {
         do {
             let shard = try Shard(parsing: text)

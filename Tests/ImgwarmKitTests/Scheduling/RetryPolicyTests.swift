@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import ImgwarmKit
 
@@ -38,7 +38,9 @@ import TestSupport
         #expect(RetryPolicy.parseRetryAfter(date, now: 784_111_770) == 7)
         #expect(RetryPolicy.parseRetryAfter(date, now: 800_000_000) == 0, "a date in the past means now")
         #expect(RetryPolicy.parseRetryAfter("soon", now: 0) == nil)
-        #expect(RetryPolicy.parseRetryAfter("99999999999999999999999", now: 0) == .infinity, "beyond any integer: too long, not absent")
+        #expect(
+            RetryPolicy.parseRetryAfter("99999999999999999999999", now: 0) == .infinity,
+            "beyond any integer: too long, not absent")
         #expect(RetryPolicy.parseRetryAfter("-5", now: 0) == nil)
         if case .giveUp(let why) = RetryPolicy().decide(attempts: 1, retryAfter: "99999999999999999999999", now: 0) {
             #expect(why?.contains("Retry-After") == true)
@@ -63,8 +65,12 @@ import TestSupport
 
     /// Every error class is in the report's JSON Schema and in the README's list.
     @Test func failureClassesAreDocumented() throws {
-        let schema = String(decoding: try Data(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/prefetch-report.schema.json")), as: UTF8.self)
-        let readme = String(decoding: try Data(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("README.md")), as: UTF8.self)
+        let schema = String(
+            decoding: try Data(
+                contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/prefetch-report.schema.json")),
+            as: UTF8.self)
+        let readme = String(
+            decoding: try Data(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("README.md")), as: UTF8.self)
         for reason in FailureReason.allCases {
             #expect(schema.contains("\"\(reason.rawValue)\""), "\(reason.rawValue) is not in the schema")
             #expect(readme.contains("`\(reason.rawValue)`"), "\(reason.rawValue) is not in the README")

@@ -55,7 +55,8 @@ import Testing
 
     @Test func schedulerPrefersPriorityAndDueRetries() throws {
         let scheduler = Scheduler(spools: [
-            try spool(.high, ["h1"], order: .fifo), try spool(.normal, ["n1", "n2"], order: .fifo), try spool(.low, ["l1"], order: .fifo),
+            try spool(.high, ["h1"], order: .fifo), try spool(.normal, ["n1", "n2"], order: .fifo),
+            try spool(.low, ["l1"], order: .fifo),
         ])
         #expect(scheduler.pendingCount == 4)
         #expect(scheduler.next(now: 0)?.key == "h1")

@@ -1,7 +1,7 @@
 import Foundation
 import SQLite
-import Testing
 import TestSupport
+import Testing
 
 @testable import ImgwarmKit
 
@@ -60,7 +60,10 @@ import TestSupport
         let writable = try StateStore(path: path(temp))
         #expect(writable.movedAside != nil, "a writer moves the damaged file aside and rebuilds")
         try writable.begin()
-        try writable.blacklist(.init(url: "http://a/x", failedAt: 1, errorClass: "http-status", message: "404", httpStatus: 404, attempts: 1))
+        try writable.blacklist(
+            .init(
+                url: "http://a/x", failedAt: 1, errorClass: "http-status", message: "404", httpStatus: 404, attempts: 1)
+        )
         try writable.commit()
         let reader = try #require(try StateStore.openExisting(path: path(temp)))
         #expect(try reader.blacklistEntries().map(\.url) == ["http://a/x"])
@@ -71,9 +74,14 @@ import TestSupport
     @Test func blacklistEntriesExpireAfterTheirTTL() throws {
         let temp = try TemporaryFolder()
         let store = try StateStore(path: path(temp))
-        try store.blacklist(.init(url: "http://a/x", failedAt: 1000, errorClass: "not-an-image", message: "html", httpStatus: 200, attempts: 1))
+        try store.blacklist(
+            .init(
+                url: "http://a/x", failedAt: 1000, errorClass: "not-an-image", message: "html", httpStatus: 200,
+                attempts: 1))
         let week = Expiry.after(seconds: 7 * 86400)
-        #expect(try store.blacklistEntry(forURL: "http://a/x", now: 1000 + 7 * 86400 - 1, ttl: week)?.errorClass == "not-an-image")
+        #expect(
+            try store.blacklistEntry(forURL: "http://a/x", now: 1000 + 7 * 86400 - 1, ttl: week)?.errorClass
+                == "not-an-image")
         #expect(try store.blacklistEntry(forURL: "http://a/x", now: 1000 + 7 * 86400, ttl: week) == nil)
         #expect(try store.blacklistEntry(forURL: "http://a/x", now: 1e12, ttl: .never) != nil)
         #expect(try store.blacklistEntry(forURL: "http://a/x", now: 1000, ttl: .after(seconds: 0)) == nil)
@@ -85,10 +93,14 @@ import TestSupport
         let temp = try TemporaryFolder()
         let store = try StateStore(path: path(temp))
         let record = StateStore.Record(
-            key: "k", fileName: "f.png", size: 10, format: "png", width: 2, height: 3, etag: "\"v1\"", lastModified: nil,
+            key: "k", fileName: "f.png", size: 10, format: "png", width: 2, height: 3, etag: "\"v1\"",
+            lastModified: nil,
             fetchedAt: 5, validatedAt: 5)
         try store.recordStored(record)
-        try store.recordStored(StateStore.Record(key: "gone", fileName: "g.png", size: 1, format: nil, width: nil, height: nil, etag: nil, lastModified: nil, fetchedAt: 1, validatedAt: 1))
+        try store.recordStored(
+            StateStore.Record(
+                key: "gone", fileName: "g.png", size: 1, format: nil, width: nil, height: nil, etag: nil,
+                lastModified: nil, fetchedAt: 1, validatedAt: 1))
         #expect(try store.record(forKey: "k") == record)
         try store.recordRevalidated(key: "k", etag: "\"v2\"", lastModified: "Tue, 01 Jan 2030 00:00:00 GMT", at: 9)
         #expect(try store.record(forKey: "k")?.etag == "\"v2\"")

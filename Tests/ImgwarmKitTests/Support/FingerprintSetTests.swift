@@ -28,7 +28,8 @@ import Testing
         var set = FingerprintSet()
         let zero = MD5.Digest(a: 0, b: 0, c: 1, d: 2)
         #expect(!set.contains(zero))
-        let first = set.insert(zero), again = set.insert(zero)
+        let first = set.insert(zero)
+        let again = set.insert(zero)
         #expect(first && !again)
         #expect(set.contains(zero))
         // Fingerprints that all start in slot 15 of the first table.

@@ -11,7 +11,10 @@ import Testing
         ("message digest", "f96b697d7cb7938d525a2f31aaf161d0"),
         ("abcdefghijklmnopqrstuvwxyz", "c3fcd3d76192e4007dfb496cca67e13b"),
         ("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", "d174ab98d277d9f5a5611c2c9f419d9f"),
-        ("12345678901234567890123456789012345678901234567890123456789012345678901234567890", "57edf4a22be3c955ac49da2e2107b67a"),
+        (
+            "12345678901234567890123456789012345678901234567890123456789012345678901234567890",
+            "57edf4a22be3c955ac49da2e2107b67a"
+        ),
     ])
     func rfc1321(input: String, expected: String) {
         #expect(MD5.digest(Array(input.utf8)).hex == expected)
@@ -28,6 +31,8 @@ import Testing
             #expect(md5.finalize() == oneShot, "split at \(split)")
         }
         // One million "a" (a classic long vector).
-        #expect(MD5.digest([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)).hex == "7707d6ae4e027c70eea2a935c2296f21")
+        #expect(
+            MD5.digest([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)).hex
+                == "7707d6ae4e027c70eea2a935c2296f21")
     }
 }

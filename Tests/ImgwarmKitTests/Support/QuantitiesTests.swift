@@ -31,7 +31,10 @@ import Testing
     }
 
     /// Units are case-sensitive: `1M` is not one minute, and months and years get a hint.
-    @Test(arguments: [("1M", "months are not a unit"), ("2mo", "months are not a unit"), ("1y", "use days, e.g. 365d"), ("7D", "lower-case")])
+    @Test(arguments: [
+        ("1M", "months are not a unit"), ("2mo", "months are not a unit"), ("1y", "use days, e.g. 365d"),
+        ("7D", "lower-case"),
+    ])
     func ambiguousAgeUnits(text: String, hint: String) {
         do {
             let parsed = try Quantities.parseAge(text)

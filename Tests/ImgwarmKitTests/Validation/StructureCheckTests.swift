@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
-import Testing
 import TestSupport
+import Testing
 
 @testable import ImgwarmKit
 
@@ -40,14 +40,16 @@ import TestSupport
             [0xFF, 0xD8, 0xFF] + Array(repeating: 0x5A, count: 600),  // no marker code
             [UInt8](try Fixtures.data("images/hostile/corrupt.jpg")),  // APP0 without an identifier
             [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x01] + Array(repeating: 0, count: 40),  // length under 2
-            [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0] + [0x41, 0x42],  // no marker after a segment
+            // no marker after a segment
+            [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0] + [0x41, 0x42],
         ]
         for bytes in garbage {
             let failure = bytes.withUnsafeBytes { StructureCheck.check(.jpeg, $0) }
             #expect(failure?.reason == .decodeFailed, "\(failure?.message ?? "passed")")
         }
         // Cut inside a first APP1 segment that names itself: a cut, not damage.
-        let exif: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE1, 0x40, 0x00] + Array("Exif".utf8) + [0, 0] + Array(repeating: 0x11, count: 300)
+        let exif: [UInt8] =
+            [0xFF, 0xD8, 0xFF, 0xE1, 0x40, 0x00] + Array("Exif".utf8) + [0, 0] + Array(repeating: 0x11, count: 300)
         #expect(exif.withUnsafeBytes { StructureCheck.check(.jpeg, $0) }?.reason == .truncated)
     }
 
