@@ -73,7 +73,10 @@ struct Clean: ParsableCommand {
 
     @Flag(
         name: .shortAndLong,
-        help: "Print nothing on success; a missing folder, files that cannot be deleted and run-level errors are still printed.")
+        help: """
+            Print nothing on success; a missing folder, files that cannot be deleted and run-level \
+            errors are still printed.
+            """)
     var quiet = false
 
     @Flag(name: .shortAndLong, help: "List every deleted file on standard error.")
