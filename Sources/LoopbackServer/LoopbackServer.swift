@@ -19,7 +19,7 @@ public final class LoopbackServer: @unchecked Sendable {
     private var listener: Int32 = -1
     private var listener6: Int32 = -1
     private let lock = NSLock()
-    private var connections: Set<Int32> = []
+    private let connections = ConnectionSet()
     private var log: [Request] = []
     private var threads = 0
     private let allDone = NSCondition()
@@ -98,15 +98,13 @@ public final class LoopbackServer: @unchecked Sendable {
             return
         }
         stopped = true
-        let open = connections
         lock.unlock()
+        // Only shut down here: each descriptor is closed by the thread that uses it (the accept
+        // loop its listener, a connection's responder its socket), so no thread ever calls
+        // accept or shutdown on a number the kernel has since given to another test's socket.
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        if listener6 >= 0 {
-            shutdown(listener6, Int32(SHUT_RDWR))
-            close(listener6)
-        }
-        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+        if listener6 >= 0 { shutdown(listener6, Int32(SHUT_RDWR)) }
+        connections.shutDownAll()
         allDone.lock()
         let deadline = Date().addingTimeInterval(10)
         while threads > 0 && allDone.wait(until: deadline) {}
@@ -162,17 +160,18 @@ public final class LoopbackServer: @unchecked Sendable {
         while true {
             let client = accept(fd, nil, nil)
             if client < 0 {
-                if errno == EINTR { continue }
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                if errno == EMFILE || errno == ENFILE {
+                    usleep(10_000)
+                    continue
+                }
+                close(fd)  // shut down by stop(): this loop owns the listener's descriptor
                 return
             }
-            lock.lock()
-            if stopped {
-                lock.unlock()
+            guard connections.insert(client) else {
                 close(client)
-                return
+                continue
             }
-            connections.insert(client)
-            lock.unlock()
             var yes: Int32 = 1
             setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
             spawn { [self] in serve(client) }
@@ -180,7 +179,7 @@ public final class LoopbackServer: @unchecked Sendable {
     }
 
     private func serve(_ fd: Int32) {
-        let responder = Responder(fd: fd, server: self)
+        let responder = Responder(fd: fd, server: self, connections: connections)
         var buffer = RequestBuffer(fd: fd)
         while !responder.isClosed, let request = buffer.next() {
             lock.lock()
@@ -195,9 +194,40 @@ public final class LoopbackServer: @unchecked Sendable {
             if !responder.keepAlive { break }
         }
         responder.close()
+    }
+}
+
+/// The open connections of a server. A descriptor leaves the set and is closed under one lock,
+/// and `shutDownAll` runs under it too, so it never shuts down a number already closed (and
+/// perhaps reused by another socket of the process).
+final class ConnectionSet: @unchecked Sendable {
+    private let lock = NSLock()
+    private var open: Set<Int32> = []
+    private var stopped = false
+
+    /// Adds `fd`; false when the server has stopped (the caller closes it).
+    func insert(_ fd: Int32) -> Bool {
         lock.lock()
-        connections.remove(fd)
-        lock.unlock()
+        defer { lock.unlock() }
+        guard !stopped else { return false }
+        open.insert(fd)
+        return true
+    }
+
+    /// Closes `fd` and forgets it.
+    func close(_ fd: Int32) {
+        lock.lock()
+        defer { lock.unlock() }
+        open.remove(fd)
+        Glibc.close(fd)
+    }
+
+    /// Shuts every open connection down (their threads then close them); no new ones are added.
+    func shutDownAll() {
+        lock.lock()
+        defer { lock.unlock() }
+        stopped = true
+        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 }
 

@@ -8,13 +8,15 @@ import Foundation
 public final class Responder: @unchecked Sendable {
     let fd: Int32
     weak var server: LoopbackServer?
+    private let connections: ConnectionSet
     /// Set to false to close the connection after this response.
     public var keepAlive = true
     public private(set) var isClosed = false
 
-    init(fd: Int32, server: LoopbackServer) {
+    init(fd: Int32, server: LoopbackServer, connections: ConnectionSet) {
         self.fd = fd
         self.server = server
+        self.connections = connections
     }
 
     /// Sends raw bytes; false when the peer is gone.
@@ -73,7 +75,7 @@ public final class Responder: @unchecked Sendable {
         guard !isClosed else { return }
         isClosed = true
         keepAlive = false
-        Glibc.close(fd)
+        connections.close(fd)
     }
 
     /// Aborts the connection with a TCP reset.

@@ -1,12 +1,12 @@
 import Foundation
 import LoopbackServer
-import Testing
 import TestSupport
+import Testing
 
 @testable import ImgwarmKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The downloader on its own, against the loopback server: no binary, no validation, no cache.
@@ -84,7 +84,8 @@ import Glibc
             try downloader.start(entry(url), validators: validators)
             let finished = drive(downloader, until: 1)
             #expect(downloader.inFlight == 0, sourceLocation: sourceLocation)
-            let done = try #require(finished.first, "no completion within the deadline for \(url)", sourceLocation: sourceLocation)
+            let done = try #require(
+                finished.first, "no completion within the deadline for \(url)", sourceLocation: sourceLocation)
             if case .failure(let failure) = done.result, failure.reason == .connectionLost, tries < 3 {
                 FileHandle.standardError.write(Data("note: \(url): \(failure.message); trying again\n".utf8))
                 continue
@@ -93,19 +94,26 @@ import Glibc
         }
     }
 
-    static func body(_ finished: Downloader.Finished, sourceLocation: SourceLocation = #_sourceLocation) throws -> Downloader.Body {
+    static func body(_ finished: Downloader.Finished, sourceLocation: SourceLocation = #_sourceLocation) throws
+        -> Downloader.Body
+    {
         switch finished.result {
         case .success(let body): return body
         case .failure(let failure):
-            Issue.record("expected a body, got \(failure.reason.rawValue): \(failure.message)", sourceLocation: sourceLocation)
+            Issue.record(
+                "expected a body, got \(failure.reason.rawValue): \(failure.message)", sourceLocation: sourceLocation)
             throw failure
         }
     }
 
-    static func failure(_ finished: Downloader.Finished, sourceLocation: SourceLocation = #_sourceLocation) throws -> Failure {
+    static func failure(_ finished: Downloader.Finished, sourceLocation: SourceLocation = #_sourceLocation) throws
+        -> Failure
+    {
         switch finished.result {
         case .success(let body):
-            Issue.record("expected a failure, got status \(body.status) with \(body.count) bytes", sourceLocation: sourceLocation)
+            Issue.record(
+                "expected a failure, got status \(body.status) with \(body.count) bytes", sourceLocation: sourceLocation
+            )
             throw Failure(.transferFailed, "unexpected success")
         case .failure(let failure): return failure
         }
@@ -179,7 +187,10 @@ import Glibc
         let body = try Self.body(finished)
         #expect(body.status == 200)
         #expect(body.bytes == bench.routes.valid["gradient.png"])
-        #expect(bench.server.requests.map(\.path) == ["/redirect/3/gradient.png", "/redirect/2/gradient.png", "/redirect/1/gradient.png", "/img/gradient.png"])
+        #expect(
+            bench.server.requests.map(\.path) == [
+                "/redirect/3/gradient.png", "/redirect/2/gradient.png", "/redirect/1/gradient.png", "/img/gradient.png",
+            ])
 
         // More hops than maxRedirects is a failure of its own.
         let strict = try bench.downloader { $0.maxRedirects = 2 }
@@ -240,7 +251,9 @@ import Glibc
         address.sin_port = 0
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         try #require(bound == 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -287,18 +300,22 @@ import Glibc
         let etag = FixtureRoutes.etag(photo)
 
         let revalidated = try Self.fetch(
-            downloader, bench.url("/img/photo.jpg?n=1"), validators: .init(etag: etag, lastModified: FixtureRoutes.lastModified))
+            downloader, bench.url("/img/photo.jpg?n=1"),
+            validators: .init(etag: etag, lastModified: FixtureRoutes.lastModified))
         let conditional = try #require(bench.server.requests.last)
         #expect(conditional.header("if-none-match") == etag)
         #expect(conditional.header("if-modified-since") == FixtureRoutes.lastModified)
-        #expect(conditional.header("accept") == FetchConfiguration().accept, "the default headers stay beside the validators")
+        #expect(
+            conditional.header("accept") == FetchConfiguration().accept,
+            "the default headers stay beside the validators")
         let notModified = try Self.body(revalidated)
         #expect(notModified.status == 304)
         #expect(notModified.count == 0)
 
         let unsafeTag = "\"v1\"\r\nX-Injected: yes"
         let unsafeDate = String(repeating: "x", count: Transfer.validatorLimit + 1)
-        let refused = try Self.fetch(downloader, bench.url("/img/photo.jpg?n=2"), validators: .init(etag: unsafeTag, lastModified: unsafeDate))
+        let refused = try Self.fetch(
+            downloader, bench.url("/img/photo.jpg?n=2"), validators: .init(etag: unsafeTag, lastModified: unsafeDate))
         let plain = try #require(bench.server.requests.last)
         #expect(plain.path == "/img/photo.jpg" && plain.query["n"] == "2")
         #expect(plain.header("if-none-match") == nil, "an ETag with control characters is not sent")
@@ -307,7 +324,8 @@ import Glibc
         #expect(try Self.body(refused).bytes == photo, "an unconditional request gets the whole body")
 
         // One safe validator alone goes out alone.
-        _ = try Self.fetch(downloader, bench.url("/img/photo.jpg?n=3"), validators: .init(etag: "\"other\"", lastModified: nil))
+        _ = try Self.fetch(
+            downloader, bench.url("/img/photo.jpg?n=3"), validators: .init(etag: "\"other\"", lastModified: nil))
         let etagOnly = try #require(bench.server.requests.last)
         #expect(etagOnly.header("if-none-match") == "\"other\"")
         #expect(etagOnly.header("if-modified-since") == nil)

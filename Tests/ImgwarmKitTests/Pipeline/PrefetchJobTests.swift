@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
-import Testing
 import TestSupport
+import Testing
 
 @testable import ImgwarmKit
 
@@ -22,7 +22,8 @@ import TestSupport
 
         /// The result of list line `line` (1-based).
         func result(line: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> EntryResult {
-            try #require(results.first { $0.line == line }, "no result for line \(line)", sourceLocation: sourceLocation)
+            try #require(
+                results.first { $0.line == line }, "no result for line \(line)", sourceLocation: sourceLocation)
         }
     }
 
@@ -162,7 +163,9 @@ import TestSupport
         #expect(try state.blacklistEntries().isEmpty)
         let lastRun = try #require(try state.lastRun())
         #expect(lastRun.command == "prefetch")
-        #expect(lastRun.totals.lines == 1 && lastRun.totals.downloaded == 1 && lastRun.totals.failed == 0, "the run is logged with its totals")
+        #expect(
+            lastRun.totals.lines == 1 && lastRun.totals.downloaded == 1 && lastRun.totals.failed == 0,
+            "the run is logged with its totals")
         #expect(!lastRun.interrupted)
     }
 
