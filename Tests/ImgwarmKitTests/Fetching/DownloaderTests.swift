@@ -69,29 +69,15 @@ import Testing
     }
 
     /// Starts one URL and waits for it.
-    ///
-    /// None of these tests is about a lost connection, and once in a few dozen full runs on a
-    /// loaded machine the loopback server closed a fresh connection without answering ("Empty
-    /// reply from server", see the report of issue 14): such a transfer is tried again (at most
-    /// twice more), with a note on standard error, rather than failing an unrelated assertion.
     static func fetch(
         _ downloader: Downloader, _ url: String, validators: Downloader.Validators? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> Downloader.Finished {
-        var tries = 0
-        while true {
-            tries += 1
-            try downloader.start(entry(url), validators: validators)
-            let finished = drive(downloader, until: 1)
-            #expect(downloader.inFlight == 0, sourceLocation: sourceLocation)
-            let done = try #require(
-                finished.first, "no completion within the deadline for \(url)", sourceLocation: sourceLocation)
-            if case .failure(let failure) = done.result, failure.reason == .connectionLost, tries < 3 {
-                FileHandle.standardError.write(Data("note: \(url): \(failure.message); trying again\n".utf8))
-                continue
-            }
-            return done
-        }
+        try downloader.start(entry(url), validators: validators)
+        let finished = drive(downloader, until: 1)
+        #expect(downloader.inFlight == 0, sourceLocation: sourceLocation)
+        return try #require(
+            finished.first, "no completion within the deadline for \(url)", sourceLocation: sourceLocation)
     }
 
     static func body(_ finished: Downloader.Finished, sourceLocation: SourceLocation = #_sourceLocation) throws
