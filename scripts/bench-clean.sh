@@ -43,7 +43,7 @@ measure() {
 echo "== making $count files in $cache"
 make_cache
 # One byte below the allocated size: the trim goes to below half of it, about half the files.
-total=$(find "$cache" -maxdepth 1 -type f -printf '%b\n' | awk '{s += $1 * 512} END {printf "%d", s}')
+total=$(find "$cache" -maxdepth 1 -type f -printf '%b\n' | awk '{s += $1 * 512} END {printf "%.0f", s}')
 max=$(( total - 1 ))
 measure "find | sort (scan only)" sh -c "find '$cache' -maxdepth 1 -type f -printf '%A@ %b %p\n' | sort -n"
 measure "imgwarm clean --dry-run" "$imgwarm" clean --disk-cache-path "$cache" --max-age never --max-size "$max" --dry-run --quiet
