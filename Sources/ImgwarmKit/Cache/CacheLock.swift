@@ -6,9 +6,10 @@ import ImgwarmSystem
 /// - A prefetch takes it *shared*, briefly, around each change it makes to the folder: renaming
 ///   a finished download into place, setting a hit's access time. Prefetches never wait for
 ///   each other.
-/// - A clean takes it *exclusive* for its deletion pass only, and deletes a file only if it is
-///   still the one it scanned (same inode, same date), so it never removes a download or a
-///   read that happened after its scan.
+/// - A clean takes it *exclusive* for its deletion walk only, judges each file as that walk
+///   finds it, and deletes it only if it is still that file (same inode, same date): a download
+///   or a read that happened before the lock is seen with its new date, and none can happen
+///   during it.
 ///
 /// Each holder opens its own descriptor (flock locks belong to the open file, so threads must
 /// not share one). Waits are bounded (`--lock-timeout`); running out is exit code 3.

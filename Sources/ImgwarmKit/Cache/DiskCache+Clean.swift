@@ -1,6 +1,14 @@
 import ImgwarmSystem
 
 /// SDWebImage's `removeExpiredData`, run on demand (docs/cache-contract.md §3), plus `--all`.
+///
+/// The pass streams: memory does not grow with the number of files (docs/cache-contract.md §3,
+/// "Bounded memory"). A first walk of the folder (`survey`) counts the totals, checks the guard,
+/// and builds a histogram of the allocated bytes of the files the size pass looks at, by date
+/// (`DateHistogram`: at most `DateHistogram.bucketCount` buckets). A second walk (`clean`) deletes
+/// the expired files and the files of the buckets that lie wholly below the cut the histogram
+/// gives; only the files of the buckets at the cut are collected (at most `pageCapacity` at a
+/// time) and removed in the exact order of SDWebImage's sort: date, then name.
 extension DiskCache {
     /// What a clean pass removes. The defaults are SDWebImage's: access dates, one week, no size
     /// limit.
@@ -43,12 +51,26 @@ extension DiskCache {
         public var message: String { SystemError.message(code) }
     }
 
-    /// The outcome of a clean pass.
+    /// What a clean pass tells its observer, as it happens: each removal and each failure once.
+    public enum CleanEvent: Sendable {
+        case removed(Removal)
+        case failed(RemovalFailure)
+    }
+
+    /// The outcome of a clean pass: counts and totals only. The removals and failures themselves
+    /// went to the observer as they happened (a clean of millions of files keeps no list).
     public struct CleanResult: Sendable {
         public var before: DiskTotals
         public var after: DiskTotals
-        public var removed: [Removal] = []
-        public var failures: [RemovalFailure] = []
+        /// Entries removed (or, in a dry run, removable), by reason.
+        public var expired = 0
+        public var trimmed = 0
+        public var cleared = 0
+        /// The sums of `st_size` and `st_blocks × 512` of the removed entries.
+        public var removedLogicalBytes: UInt64 = 0
+        public var removedAllocatedBytes: UInt64 = 0
+        /// Files that should have gone and could not.
+        public var failed = 0
         /// The totals of the files the age and size passes looked at, after the pass.
         public var remainingAllocated: UInt64 = 0
         public var folderExists: Bool
@@ -56,72 +78,305 @@ extension DiskCache {
         public var stateRowsRemoved = 0
         /// Why the state database could not be updated, if it could not.
         public var stateWarning: String?
+        /// How many times the folder was read (the survey included): 2 normally, 1 when there is
+        /// nothing to do, more only when removals failed or a cut fell among more than
+        /// `pageCapacity` files.
+        public var passes = 0
+
+        public init(before: DiskTotals, folderExists: Bool) {
+            self.before = before
+            self.after = before
+            self.folderExists = folderExists
+        }
+
+        /// Every removal, whatever the reason.
+        public var removedCount: Int { expired + trimmed + cleared }
     }
 
-    /// Runs the age pass and then the size pass over `scan`, exactly as SDWebImage does.
+    /// What the first walk of the folder found: totals, the guard's findings, and what the size
+    /// pass needs (the allocated bytes of the files it looks at, by date). No per-file storage.
+    public struct Survey: Sendable {
+        /// False when the folder does not exist (then everything else is empty).
+        public var exists = true
+        /// SDWebImage's totals over the whole tree.
+        public var totals = DiskTotals()
+        /// Non-hidden regular files whose names are not cache file names: the first three, and
+        /// how many in all.
+        public var foreignNames: [String] = []
+        public var foreignCount = 0
+        /// Expired files (the age pass removes them).
+        public var expiredCount = 0
+        /// The allocated bytes of the non-hidden regular files that are not expired.
+        public var currentSize: UInt64 = 0
+        /// Those bytes by date.
+        public var histogram = DateHistogram()
+    }
+
+    /// The most entries the size pass holds at once: the files at the cut, sorted by date and
+    /// name. `32768` (a few megabytes); a cut among more files than this takes another walk per
+    /// `pageCapacity` files.
+    public static let pageCapacity = 32768
+
+    /// One walk of the folder: calls `body` for every entry but folders, with the date of
+    /// `expireType`, in directory order. Non-UTF-8 names come as `.other` (never deleted).
+    func walk(
+        _ directory: FileDescriptor, expireType: ExpireType,
+        _ body: (CacheEntry) throws(DiskCacheError) -> Void,
+        folders: ((String, FileStatus) -> Void)? = nil
+    ) throws(DiskCacheError) {
+        let folder = location.folder
+        do {
+            try directory.forEachEntry { record in
+                guard let info = try? directory.status(of: record.displayName) else { return }  // raced away
+                let kind = record.name == nil ? .other : info.kind
+                if kind == .directory {
+                    folders?(record.displayName, info)
+                    return
+                }
+                let date: Timestamp
+                if expireType == .creation && kind == .file {
+                    let birth: Timestamp?
+                    do { birth = try directory.birthTime(of: record.displayName) } catch { return }  // raced away
+                    guard let birth else { throw DiskCacheError.noBirthTime(folder) }
+                    date = birth
+                } else {
+                    date = DiskCache.date(of: info, expireType)
+                }
+                try body(
+                    CacheEntry(
+                        name: record.displayName, kind: kind, logicalSize: info.size,
+                        allocatedSize: info.allocatedSize, date: date, device: info.device, inode: info.inode))
+            }
+        } catch let error as DiskCacheError {
+            throw error
+        } catch {
+            throw .unreadable(folder, (error as? SystemError)?.code ?? 0)
+        }
+    }
+
+    /// The first walk: totals (subfolders entered to count, as `scan` does), the guard's foreign
+    /// names, the expired count, and the histogram of what the size pass looks at.
+    public func survey(policy: CleanPolicy, now: Timestamp) throws(DiskCacheError) -> Survey {
+        let folder = location.folder
+        let status: FileStatus
+        do {
+            status = try FileSystem.status(ofPath: folder)
+        } catch {
+            if error.isNotFound { return Survey(exists: false) }
+            throw .unreadable(folder, error.code)
+        }
+        guard status.kind == .directory else { throw .notADirectory(folder) }
+        let directory = try openFolder()
+        defer { directory.close() }
+        let expiration = policy.maxAge.seconds.map { now.adding(seconds: -$0) }
+        var survey = Survey()
+        try walk(directory, expireType: policy.expireType) { entry in
+            survey.totals.add(logical: entry.logicalSize, allocated: entry.allocatedSize)
+            guard entry.kind == .file && !entry.isHidden else { return }
+            if !SDFileName.isCacheFileName(entry.name) {
+                survey.foreignCount += 1
+                if survey.foreignNames.count < 3 { survey.foreignNames.append(entry.name) }
+            }
+            if let expiration, entry.date <= expiration {
+                survey.expiredCount += 1
+            } else {
+                survey.currentSize &+= entry.allocatedSize
+                survey.histogram.add(entry.date, bytes: entry.allocatedSize)
+            }
+        } folders: { name, info in
+            survey.totals.add(logical: info.size, allocated: info.allocatedSize)
+            DiskCache.addTree(parent: directory, name: name, to: &survey.totals)
+        }
+        return survey
+    }
+
+    /// Runs the age pass and then the size pass over the folder `survey` describes, with the
+    /// results SDWebImage's `removeExpiredData` gives: the expired files, then the oldest files
+    /// (by date, then name) until the allocated size is strictly below half of `maxSize`.
     ///
     /// Only non-hidden regular files take part: hidden entries, folders (never entered), symbolic
     /// links and other kinds are neither counted in the size pass nor removed. `remove` deletes one
-    /// entry or throws why not; a dry run passes one that deletes nothing. As in
-    /// SDWebImage, a file that cannot be removed does not lower the size the trim works towards.
-    public static func clean(
-        _ scan: Scan, policy: CleanPolicy, now: Timestamp,
-        remove: (CacheEntry) throws(SystemError) -> Void
-    ) -> CleanResult {
-        var result = CleanResult(before: scan.totals, after: scan.totals, folderExists: scan.exists)
+    /// entry or throws why not; a dry run passes one that deletes nothing. As in SDWebImage, a
+    /// file that cannot be removed does not lower the size the trim works towards; a file gone or
+    /// changed (`SystemError.stale`) is neither removed nor a failure. `observe` hears of every
+    /// removal and failure as it happens: the expired files and the trimmed files wholly below
+    /// the cut in directory order, then the files at the cut in date-and-name order (every trimmed
+    /// file in that order when the files up to the cut are at most `pageCapacity`).
+    ///
+    /// Files are judged as the second walk finds them: the result is exactly the full sort's for a
+    /// folder nobody else changes meanwhile (the CLI holds the cache lock).
+    public func clean(
+        _ survey: Survey, in directory: FileDescriptor?, policy: CleanPolicy, now: Timestamp,
+        pageCapacity: Int = DiskCache.pageCapacity,
+        remove: (CacheEntry) throws(SystemError) -> Void,
+        observe: (CleanEvent) -> Void = { _ in }
+    ) throws(DiskCacheError) -> CleanResult {
+        var result = CleanResult(before: survey.totals, folderExists: survey.exists)
+        guard survey.exists, let directory else { return result }
         func attempt(_ entry: CacheEntry, _ reason: RemovalReason) -> Bool {
             do {
                 try remove(entry)
             } catch {
                 if !error.isNotFound && error != .stale {
-                    result.failures.append(RemovalFailure(entry: entry, code: error.code))
+                    result.failed += 1
+                    observe(.failed(RemovalFailure(entry: entry, code: error.code)))
                 }
                 return false
             }
-            result.removed.append(Removal(entry: entry, reason: reason))
+            switch reason {
+            case .expired: result.expired += 1
+            case .trimmed: result.trimmed += 1
+            case .cleared: result.cleared += 1
+            }
+            result.removedLogicalBytes &+= entry.logicalSize
+            result.removedAllocatedBytes &+= entry.allocatedSize
             result.after.subtract(logical: entry.logicalSize, allocated: entry.allocatedSize)
+            observe(.removed(Removal(entry: entry, reason: reason)))
             return true
         }
+        let expireType = policy.expireType
+        result.passes = 1
 
         if policy.removeAll {
-            for entry in scan.entries where entry.kind != .directory && entry.kind != .other {
-                _ = attempt(entry, .cleared)
+            result.passes += 1
+            try walk(directory, expireType: expireType) { entry in
+                if entry.kind != .other { _ = attempt(entry, .cleared) }
             }
             return result
         }
 
         let expiration = policy.maxAge.seconds.map { now.adding(seconds: -$0) }
-        // Indices into scan.entries (not copies): a cache can hold hundreds of thousands of files.
-        var remaining: [Int32] = []
-        var currentSize: UInt64 = 0
-        for (index, entry) in scan.entries.enumerated() where entry.kind == .file && !entry.isHidden {
-            if let expiration, entry.date <= expiration {
-                // Like SDWebImage, an expired file that cannot be removed is not counted again.
-                _ = attempt(entry, .expired)
-                continue
+        func isExpired(_ entry: CacheEntry) -> Bool {
+            guard let expiration else { return false }
+            return entry.date <= expiration
+        }
+        var currentSize = survey.currentSize
+        result.remainingAllocated = currentSize
+        let trimming = policy.maxSize > 0 && currentSize > policy.maxSize
+        guard trimming else {
+            guard survey.expiredCount > 0 else { return result }
+            result.passes += 1
+            try walk(directory, expireType: expireType) { entry in
+                if entry.kind == .file && !entry.isHidden && isExpired(entry) { _ = attempt(entry, .expired) }
             }
-            remaining.append(Int32(index))
-            currentSize &+= entry.allocatedSize
+            return result
         }
 
-        if policy.maxSize > 0 && currentSize > policy.maxSize {
-            let desired = policy.maxSize / 2
-            let entries = scan.entries
-            remaining.sort { a, b in
-                let x = entries[Int(a)]
-                let y = entries[Int(b)]
-                return x.date != y.date ? x.date < y.date : x.name < y.name
-            }
-            for index in remaining {
-                let entry = entries[Int(index)]
-                if attempt(entry, .trimmed) {
-                    currentSize -= entry.allocatedSize
-                    if currentSize < desired { break }
+        let desired = policy.maxSize / 2
+        let histogram = survey.histogram
+        var handled = HandledPrefix.none
+        var firstBucket = 0
+        var expiring = true  // the first walk removes the expired files; later ones skip them
+        rounds: while currentSize >= desired && firstBucket < histogram.count {
+            let need = currentSize - desired + 1
+            // The cut: the first bucket where the running total of bytes, oldest first, reaches
+            // what must go. Buckets before `window` go whole; `window...cut` is sorted.
+            var cut = histogram.count - 1
+            var running: UInt64 = 0
+            for index in firstBucket..<histogram.count {
+                running &+= histogram.bytes[index]
+                if running >= need {
+                    cut = index
+                    break
                 }
+            }
+            var window = cut
+            var windowCount = Int(histogram.counts[cut])
+            while window > firstBucket && windowCount + Int(histogram.counts[window - 1]) <= pageCapacity {
+                window -= 1
+                windowCount += Int(histogram.counts[window])
+            }
+            let windowStart = histogram.start(of: window)
+            let windowEnd = cut + 1 < histogram.count ? histogram.start(of: cut + 1) : Int64.max
+            var page = Page(capacity: max(pageCapacity, 1))
+            result.passes += 1
+            try walk(directory, expireType: expireType) { entry in
+                guard entry.kind == .file && !entry.isHidden else { return }
+                if isExpired(entry) {
+                    if expiring { _ = attempt(entry, .expired) }
+                    return
+                }
+                guard !handled.contains(entry) else { return }
+                let time = DateHistogram.nanoseconds(entry.date)
+                if time < windowStart {
+                    if attempt(entry, .trimmed) { currentSize &-= min(entry.allocatedSize, currentSize) }
+                } else if time < windowEnd {
+                    page.add(entry)
+                }
+            }
+            expiring = false
+            let (sorted, overflowed) = page.finish()
+            for entry in sorted where attempt(entry, .trimmed) {
+                currentSize &-= min(entry.allocatedSize, currentSize)
+                if currentSize < desired { break rounds }
+            }
+            if overflowed, let last = sorted.last {
+                handled = .upTo(last.date, last.name)
+                firstBucket = histogram.index(of: DateHistogram.nanoseconds(last.date))
+            } else {
+                if windowEnd == Int64.max { break }
+                handled = .before(windowEnd)
+                firstBucket = cut + 1
             }
         }
         result.remainingAllocated = currentSize
         return result
+    }
+
+    /// The files the size pass has already judged: always a prefix in (date, name) order.
+    enum HandledPrefix {
+        case none
+        /// Every file dated before this many nanoseconds since the epoch.
+        case before(Int64)
+        /// Every file up to and including this date and name.
+        case upTo(Timestamp, String)
+
+        func contains(_ entry: CacheEntry) -> Bool {
+            switch self {
+            case .none: return false
+            case .before(let time): return DateHistogram.nanoseconds(entry.date) < time
+            case .upTo(let date, let name): return entry.date < date || (entry.date == date && entry.name <= name)
+            }
+        }
+    }
+
+    /// The smallest `capacity` entries by (date, name) among those added: holds at most twice
+    /// `capacity`, sorting and dropping the largest half when full.
+    struct Page {
+        let capacity: Int
+        var entries: [CacheEntry] = []
+        /// The largest kept entry once some were dropped: anything after it is dropped too.
+        var bound: CacheEntry?
+
+        init(capacity: Int) {
+            self.capacity = capacity
+        }
+
+        static func precedes(_ x: CacheEntry, _ y: CacheEntry) -> Bool {
+            x.date != y.date ? x.date < y.date : x.name < y.name
+        }
+
+        mutating func add(_ entry: CacheEntry) {
+            if let bound, !Page.precedes(entry, bound) { return }
+            entries.append(entry)
+            if entries.count == 2 * capacity { keepSmallest() }
+        }
+
+        private mutating func keepSmallest() {
+            entries.sort(by: Page.precedes)
+            entries.removeLast(entries.count - capacity)
+            bound = entries.last
+        }
+
+        /// The kept entries, sorted; and whether some were dropped (they all come after the last).
+        mutating func finish() -> ([CacheEntry], Bool) {
+            if entries.count > capacity {
+                keepSmallest()
+            } else {
+                entries.sort(by: Page.precedes)
+            }
+            return (entries, bound != nil)
+        }
     }
 
     /// Deletes `entry` from the folder if it is still the file that was scanned, with the date

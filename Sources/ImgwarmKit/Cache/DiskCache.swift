@@ -149,7 +149,7 @@ public struct DiskCache: Sendable {
     }
 
     /// Adds the entries below the subfolder `name` to `totals`, depth first, links not followed.
-    private static func addTree(parent: FileDescriptor, name: String, to totals: inout DiskTotals) {
+    static func addTree(parent: FileDescriptor, name: String, to totals: inout DiskTotals) {
         guard let directory = try? parent.openFolder(name) else { return }
         defer { directory.close() }
         try? directory.forEachEntry { record in

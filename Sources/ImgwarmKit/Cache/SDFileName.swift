@@ -35,20 +35,26 @@ public enum SDFileName {
     /// optionally followed by `.` and a non-empty extension holding no `.`, `/`, `:`, space or
     /// NUL. `clean` deletes only in a folder whose cache files all have this shape.
     public static func isCacheFileName(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
-        guard bytes.count >= 32 else { return false }
-        for byte in bytes[0..<32] {
-            guard
-                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-            else {
-                return false
+        // Allocates nothing: `clean` asks this of every file of folders of millions.
+        var index = 0
+        for byte in name.utf8 {
+            switch index {
+            case 0..<32:
+                guard
+                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                        || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                else { return false }
+            case 32:
+                guard byte == UInt8(ascii: ".") else { return false }
+            default:
+                switch byte {
+                case UInt8(ascii: "."), UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: " "), 0: return false
+                default: break
+                }
             }
+            index += 1
         }
-        if bytes.count == 32 { return true }
-        guard bytes[32] == UInt8(ascii: "."), bytes.count > 33 else { return false }
-        let forbidden: Set<UInt8> = [UInt8(ascii: "."), UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: " "), 0]
-        return !bytes[33...].contains { forbidden.contains($0) }
+        return index == 32 || index > 33
     }
 
     /// MD5 of the key's UTF-8 bytes, up to (not including) the first NUL byte.

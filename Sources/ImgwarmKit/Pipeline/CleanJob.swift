@@ -29,25 +29,29 @@ public struct CleanJob: Sendable {
         self.configuration = configuration
     }
 
-    /// Scans the folder and removes (or, in a dry run, lists) what the policy says.
+    /// Surveys the folder and removes (or, in a dry run, lists) what the policy says, telling
+    /// `observe` of each removal and failure as it happens (nothing is listed in the result).
     ///
-    /// Throws only for run-level problems (the folder unreadable, no birth times); a file that
-    /// cannot be deleted is listed in `failures`.
-    public func run(now: Timestamp = .now()) throws(DiskCacheError) -> DiskCache.CleanResult {
+    /// Throws only for run-level problems (the folder unreadable, no birth times, the guard); a
+    /// file that cannot be deleted is a `.failed` event and counted in `failed`.
+    public func run(now: Timestamp = .now(), observe: (DiskCache.CleanEvent) -> Void = { _ in })
+        throws(DiskCacheError) -> DiskCache.CleanResult
+    {
         let cache = DiskCache(location: location)
+        let policy = configuration.policy
         try refuseProtectedFolder()
-        let scan = try cache.scan(expireType: configuration.policy.expireType)
-        guard scan.exists else {
-            return DiskCache.clean(scan, policy: configuration.policy, now: now) { _ throws(SystemError) in
+        let survey = try cache.survey(policy: policy, now: now)
+        guard survey.exists else {
+            return try cache.clean(survey, in: nil, policy: policy, now: now) { _ throws(SystemError) in
                 throw .notFound
             }
         }
-        try refuseForeignFolder(scan)
-        if configuration.dryRun {
-            return DiskCache.clean(scan, policy: configuration.policy, now: now) { _ in }
-        }
+        try refuseForeignFolder(survey)
         let directory = try cache.openFolder()
         defer { directory.close() }
+        if configuration.dryRun {
+            return try cache.clean(survey, in: directory, policy: policy, now: now, remove: { _ in }, observe: observe)
+        }
         // The deletion pass holds the cache lock exclusively (prefetches hold it shared around
         // each rename and access-time update), so what it checks is what it deletes. Without a
         // private folder no imgwarm can be writing here, and none is needed.
@@ -58,11 +62,12 @@ public struct CleanJob: Sendable {
             throw .locked(error.description)
         }
         defer { lock?.unlock() }
-        let expireType = configuration.policy.expireType
-        var result = DiskCache.clean(scan, policy: configuration.policy, now: now) { entry throws(SystemError) in
-            try cache.removeIfUnchanged(entry, in: directory, expireType: expireType)
-        }
-        removeStateRows(&result, scan: scan, directory: directory)
+        var result = try cache.clean(
+            survey, in: directory, policy: policy, now: now,
+            remove: { entry throws(SystemError) in
+                try cache.removeIfUnchanged(entry, in: directory, expireType: policy.expireType)
+            }, observe: observe)
+        removeStateRows(&result, directory: directory)
         return result
     }
 
@@ -79,15 +84,13 @@ public struct CleanJob: Sendable {
 
     /// The guard of the cache contract: every non-hidden regular file must have a cache file name
     /// (`SDFileName.isCacheFileName`), or nothing is deleted (dry runs included) unless `force`.
-    private func refuseForeignFolder(_ scan: DiskCache.Scan) throws(DiskCacheError) {
-        guard !configuration.force else { return }
-        let foreign = scan.entries.filter { $0.kind == .file && !$0.isHidden && !SDFileName.isCacheFileName($0.name) }
-        guard !foreign.isEmpty else { return }
-        let named = foreign.prefix(3).map { "'\($0.name)'" }.joined(separator: ", ")
-        let more = foreign.count > 3 ? " and \(foreign.count - 3) more" : ""
+    private func refuseForeignFolder(_ survey: DiskCache.Survey) throws(DiskCacheError) {
+        guard !configuration.force, survey.foreignCount > 0 else { return }
+        let named = survey.foreignNames.map { "'\($0)'" }.joined(separator: ", ")
+        let more = survey.foreignCount > 3 ? " and \(survey.foreignCount - 3) more" : ""
         throw .refused(
             "refusing to clean \(location.folder): it does not look like an image disk cache (\(named)\(more) "
-                + "\(foreign.count == 1 ? "is not a cache file name" : "are not cache file names"): 32 hex digits and an extension); "
+                + "\(survey.foreignCount == 1 ? "is not a cache file name" : "are not cache file names"): 32 hex digits and an extension); "
                 + "nothing was deleted. Check the folder, or add --force to clean it anyway")
     }
 
@@ -99,20 +102,16 @@ public struct CleanJob: Sendable {
     /// Deletes the state rows of the removed files, and any row whose file is gone (docs/cache-contract.md §3).
     /// A state database that cannot be used is reported, never a reason to keep or delete files.
     ///
-    /// Runs under the exclusive cache lock, so no file appears meanwhile; but a prefetch may
-    /// commit the row of a file it stored after the scan, so a row whose file the scan did not see
-    /// is removed only when the file is really absent now.
-    private func removeStateRows(_ result: inout DiskCache.CleanResult, scan: DiskCache.Scan, directory: FileDescriptor)
-    {
+    /// Runs under the exclusive cache lock. A row is removed only when its file is really absent
+    /// now (`fstatat` says `ENOENT`); the rows are read in batches, so memory does not grow with
+    /// the database.
+    private func removeStateRows(_ result: inout DiskCache.CleanResult, directory: FileDescriptor) {
         let path = configuration.statePath ?? StateStore.defaultPath(for: location)
         guard FileSystem.exists(path) else { return }
         do {
             let state = try StateStore(path: path, busyTimeout: configuration.lockTimeout)
-            let removed = Set(result.removed.map(\.entry.name))
-            let remaining = Set(scan.entries.lazy.filter { $0.kind == .file && !removed.contains($0.name) }.map(\.name))
             try state.begin()
             result.stateRowsRemoved = try state.removeRecords { name in
-                guard !remaining.contains(name) else { return false }
                 do throws(SystemError) {
                     _ = try directory.status(of: name)
                     return false

@@ -1,85 +1,87 @@
-/// The JSON document `imgwarm clean --report` writes (schema: `docs/clean-report.schema.json`).
-public struct CleanReport {
+/// Writes the JSON document `imgwarm clean --report` writes (schema:
+/// `docs/clean-report.schema.json`) as the clean goes: the header first, one `removed` entry per
+/// removal as it happens, then the failures, the totals last. Removals are not held: memory does
+/// not grow with them. Failures are kept (as JSON text) until `finish`, since their array follows.
+public final class CleanReport {
     public static let schemaVersion = 1
 
-    public var location: CacheLocation
-    public var configuration: CleanJob.Configuration
-    public var result: DiskCache.CleanResult
-    public var startedAt: Timestamp
-    public var finishedAt: Timestamp
+    private let file: ReportFile
+    private var writer: JSONWriter
+    private var failures: JSONWriter
 
-    public init(
-        location: CacheLocation, configuration: CleanJob.Configuration, result: DiskCache.CleanResult,
-        startedAt: Timestamp, finishedAt: Timestamp
-    ) {
-        self.location = location
-        self.configuration = configuration
-        self.result = result
-        self.startedAt = startedAt
-        self.finishedAt = finishedAt
-    }
-
-    /// Counts of removals by reason.
-    public func count(_ reason: DiskCache.RemovalReason) -> Int {
-        result.removed.reduce(0) { $0 + ($1.reason == reason ? 1 : 0) }
-    }
-
-    public func json(pretty: Bool = true) -> [UInt8] {
-        var w = JSONWriter(pretty: pretty, capacity: 256 + result.removed.count * 200)
+    public init(file: ReportFile, location: CacheLocation, configuration: CleanJob.Configuration, startedAt: Timestamp)
+    {
+        self.file = file
+        writer = JSONWriter(pretty: false, capacity: 1 << 16)
+        failures = JSONWriter(pretty: false, capacity: 256)
         let policy = configuration.policy
-        w.beginObject()
-        w.reportHeader(schemaVersion: CleanReport.schemaVersion, command: "clean", cacheFolder: location.folder)
-        w.field("folderExists", result.folderExists)
-        w.key("options")
-        w.beginObject()
-        w.field("expireType", policy.expireType.rawValue)
-        w.key("maxAgeSeconds")
-        if let maxAge = policy.maxAge.seconds { w.double(maxAge) } else { w.null() }
-        w.field("maxSizeBytes", policy.maxSize)
-        w.field("all", policy.removeAll)
-        w.field("dryRun", configuration.dryRun)
-        w.endObject()
-        w.field("startedAt", startedAt.iso8601)
-        w.field("finishedAt", finishedAt.iso8601)
-        w.field("durationSeconds", finishedAt.secondsSinceEpoch - startedAt.secondsSinceEpoch)
-        w.key("before")
-        CleanReport.write(result.before, to: &w)
-        w.key("after")
-        CleanReport.write(result.after, to: &w)
-        w.key("totals")
-        w.beginObject()
-        w.field("removedFiles", result.removed.count)
-        w.field("removedLogicalBytes", result.removed.reduce(UInt64(0)) { $0 + $1.entry.logicalSize })
-        w.field("removedAllocatedBytes", result.removed.reduce(UInt64(0)) { $0 + $1.entry.allocatedSize })
-        w.field("expired", count(.expired))
-        w.field("trimmed", count(.trimmed))
-        w.field("cleared", count(.cleared))
-        w.field("failed", result.failures.count)
-        w.endObject()
-        w.key("removed")
-        w.beginArray()
-        for removal in result.removed {
-            w.beginObject()
-            w.field("name", removal.entry.name)
-            w.field("kind", removal.entry.kind.rawValue)
-            w.field("logicalBytes", removal.entry.logicalSize)
-            w.field("allocatedBytes", removal.entry.allocatedSize)
-            w.field("date", removal.entry.date.iso8601)
-            w.field("reason", removal.reason.rawValue)
-            w.endObject()
+        writer.beginObject()
+        writer.reportHeader(schemaVersion: CleanReport.schemaVersion, command: "clean", cacheFolder: location.folder)
+        writer.key("options")
+        writer.beginObject()
+        writer.field("expireType", policy.expireType.rawValue)
+        writer.key("maxAgeSeconds")
+        if let maxAge = policy.maxAge.seconds { writer.double(maxAge) } else { writer.null() }
+        writer.field("maxSizeBytes", policy.maxSize)
+        writer.field("all", policy.removeAll)
+        writer.field("dryRun", configuration.dryRun)
+        writer.endObject()
+        writer.field("startedAt", startedAt.iso8601)
+        writer.key("removed")
+        writer.beginArray()
+        failures.beginArray()
+    }
+
+    /// Appends one removal or failure.
+    public func add(_ event: DiskCache.CleanEvent) {
+        switch event {
+        case .removed(let removal):
+            writer.beginObject()
+            writer.field("name", removal.entry.name)
+            writer.field("kind", removal.entry.kind.rawValue)
+            writer.field("logicalBytes", removal.entry.logicalSize)
+            writer.field("allocatedBytes", removal.entry.allocatedSize)
+            writer.field("date", removal.entry.date.iso8601)
+            writer.field("reason", removal.reason.rawValue)
+            writer.endObject()
+            if writer.bytes.count >= 1 << 16 { file.write(writer.take()) }
+        case .failed(let failure):
+            failures.beginObject()
+            failures.field("name", failure.entry.name)
+            failures.field("message", failure.message)
+            failures.endObject()
         }
-        w.endArray()
-        w.key("failures")
-        w.beginArray()
-        for failure in result.failures {
-            w.beginObject()
-            w.field("name", failure.entry.name)
-            w.field("message", failure.message)
-            w.endObject()
-        }
-        w.endArray()
-        w.endObject()
-        return w.bytes
+    }
+
+    /// Writes the failures and the totals and closes the document; the file appears complete
+    /// only now.
+    public func finish(_ result: DiskCache.CleanResult, startedAt: Timestamp, finishedAt: Timestamp)
+        throws(ReportFile.OpenError)
+    {
+        writer.endArray()
+        failures.endArray()
+        writer.key("failures")
+        writer.raw(failures.take())
+        writer.field("folderExists", result.folderExists)
+        writer.field("finishedAt", finishedAt.iso8601)
+        writer.field("durationSeconds", finishedAt.secondsSinceEpoch - startedAt.secondsSinceEpoch)
+        writer.key("before")
+        CleanReport.write(result.before, to: &writer)
+        writer.key("after")
+        CleanReport.write(result.after, to: &writer)
+        writer.key("totals")
+        writer.beginObject()
+        writer.field("removedFiles", result.removedCount)
+        writer.field("removedLogicalBytes", result.removedLogicalBytes)
+        writer.field("removedAllocatedBytes", result.removedAllocatedBytes)
+        writer.field("expired", result.expired)
+        writer.field("trimmed", result.trimmed)
+        writer.field("cleared", result.cleared)
+        writer.field("failed", result.failed)
+        writer.endObject()
+        writer.endObject()
+        file.write(writer.take())
+        try file.commit()
     }
 
     static func write(_ totals: DiskTotals, to w: inout JSONWriter) {

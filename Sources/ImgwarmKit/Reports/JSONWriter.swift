@@ -66,6 +66,12 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: "null".utf8)
     }
 
+    /// Writes `json`, one complete value encoded by another compact writer.
+    public mutating func raw(_ json: [UInt8]) {
+        beginValue()
+        bytes.append(contentsOf: json)
+    }
+
     /// A number with at most `digits` fraction digits (durations, rates).
     public mutating func double(_ value: Double, digits: Int = 3) {
         beginValue()

@@ -76,13 +76,31 @@ extension StateStore {
     /// how many.
     @discardableResult
     public func removeRecords(whereFileIsGone isGone: (String) -> Bool) throws(StateError) -> Int {
-        var stale: [String] = []
-        try query("SELECT key, file_name FROM entries") { row in
-            if let name = row.text(1), let key = row.text(0), isGone(name) { stale.append(key) }
-        }
+        // In batches by key, so neither the rows nor the stale keys of a large database are held.
+        let batchSize = 1000
+        var removed = 0
+        var after: String?
         let delete = try statement("DELETE FROM entries WHERE key = ?")
-        for key in stale { try run(delete, [.text(key)]) }
-        return stale.count
+        while true {
+            var batch: [(key: String, name: String)] = []
+            if let after {
+                try query(
+                    "SELECT key, file_name FROM entries WHERE key > ? ORDER BY key LIMIT \(batchSize)", [.text(after)]
+                ) { row in
+                    if let key = row.text(0), let name = row.text(1) { batch.append((key, name)) }
+                }
+            } else {
+                try query("SELECT key, file_name FROM entries ORDER BY key LIMIT \(batchSize)") { row in
+                    if let key = row.text(0), let name = row.text(1) { batch.append((key, name)) }
+                }
+            }
+            for row in batch where isGone(row.name) {
+                try run(delete, [.text(row.key)])
+                removed += 1
+            }
+            guard batch.count == batchSize, let last = batch.last else { return removed }
+            after = last.key
+        }
     }
 
     /// Every file name that has a record, with how many keys point at it.

@@ -106,9 +106,24 @@ struct Clean: ParsableCommand {
         let reportFile = try report.map(ReportFile.openForCommand)
 
         let started = Timestamp.now()
+        let document = reportFile.map {
+            CleanReport(file: $0, location: location, configuration: configuration, startedAt: started)
+        }
         let result: DiskCache.CleanResult
         do {
-            result = try CleanJob(location: location, configuration: configuration).run(now: started)
+            // Removals and failures are reported as they happen; none is kept.
+            result = try CleanJob(location: location, configuration: configuration).run(now: started) { event in
+                document?.add(event)
+                switch event {
+                case .failed(let failure):
+                    Console.error("cannot delete \(location.folder)/\(failure.entry.name): \(failure.message)")
+                case .removed(let removal):
+                    guard verbose else { return }
+                    Console.writeError(
+                        "\(dryRun ? "would delete" : "deleted") \(removal.entry.name) (\(removal.reason.rawValue), \(Quantities.formatBytes(removal.entry.allocatedSize)))\n"
+                    )
+                }
+            }
         } catch DiskCacheError.noBirthTime(let path) {
             throw CommandFailure.usage(DiskCacheError.noBirthTime(path).description)
         } catch DiskCacheError.refused(let message) {
@@ -118,42 +133,27 @@ struct Clean: ParsableCommand {
         }
         let finished = Timestamp.now()
 
-        if let reportFile {
-            let document = CleanReport(
-                location: location, configuration: configuration, result: result, startedAt: started,
-                finishedAt: finished)
-            reportFile.write(document.json())
-            do { try reportFile.commit() } catch { throw CommandFailure.cache(error.description) }
+        if let document {
+            do { try document.finish(result, startedAt: started, finishedAt: finished) } catch {
+                throw CommandFailure.cache(error.description)
+            }
         }
         printSummary(result, location: location)
-        if !result.failures.isEmpty { throw ExitStatus.cacheUnusable }
+        if result.failed > 0 { throw ExitStatus.cacheUnusable }
     }
 
     private func printSummary(_ result: DiskCache.CleanResult, location: CacheLocation) {
         if let warning = result.stateWarning { Console.warning(warning) }
-        for failure in result.failures {
-            Console.error("cannot delete \(location.folder)/\(failure.entry.name): \(failure.message)")
-        }
         // Said even under --quiet: a cron line with a mistyped folder would otherwise never be heard of.
         if !result.folderExists {
             Console.warning("\(location.folder) does not exist: nothing to clean")
             return
         }
         if quiet { return }
-        if verbose {
-            for removal in result.removed {
-                Console.writeError(
-                    "\(dryRun ? "would delete" : "deleted") \(removal.entry.name) (\(removal.reason.rawValue), \(Quantities.formatBytes(removal.entry.allocatedSize)))\n"
-                )
-            }
-        }
-        let removedBytes = result.removed.reduce(UInt64(0)) { $0 + $1.entry.allocatedSize }
-        let expired = result.removed.filter { $0.reason == .expired }.count
-        let trimmed = result.removed.filter { $0.reason == .trimmed }.count
         let verb = dryRun ? "would delete" : "deleted"
-        let detail = all ? "" : " (\(expired) expired, \(trimmed) trimmed)"
+        let detail = all ? "" : " (\(result.expired) expired, \(result.trimmed) trimmed)"
         Console.writeError(
-            "imgwarm clean: \(verb) \(result.removed.count) files, \(Quantities.formatBytes(removedBytes))\(detail); "
+            "imgwarm clean: \(verb) \(result.removedCount) files, \(Quantities.formatBytes(result.removedAllocatedBytes))\(detail); "
                 + "\(result.after.entries) entries, \(Quantities.formatBytes(result.after.allocatedBytes)) remain in \(location.folder)\n"
         )
     }

@@ -38,14 +38,36 @@ import Testing
             Set(try FileManager.default.contentsOfDirectory(atPath: location.folder))
         }
 
-        func clean(_ configure: (inout CleanJob.Configuration) -> Void, now: Timestamp) throws -> DiskCache.CleanResult
-        {
+        func clean(_ configure: (inout CleanJob.Configuration) -> Void, now: Timestamp) throws -> Collected {
             var configuration = CleanJob.Configuration()
             // These tests give files readable names to check SDWebImage's semantics; the guard
             // against folders of other files has tests of its own (CleanGuardTests).
             configuration.force = true
             configure(&configuration)
-            return try CleanJob(location: location, configuration: configuration).run(now: now)
+            return try Collected(CleanJob(location: location, configuration: configuration), now: now)
+        }
+    }
+
+    /// A clean's result with the removals its observer heard of, in order (the job keeps none).
+    struct Collected {
+        var result: DiskCache.CleanResult
+        var removed: [DiskCache.Removal] = []
+        var failures: [DiskCache.RemovalFailure] = []
+        var before: DiskTotals { result.before }
+        var after: DiskTotals { result.after }
+        var folderExists: Bool { result.folderExists }
+
+        init(_ job: CleanJob, now: Timestamp = .now()) throws {
+            var removed: [DiskCache.Removal] = []
+            var failures: [DiskCache.RemovalFailure] = []
+            result = try job.run(now: now) { event in
+                switch event {
+                case .removed(let removal): removed.append(removal)
+                case .failed(let failure): failures.append(failure)
+                }
+            }
+            self.removed = removed
+            self.failures = failures
         }
     }
 
@@ -260,7 +282,7 @@ import Testing
 
     @Test func missingFolderIsEmptyNotAnError() throws {
         let temp = try TemporaryFolder()
-        let result = try CleanJob(location: CacheLocation(folder: temp.path("nope")), configuration: .init()).run()
+        let result = try Collected(CleanJob(location: CacheLocation(folder: temp.path("nope")), configuration: .init()))
         #expect(!result.folderExists)
         #expect(result.removed.isEmpty)
     }
