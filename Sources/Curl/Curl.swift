@@ -10,16 +10,8 @@ public enum Curl {
     }
 
     /// The libcurl version, e.g. `7.88.1`.
-    public static var version: String {
-        start()
-        guard let info = imgwarm_version_info() else { return "unknown" }
-        return String(cString: info.pointee.version)
-    }
+    public static var version: String { versionInfo.version }
 
     /// True when libcurl was built with HTTP/2 (nghttp2).
-    public static var supportsHTTP2: Bool {
-        start()
-        guard let info = imgwarm_version_info() else { return false }
-        return info.pointee.features & CURL_VERSION_HTTP2 != 0
-    }
+    public static var supportsHTTP2: Bool { versionInfo.http2 }
 }

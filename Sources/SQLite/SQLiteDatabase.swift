@@ -79,7 +79,4 @@ public final class SQLiteDatabase {
         SQLiteError(
             code: sqlite3_extended_errcode(handle) == 0 ? code : sqlite3_extended_errcode(handle), message: lastMessage)
     }
-
-    /// The version of the SQLite library linked in, e.g. `3.40.1`.
-    public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
 }

@@ -117,56 +117,10 @@ extension DiskCache {
     /// `pageCapacity` files.
     public static let pageCapacity = 32768
 
-    /// One walk of the folder: calls `body` for every entry but folders, with the date of
-    /// `expireType`, in directory order. Non-UTF-8 names come as `.other` (never deleted).
-    func walk(
-        _ directory: FileDescriptor, expireType: ExpireType,
-        _ body: (CacheEntry) throws(DiskCacheError) -> Void,
-        folders: ((String, FileStatus) -> Void)? = nil
-    ) throws(DiskCacheError) {
-        let folder = location.folder
-        do {
-            try directory.forEachEntry { record in
-                guard let info = try? directory.status(of: record.displayName) else { return }  // raced away
-                let kind = record.name == nil ? .other : info.kind
-                if kind == .directory {
-                    folders?(record.displayName, info)
-                    return
-                }
-                let date: Timestamp
-                if expireType == .creation && kind == .file {
-                    let birth: Timestamp?
-                    do { birth = try directory.birthTime(of: record.displayName) } catch { return }  // raced away
-                    guard let birth else { throw DiskCacheError.noBirthTime(folder) }
-                    date = birth
-                } else {
-                    date = DiskCache.date(of: info, expireType)
-                }
-                try body(
-                    CacheEntry(
-                        name: record.displayName, kind: kind, logicalSize: info.size,
-                        allocatedSize: info.allocatedSize, date: date, device: info.device, inode: info.inode))
-            }
-        } catch let error as DiskCacheError {
-            throw error
-        } catch {
-            throw .unreadable(folder, (error as? SystemError)?.code ?? 0)
-        }
-    }
-
     /// The first walk: totals (subfolders entered to count, as `scan` does), the guard's foreign
     /// names, the expired count, and the histogram of what the size pass looks at.
     public func survey(policy: CleanPolicy, now: Timestamp) throws(DiskCacheError) -> Survey {
-        let folder = location.folder
-        let status: FileStatus
-        do {
-            status = try FileSystem.status(ofPath: folder)
-        } catch {
-            if error.isNotFound { return Survey(exists: false) }
-            throw .unreadable(folder, error.code)
-        }
-        guard status.kind == .directory else { throw .notADirectory(folder) }
-        let directory = try openFolder()
+        guard let directory = try openExistingFolder() else { return Survey(exists: false) }
         defer { directory.close() }
         let expiration = policy.maxAge.seconds.map { now.adding(seconds: -$0) }
         var survey = Survey()

@@ -103,25 +103,54 @@ public struct DiskCache: Sendable {
     /// Subfolders are entered only to count their entries into `totals` (SDWebImage's
     /// `totalDiskCount` descends too); their contents never appear in `entries`.
     public func scan(expireType: ExpireType) throws(DiskCacheError) -> Scan {
+        guard let directory = try openExistingFolder() else { return Scan(exists: false) }
+        defer { directory.close() }
+        var scan = Scan()
+        try walk(directory, expireType: expireType) { entry in
+            scan.entries.append(entry)
+            scan.totals.add(logical: entry.logicalSize, allocated: entry.allocatedSize)
+        } folders: { name, info in
+            scan.entries.append(
+                CacheEntry(
+                    name: name, kind: .directory, logicalSize: info.size, allocatedSize: info.allocatedSize,
+                    date: DiskCache.date(of: info, expireType), device: info.device, inode: info.inode))
+            scan.totals.add(logical: info.size, allocated: info.allocatedSize)
+            DiskCache.addTree(parent: directory, name: name, to: &scan.totals)
+        }
+        return scan
+    }
+
+    /// Opens the cache folder (following a link to it); nil when it does not exist.
+    func openExistingFolder() throws(DiskCacheError) -> FileDescriptor? {
         let folder = location.folder
         let status: FileStatus
         do {
             status = try FileSystem.status(ofPath: folder)
         } catch {
-            if error.isNotFound { return Scan(exists: false) }
+            if error.isNotFound { return nil }
             throw .unreadable(folder, error.code)
         }
         guard status.kind == .directory else { throw .notADirectory(folder) }
-        let directory = try openFolder()
-        defer { directory.close() }
+        return try openFolder()
+    }
 
-        var scan = Scan()
+    /// One walk of the folder: calls `body` for every entry but folders, with the date of
+    /// `expireType`, in directory order. Non-UTF-8 names come as `.other` (never deleted);
+    /// a name that is not UTF-8 cannot be one imgwarm or SDWebImage wrote.
+    func walk(
+        _ directory: FileDescriptor, expireType: ExpireType,
+        _ body: (CacheEntry) throws(DiskCacheError) -> Void,
+        folders: ((String, FileStatus) -> Void)? = nil
+    ) throws(DiskCacheError) {
+        let folder = location.folder
         do {
             try directory.forEachEntry { record in
-                // A name that is not UTF-8 cannot be a name imgwarm or SDWebImage wrote: it is
-                // counted, never deleted.
                 guard let info = try? directory.status(of: record.displayName) else { return }  // raced away
                 let kind = record.name == nil ? .other : info.kind
+                if kind == .directory {
+                    folders?(record.displayName, info)
+                    return
+                }
                 let date: Timestamp
                 if expireType == .creation && kind == .file {
                     let birth: Timestamp?
@@ -131,21 +160,16 @@ public struct DiskCache: Sendable {
                 } else {
                     date = DiskCache.date(of: info, expireType)
                 }
-                let entry = CacheEntry(
-                    name: record.displayName, kind: kind, logicalSize: info.size, allocatedSize: info.allocatedSize,
-                    date: date, device: info.device, inode: info.inode)
-                scan.entries.append(entry)
-                scan.totals.add(logical: entry.logicalSize, allocated: entry.allocatedSize)
-                if kind == .directory {
-                    DiskCache.addTree(parent: directory, name: entry.name, to: &scan.totals)
-                }
+                try body(
+                    CacheEntry(
+                        name: record.displayName, kind: kind, logicalSize: info.size,
+                        allocatedSize: info.allocatedSize, date: date, device: info.device, inode: info.inode))
             }
         } catch let error as DiskCacheError {
             throw error
         } catch {
             throw .unreadable(folder, (error as? SystemError)?.code ?? 0)
         }
-        return scan
     }
 
     /// Adds the entries below the subfolder `name` to `totals`, depth first, links not followed.
