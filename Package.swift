@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "MagickTests", dependencies: ["Magick", "TestSupport"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
         .testTarget(name: "ImgwarmSystemTests", dependencies: ["ImgwarmSystem", "TestSupport"]),
-        .testTarget(name: "ImgwarmKitTests", dependencies: ["ImgwarmKit", "LoopbackServer", "TestSupport"]),
+        .testTarget(name: "ImgwarmKitTests", dependencies: ["ImgwarmKit", "LoopbackServer", "Magick", "TestSupport"]),
         .testTarget(
             name: "imgwarmTests",
             dependencies: ["imgwarm", "imgwarm-state-probe", "ImgwarmKit", "SQLite", "TestSupport"]),

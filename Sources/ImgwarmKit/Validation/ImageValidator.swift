@@ -8,6 +8,9 @@ import Synchronization
 final class ImageValidator {
     let configuration: ValidationConfiguration
     private lazy var inspector = ImageInspector()
+    /// How many images this validator handed to ImageMagick (header mode reads JPEG, PNG, GIF and
+    /// WebP without it).
+    private(set) var magickReads = 0
 
     init(configuration: ValidationConfiguration) {
         self.configuration = configuration
@@ -38,13 +41,6 @@ final class ImageValidator {
                     .notAnImage,
                     "the body is not an image of a known format (it starts with \(ImageValidator.describe(bytes)))"))
         }
-        ImageValidator.startMagick(configuration)
-        guard Magick.canRead(coder: format.magickCoder) else {
-            return .failure(
-                Failure(
-                    .unsupportedFormat,
-                    "\(format.rawValue.uppercased()) is recognised but this ImageMagick cannot read it"))
-        }
         if let declared = DeclaredSize.read(format, bytes),
             let failure = checkLimits(declared.width, declared.height, declared: true)
         {
@@ -53,25 +49,35 @@ final class ImageValidator {
         if let failure = StructureCheck.check(format, bytes, maxFrames: configuration.maxFrames) {
             return .failure(failure)
         }
-        if format == .webp {
-            // ImageMagick 6 cannot read only a WebP header (see WebPHeader); the chunk walk also
-            // counts the frames of an animation, in both modes.
-            switch WebPHeader.read(bytes) {
-            case .success(let header):
-                if header.frames > configuration.maxFrames {
-                    return .failure(StructureCheck.tooManyFrames("WebP", configuration.maxFrames))
+        if format == .webp, case .success(let header) = WebPHeader.read(bytes), header.frames > configuration.maxFrames
+        {
+            // The chunk walk counts the frames of an animation, in both modes.
+            return .failure(StructureCheck.tooManyFrames("WebP", configuration.maxFrames))
+        }
+        if configuration.mode == .header, let header = NativeHeader.read(format, bytes) {
+            // JPEG, PNG, GIF and WebP headers are read here, not by ImageMagick (see NativeHeader;
+            // ImageMagick 6 cannot even read only a WebP header, see WebPHeader).
+            switch header {
+            case .success(let size):
+                if let failure = checkLimits(size.width, size.height, declared: false)
+                    ?? checkLimits(size.frameWidth, size.frameHeight, declared: false)
+                {
+                    return .failure(failure)
                 }
-                if configuration.mode == .header {
-                    if let failure = checkLimits(header.width, header.height, declared: false) {
-                        return .failure(failure)
-                    }
-                    return .success(ValidatedImage(format: format, width: header.width, height: header.height))
-                }
+                return .success(ValidatedImage(format: format, width: size.width, height: size.height))
             case .failure(let failure):
-                if configuration.mode == .header { return .failure(failure) }
+                return .failure(failure)
             }
         }
+        ImageValidator.startMagick(configuration)
+        guard Magick.canRead(coder: format.magickCoder) else {
+            return .failure(
+                Failure(
+                    .unsupportedFormat,
+                    "\(format.rawValue.uppercased()) is recognised but this ImageMagick cannot read it"))
+        }
         let properties: ImageProperties
+        magickReads += 1
         switch inspector.ping(bytes, coder: format.magickCoder) {
         case .success(let found): properties = found
         case .failure(let error):
