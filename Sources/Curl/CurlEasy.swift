@@ -86,6 +86,12 @@ public final class CurlEasy {
         }
     }
 
+    /// `CURLOPT_PIPEWAIT` for the next transfer: wait for a connection that may multiplex rather
+    /// than open another one.
+    public func setWaitForMultiplexing(_ wait: Bool) {
+        setLong(CURLOPT_PIPEWAIT, wait ? 1 : 0)
+    }
+
     /// Sends the transfer's body, headers and progress to `delegate` from now on.
     public func setDelegate(_ delegate: any CurlTransferDelegate) {
         self.delegate = delegate

@@ -6,13 +6,20 @@ public final class CurlMulti: @unchecked Sendable {
     private let handle: UnsafeMutableRawPointer
 
     /// A multi handle that multiplexes HTTP/2 streams (`CURLMOPT_PIPELINING`) and keeps up to
-    /// `maxConnections` connections in its cache (`CURLMOPT_MAXCONNECTS`).
-    public init(multiplexing: Bool = true, maxConnections: Int) throws(CurlError) {
+    /// `maxConnections` connections in its cache (`CURLMOPT_MAXCONNECTS`). `maxHostConnections`
+    /// caps the connections to one host, 0 for no cap (`CURLMOPT_MAX_HOST_CONNECTIONS`: libcurl
+    /// queues the transfers over it); `maxStreams` caps the streams of one HTTP/2 connection
+    /// (`CURLMOPT_MAX_CONCURRENT_STREAMS`, libcurl's default 100; a server's lower limit wins).
+    public init(
+        multiplexing: Bool = true, maxConnections: Int, maxHostConnections: Int = 0, maxStreams: Int = 100
+    ) throws(CurlError) {
         Curl.start()
         guard let handle = curl_multi_init() else { throw CurlError(code: -1, message: "curl_multi_init failed") }
         self.handle = handle
         _ = imgwarm_multi_setopt_long(handle, CURLMOPT_PIPELINING, multiplexing ? Int(CURLPIPE_MULTIPLEX) : 0)
         _ = imgwarm_multi_setopt_long(handle, CURLMOPT_MAXCONNECTS, maxConnections)
+        _ = imgwarm_multi_setopt_long(handle, CURLMOPT_MAX_HOST_CONNECTIONS, maxHostConnections)
+        _ = imgwarm_multi_setopt_long(handle, CURLMOPT_MAX_CONCURRENT_STREAMS, maxStreams)
     }
 
     deinit {

@@ -29,7 +29,8 @@ public struct CurlTransferOptions: Sendable {
     public var acceptEncoding: String? = ""
     public var httpVersion = HTTPVersion.http2OverTLS
     /// Wait for a connection that can multiplex rather than open another (`CURLOPT_PIPEWAIT`).
-    /// `true` by default.
+    /// `true` by default. Only worth it where HTTP/2 can be negotiated (TLS): `CurlEasy
+    /// .setWaitForMultiplexing` changes it per transfer.
     public var waitForMultiplexing = true
     /// `CURLOPT_USERAGENT`; nil sends none.
     public var userAgent: String?

@@ -42,7 +42,8 @@ import Testing
 
     static func optionKey(_ flag: String) -> String {
         [
-            "--concurrency": "concurrency", "--order": "order", "--timeout": "timeoutSeconds",
+            "--concurrency": "concurrency", "--max-per-host": "maxPerHost", "--order": "order",
+            "--timeout": "timeoutSeconds",
             "--max-time": "maxTimeSeconds",
             "--max-bytes": "maxBytes", "--max-pixels": "maxPixels", "--max-redirects": "maxRedirects",
             "--validate": "validate",
@@ -71,7 +72,8 @@ import Testing
     }
 
     static let rows: [Row] = [
-        option("--concurrency", "6", equals: 6),
+        option("--concurrency", "auto", equals: "auto"),
+        option("--max-per-host", "8", equals: 8),
         option("--order", "fifo", equals: "fifo"),
         option("--timeout", "15", equals: 15.0),
         option("--max-time", "300", equals: 300.0),

@@ -20,10 +20,18 @@ final class Downloader {
     private let spillPrefix: String
 
     init(configuration: FetchConfiguration, spillFolder: String, spillPrefix: String) throws(CurlError) {
+        var configuration = configuration
+        // Bodies in memory at once stay under about 256 MiB however many transfers run: past its
+        // share, a body goes to its temporary file.
+        configuration.memoryBodyLimit = min(
+            configuration.memoryBodyLimit, max(256 << 10, (256 << 20) / configuration.maxInFlight))
         self.configuration = configuration
         self.spillFolder = spillFolder
         self.spillPrefix = spillPrefix
-        multi = try CurlMulti(multiplexing: true, maxConnections: max(16, configuration.concurrency * 2))
+        let perHost = configuration.concurrency == .auto ? configuration.maxPerHost : 0
+        multi = try CurlMulti(
+            multiplexing: true, maxConnections: max(16, configuration.maxInFlight * 2), maxHostConnections: perHost,
+            maxStreams: FetchConfiguration.autoStreamsPerHost)
         options = Downloader.options(configuration)
         headerList = configuration.requestHeaders
         sharedHeaders = CurlStringList(headerList)
@@ -54,6 +62,13 @@ final class Downloader {
             configure(transfer)
         }
         transfer.easy.setURL(entry.url)
+        // Waiting for a connection that may multiplex only pays where HTTP/2 can be negotiated,
+        // over TLS: for plain http:// it would hold transfers back behind the first connection.
+        let wait = !configuration.http1Only && Downloader.isHTTPS(entry.url)
+        if transfer.waitsForMultiplexing != wait {
+            transfer.easy.setWaitForMultiplexing(wait)
+            transfer.waitsForMultiplexing = wait
+        }
         // Validators come from the state database, which an older version may have filled with
         // values the header parser now drops: they are checked again before they are sent.
         let etag = validators?.etag.flatMap { Transfer.isSafeValidator($0) ? $0 : nil }
@@ -74,6 +89,11 @@ final class Downloader {
         active[ObjectIdentifier(transfer.easy)] = transfer
     }
 
+    static func isHTTPS(_ url: String) -> Bool {
+        let scheme = url.utf8.prefix(6)
+        return scheme.count == 6 && zip(scheme, "https:".utf8).allSatisfy { $0 | 0x20 == $1 || $0 == $1 }
+    }
+
     /// The libcurl options that stay the same for every transfer of this run.
     static func options(_ c: FetchConfiguration) -> CurlTransferOptions {
         var options = CurlTransferOptions()
@@ -89,7 +109,7 @@ final class Downloader {
         options.maxBodySize = Int64(c.maxBytes)
         options.acceptEncoding = ""  // every encoding libcurl can decode; bytes stored decoded
         options.httpVersion = c.http1Only ? .http1 : .http2OverTLS
-        options.waitForMultiplexing = true
+        options.waitForMultiplexing = true  // then per transfer (start)
         options.userAgent = c.userAgent
         options.receiveBufferSize = 64 * 1024
         options.certificateAuthorities = c.caCertificates
@@ -123,6 +143,8 @@ final class Downloader {
         var lastModified: String?
         var httpStatus: Int?
         var duration: Double
+        /// The response came over HTTP/2 (or later): its host multiplexes.
+        var multiplexed = false
         /// Writing the body to its temporary file failed because the disk is full.
         var diskFull = false
     }
@@ -166,7 +188,7 @@ final class Downloader {
         var finished = Finished(
             entry: transfer.entry, result: .failure(Failure(.transferFailed, "")), retryAfter: transfer.retryAfter,
             etag: transfer.etag, lastModified: transfer.lastModified, httpStatus: status == 0 ? nil : status,
-            duration: duration)
+            duration: duration, multiplexed: transfer.multiplexed)
         let spillError = transfer.finishSpill()
         if error == nil && spillError == nil && ((200...299).contains(status) || status == 304) {
             if status != 304 && transfer.received == 0 {

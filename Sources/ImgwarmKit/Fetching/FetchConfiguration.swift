@@ -1,7 +1,27 @@
 /// How URLs are requested. Defaults are SDWebImage's where it has one.
 public struct FetchConfiguration: Sendable {
-    /// Transfers in flight (SDWebImage's `maxConcurrentDownloads`). `6` by default.
-    public var concurrency = 6
+    /// How many transfers run at once.
+    public enum Concurrency: Sendable, Equatable {
+        /// As many as each host can serve well: up to `maxPerHost` connections to an HTTP/1.1
+        /// host; up to `autoStreamsPerHost` streams to a host that answered over HTTP/2 (fewer
+        /// when the server's SETTINGS_MAX_CONCURRENT_STREAMS says so: libcurl honours it), on as
+        /// few connections as that allows; `autoTotal` in all.
+        case auto
+        /// This many transfers in flight, whatever their hosts.
+        case fixed(Int)
+    }
+
+    /// `.auto` by default. (SDWebImage's `maxConcurrentDownloads` is 6: an app shares its network
+    /// with the user; a cache warmer has the link to itself.)
+    public var concurrency = Concurrency.auto
+    /// With `.auto`, the most connections to one host (HTTP/1.1 needs one per transfer). `8` by
+    /// default.
+    public var maxPerHost = 8
+    /// With `.auto`, the most HTTP/2 streams to one host (libcurl's
+    /// `CURLMOPT_MAX_CONCURRENT_STREAMS`; a server's own lower limit wins).
+    public static let autoStreamsPerHost = 100
+    /// With `.auto`, the most transfers in flight over all hosts.
+    public static let autoTotal = 128
     /// Seconds without a byte before a transfer (or a connection attempt) gives up
     /// (SDWebImage's `downloadTimeout`): an inactivity timeout, counted from when the request is
     /// sent and then from the last byte received, however fast the bytes before it came.
@@ -35,6 +55,14 @@ public struct FetchConfiguration: Sendable {
     public var accept = "image/*,*/*;q=0.8"
 
     public init() {}
+
+    /// The most transfers in flight at once.
+    var maxInFlight: Int {
+        switch concurrency {
+        case .auto: return FetchConfiguration.autoTotal
+        case .fixed(let count): return max(1, count)
+        }
+    }
 
     /// `timeout` in whole milliseconds (at least 1), for the progress callback's comparison.
     var timeoutMilliseconds: Int64 { max(1, Int64((timeout * 1000).rounded())) }

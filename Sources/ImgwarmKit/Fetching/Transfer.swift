@@ -34,6 +34,10 @@ final class Transfer {
     var startedAt = 0.0
     /// The handle carries conditional headers of its own rather than the shared list.
     var hasOwnHeaders = false
+    /// The handle's `CURLOPT_PIPEWAIT`, as last set.
+    var waitsForMultiplexing = true
+    /// The latest response came over HTTP/2 or later (its status line says `HTTP/2`).
+    var multiplexed = false
     /// Inactivity (`--timeout`): header bytes received, the byte count (body + headers) the
     /// progress callback saw last, and when it last changed (coarse monotonic milliseconds;
     /// negative until the request is sent).
@@ -69,6 +73,7 @@ final class Transfer {
         lastModified = nil
         retryAfter = nil
         locationScheme = nil
+        multiplexed = false
     }
 
     /// Clears the inactivity state of a previous use; the clock stays stopped until the request
@@ -191,6 +196,7 @@ final class Transfer {
         guard let first = line.first else { return }
         if first == UInt8(ascii: "H") && line.starts(with: "HTTP/".utf8) {
             // A new response (after a redirect or a 100 Continue): forget the previous one's.
+            multiplexed = line.count > 5 && line[5] >= UInt8(ascii: "2") && line[5] <= UInt8(ascii: "9")
             etag = nil
             lastModified = nil
             retryAfter = nil

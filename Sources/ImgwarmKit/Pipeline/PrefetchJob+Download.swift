@@ -31,7 +31,7 @@ extension PrefetchJob {
             lockTimeout: configuration.lockTimeout, notify: { wake.value.wakeup() })
         defer { pool.shutdown() }
 
-        let concurrency = max(1, configuration.fetch.concurrency)
+        let concurrency = downloader.configuration.maxInFlight
         var validating = 0
         var summary = PrefetchSummary(totals: totals, duration: 0)
         var halted = false  // no new transfers: disk full, lock or state trouble, interruption
@@ -69,6 +69,7 @@ extension PrefetchJob {
             downloader.perform()
             var batch: [ValidationPool.Job] = []
             for finished in downloader.completions() {
+                scheduler.hosts?.finished(finished.entry.url, multiplexed: finished.multiplexed)
                 if finished.diskFull && !summary.diskFull {
                     summary.diskFull = true
                     observer?.prefetchWarning("the disk is full: no new downloads start; the run ends with exit code 3")
@@ -91,24 +92,28 @@ extension PrefetchJob {
         return summary
     }
 
-    /// Starts transfers while there is room. Hits met on the way are touched under one hold of
-    /// the shared cache lock.
+    /// Starts transfers while there is room (bodies waiting for validation count too, up to 64:
+    /// they are held in memory). Hits met on the way are touched under one hold of the shared
+    /// cache lock.
     private func startTransfers(
         scheduler: Scheduler, downloader: Downloader, store: CacheStore, lock: CacheLock, concurrency: Int,
         validating: Int
     ) {
         defer { lock.unlock() }
         let now = Monotonic.now()
-        while downloader.inFlight < concurrency && validating < concurrency * 2 && lockFailure == nil,
+        while downloader.inFlight < concurrency && validating < min(concurrency * 2, 64) && lockFailure == nil,
             let entry = scheduler.next(now: now)
         {
-            start(entry, downloader: downloader, store: store, lock: lock)
+            if start(entry, downloader: downloader, store: store, lock: lock) {
+                scheduler.hosts?.started(entry.url)
+            }
         }
     }
 
     /// A cache hit is recorded at once (or revalidated with `--refresh`); a blacklisted URL is
-    /// skipped; anything else starts a transfer.
-    func start(_ entry: PendingEntry, downloader: Downloader, store: CacheStore, lock: CacheLock) {
+    /// skipped; anything else starts a transfer. True when a transfer started.
+    @discardableResult
+    func start(_ entry: PendingEntry, downloader: Downloader, store: CacheStore, lock: CacheLock) -> Bool {
         var entry = entry
         if entry.fileName.isEmpty { entry.fileName = SDFileName.forKey(entry.key) }
         let name = entry.fileName
@@ -123,13 +128,13 @@ extension PrefetchJob {
                     observer?.prefetchWarning(
                         "\(error.description): no new downloads start; the run ends with exit code 3")
                     totals.addNotStarted(1)
-                    return
+                    return false
                 }
                 store.touch(name)
                 var result = EntryResult(entry, outcome: .cached)
                 result.bytes = size
                 record(result)
-                return
+                return false
             }
             entry.isRefresh = true
             // Validators count only if the record describes the file that is there now.
@@ -143,7 +148,7 @@ extension PrefetchJob {
             result.failure = Failure(
                 .writeFailed, "a folder named \(name) is in the cache folder where the file should go")
             record(result)
-            return
+            return false
         case .miss:
             if entry.attempts == 0, !configuration.retryFailed, blacklistMayHoldEntries,
                 let listed = activeBlacklistEntry(url: entry.url)
@@ -152,18 +157,20 @@ extension PrefetchJob {
                 result.httpStatus = listed.httpStatus
                 result.failure = blacklistFailure(listed)
                 record(result)
-                return
+                return false
             }
         }
         entry.attempts += 1
         if entry.firstStarted == 0 { entry.firstStarted = Monotonic.now() }
         do {
             try downloader.start(entry, validators: validators)
+            return true
         } catch {
             var result = EntryResult(entry, outcome: .failed)
             result.attempts = entry.attempts
             result.failure = Failure(.transferFailed, error.message)
             record(result)
+            return false
         }
     }
 

@@ -120,7 +120,11 @@ public final class PrefetchJob {
     public func run() throws(PrefetchError) -> PrefetchSummary {
         runStarted = Monotonic.now()
         let spools = try ingest()
-        let scheduler = Scheduler(spools: spools)
+        let fetch = configuration.fetch
+        let hosts =
+            fetch.concurrency == .auto && !configuration.dryRun
+            ? HostSlots(perHost: fetch.maxPerHost, streams: FetchConfiguration.autoStreamsPerHost) : nil
+        let scheduler = Scheduler(spools: spools, hosts: hosts)
         var summary: PrefetchSummary
         if configuration.dryRun {
             do {

@@ -1,16 +1,20 @@
 /// Decides which URL starts next: higher priority first; within a priority first-in-first-out
-/// (or last-in-first-out); retries once their back-off delay has passed.
+/// (or last-in-first-out); retries once their back-off delay has passed. With `hosts`
+/// (`--concurrency auto`), a URL whose host has no free slot waits there, and the next URL of
+/// another host goes first.
 final class Scheduler {
     private let spools: [EntrySpool]  // indexed by Priority.rank
     /// Retries waiting for their time, kept sorted by due time.
     private var delayed: [(due: Double, entry: PendingEntry)] = []
+    let hosts: HostSlots?
 
-    init(spools: [EntrySpool]) {
+    init(spools: [EntrySpool], hosts: HostSlots? = nil) {
         self.spools = spools
+        self.hosts = hosts
     }
 
-    /// URLs not yet started, retries included.
-    var pendingCount: Int { spools.reduce(0) { $0 + $1.remaining } + delayed.count }
+    /// URLs not yet started, retries and URLs waiting for their host included.
+    var pendingCount: Int { spools.reduce(0) { $0 + $1.remaining } + delayed.count + (hosts?.waitingCount ?? 0) }
 
     var isEmpty: Bool { pendingCount == 0 }
 
@@ -19,6 +23,17 @@ final class Scheduler {
 
     /// The next URL to start at monotonic time `now`, or nil when nothing is ready.
     func next(now: Double) -> PendingEntry? {
+        guard let hosts else { return nextInOrder(now: now) }
+        if let ready = hosts.nextReady() { return ready }
+        while hosts.waitingCount < HostSlots.waitingLimit, let entry = nextInOrder(now: now) {
+            let key = HostSlots.key(entry.url)
+            if hosts.hasRoom(key) { return entry }
+            hosts.wait(entry, host: key)
+        }
+        return nil
+    }
+
+    private func nextInOrder(now: Double) -> PendingEntry? {
         for rank in 0..<spools.count {
             // Due retries of a priority go before new URLs of the same priority.
             if let index = bestDueRetry(rank: rank, now: now) { return delayed.remove(at: index).entry }

@@ -19,6 +19,7 @@ extension Prefetch {
     func configuration(environment: [String: String]) throws -> PrefetchJob.Configuration {
         var configuration = PrefetchJob.Configuration()
         configuration.fetch.concurrency = concurrency ?? configuration.fetch.concurrency
+        configuration.fetch.maxPerHost = maxPerHost ?? configuration.fetch.maxPerHost
         configuration.fetch.timeout = timeout ?? configuration.fetch.timeout
         configuration.fetch.maxTime = maxTime ?? configuration.fetch.maxTime
         configuration.fetch.maxBytes = maxBytes.map { Int(clamping: $0) } ?? configuration.fetch.maxBytes
@@ -63,7 +64,8 @@ extension Prefetch {
     func reportOptions(_ configuration: PrefetchJob.Configuration) -> [(String, PrefetchReport.OptionValue)] {
         let fetch = configuration.fetch
         return [
-            ("concurrency", .int(fetch.concurrency)),
+            ("concurrency", Defaults.concurrencyValue(fetch.concurrency)),
+            ("maxPerHost", .int(fetch.maxPerHost)),
             ("order", .string(configuration.order.rawValue)),
             ("timeoutSeconds", .double(fetch.timeout)),
             ("maxTimeSeconds", .double(fetch.maxTime)),

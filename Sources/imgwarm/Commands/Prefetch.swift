@@ -84,8 +84,17 @@ struct Prefetch: ParsableCommand {
     @Option(
         name: .shortAndLong, parsing: .unconditional,
         help: ArgumentHelp(
-            "Transfers in flight, 1 to 1024 (default \(Defaults.prefetch.fetch.concurrency)).", valueName: "n"))
-    var concurrency: Int?
+            "Transfers in flight: auto, or a number from 1 to 1024 for that many whatever their hosts (default \(Defaults.concurrency(Defaults.prefetch.fetch.concurrency))). auto runs up to --max-per-host connections to each HTTP/1.1 host and up to \(FetchConfiguration.autoStreamsPerHost) streams to each HTTP/2 host (fewer if the server says so), \(FetchConfiguration.autoTotal) in all.",
+            valueName: "auto|n"),
+        completion: .list(["auto"]), transform: Parse.concurrency)
+    var concurrency: FetchConfiguration.Concurrency?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "With --concurrency auto, the most connections to one host, 1 to 64 (default \(Defaults.prefetch.fetch.maxPerHost)).",
+            valueName: "n"))
+    var maxPerHost: Int?
 
     @Option(
         parsing: .unconditional,
@@ -226,8 +235,12 @@ struct Prefetch: ParsableCommand {
         if (lists + highLists + lowLists).filter({ $0 == "-" }).count > 1 {
             throw ValidationError("standard input (-) can be read only once")
         }
-        if let concurrency, !(1...1024).contains(concurrency) {
-            throw ValidationError("--concurrency must be between 1 and 1024, e.g. 16")
+        if let maxPerHost, !(1...64).contains(maxPerHost) {
+            throw ValidationError("--max-per-host must be between 1 and 64, e.g. 8")
+        }
+        if maxPerHost != nil, case .fixed = concurrency {
+            throw ValidationError(
+                "--max-per-host applies to --concurrency auto only; a number is the total whatever the hosts")
         }
         if let maxRedirects, !(0...100).contains(maxRedirects) {
             throw ValidationError("--max-redirects must be between 0 and 100, e.g. 5")

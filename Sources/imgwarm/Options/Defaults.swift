@@ -17,4 +17,20 @@ enum Defaults {
     }
 
     static func seconds(_ value: Double) -> String { Quantities.formatNumber(value) }
+
+    /// `auto` or the number.
+    static func concurrency(_ value: FetchConfiguration.Concurrency) -> String {
+        switch value {
+        case .auto: return "auto"
+        case .fixed(let count): return "\(count)"
+        }
+    }
+
+    /// The report's `options.concurrency`: the string `auto` or the number.
+    static func concurrencyValue(_ value: FetchConfiguration.Concurrency) -> PrefetchReport.OptionValue {
+        switch value {
+        case .auto: return .string("auto")
+        case .fixed(let count): return .int(count)
+        }
+    }
 }

@@ -50,6 +50,15 @@ extension Parse {
         }
     }
 
+    /// `auto` or a count of 1 to 1024.
+    static func concurrency(_ text: String) throws -> FetchConfiguration.Concurrency {
+        if text.lowercased() == "auto" { return .auto }
+        guard let count = Int(text), (1...1024).contains(count) else {
+            throw ValidationError("--concurrency must be auto or a number between 1 and 1024, e.g. 16")
+        }
+        return .fixed(count)
+    }
+
     static func priority(_ text: String) throws -> Priority {
         guard let priority = Priority(rawValue: text.lowercased()) else {
             throw ValidationError("invalid priority '\(text)': use high, normal or low")

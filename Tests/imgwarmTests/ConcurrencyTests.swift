@@ -1,0 +1,101 @@
+import Foundation
+import LoopbackServer
+import Synchronization
+import TestSupport
+import Testing
+
+/// `--concurrency auto` (the default), `--max-per-host`, and a number's meaning, seen from the
+/// server: how many requests it holds at once, per host. Each request is held long enough for
+/// every transfer the client allows to arrive; none of these assertions is about time.
+@Suite struct ConcurrencyTests {
+    /// Requests in progress, per `Host` header, and the most seen at once.
+    final class Gauge: Sendable {
+        private struct Counts {
+            var active: [String: Int] = [:]
+            var peakPerHost: [String: Int] = [:]
+            var peak = 0
+        }
+        private let counts = Mutex(Counts())
+
+        func enter(_ host: String) {
+            counts.withLock {
+                $0.active[host, default: 0] += 1
+                $0.peakPerHost[host] = max($0.peakPerHost[host] ?? 0, $0.active[host]!)
+                $0.peak = max($0.peak, $0.active.values.reduce(0, +))
+            }
+        }
+
+        func leave(_ host: String) { counts.withLock { $0.active[host, default: 1] -= 1 } }
+        var peak: Int { counts.withLock { $0.peak } }
+        var peakPerHost: [String: Int] { counts.withLock { $0.peakPerHost } }
+    }
+
+    /// Runs a prefetch of `count` URLs per host name, each request held `hold` seconds.
+    func run(
+        _ options: [String], count: Int, hostNames: [String] = ["127.0.0.1"], hold: Double = 0.6
+    ) throws -> (gauge: Gauge, status: Int32, stderr: String) {
+        let gauge = Gauge()
+        let image = [UInt8](try Fixtures.data("images/valid/photo.jpg"))
+        let server = LoopbackServer { request in
+            { request, responder in
+                let host = request.header("Host") ?? ""
+                gauge.enter(host)
+                responder.pause(hold)
+                gauge.leave(host)
+                responder.respond(status: 200, headers: ["Content-Type": "image/jpeg"], body: image)
+            }
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let temp = try TemporaryFolder()
+        let lines = hostNames.flatMap { host in (0..<count).map { "http://\(host):\(port)/c/\($0).jpg" } }
+        let list = try temp.write("list.txt", Data((lines.joined(separator: "\n") + "\n").utf8))
+        let result = try CLI.run(
+            ["prefetch", "--disk-cache-path", temp.path("cache"), "--quiet"] + options + [list], home: temp.path)
+        return (gauge, result.status, result.stderrText)
+    }
+
+    /// The default is `auto`: 8 connections to an HTTP/1.1 host, all at once (plain http:// does
+    /// not wait to learn whether a connection multiplexes: 8 URLs make 8 requests in parallel).
+    @Test func autoOpensEightConnectionsPerHost() throws {
+        let exact = try run([], count: 8)
+        #expect(exact.status == 0, "\(exact.stderr)")
+        #expect(exact.gauge.peak == 8)
+        let more = try run([], count: 20, hold: 0.3)
+        #expect(more.status == 0, "\(more.stderr)")
+        #expect(more.gauge.peak == 8)
+    }
+
+    @Test func maxPerHostCapsEachHost() throws {
+        let one = try run(["--max-per-host", "3"], count: 10, hold: 0.3)
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(one.gauge.peak == 3)
+        // Two host names for one server: each gets its own 3.
+        let two = try run(["--max-per-host", "3"], count: 6, hostNames: ["127.0.0.1", "localhost"], hold: 0.5)
+        #expect(two.status == 0, "\(two.stderr)")
+        #expect(two.gauge.peak == 6, "\(two.gauge.peakPerHost)")
+        #expect(two.gauge.peakPerHost.values.allSatisfy { $0 == 3 }, "\(two.gauge.peakPerHost)")
+    }
+
+    /// A number keeps its meaning: that many transfers, whatever their hosts.
+    @Test func aNumberIsTheTotal() throws {
+        let run = try run(["--concurrency", "12"], count: 14, hold: 0.5)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.gauge.peak == 12)
+    }
+
+    @Test func wrongValuesAreUsageErrors() throws {
+        let temp = try TemporaryFolder()
+        let list = try temp.write("list.txt", Data("http://127.0.0.1:1/a.jpg\n".utf8))
+        for (options, message) in [
+            (["--concurrency", "0"], "auto or a number between 1 and 1024"),
+            (["--concurrency", "many"], "auto or a number between 1 and 1024"),
+            (["--max-per-host", "0"], "between 1 and 64"),
+            (["--concurrency", "4", "--max-per-host", "2"], "applies to --concurrency auto only"),
+        ] {
+            let result = try CLI.run(["prefetch", "--dry-run"] + options + [list], home: temp.path)
+            #expect(result.status == 2, "\(options)")
+            #expect(result.stderrText.contains(message), "\(options): \(result.stderrText)")
+        }
+    }
+}
