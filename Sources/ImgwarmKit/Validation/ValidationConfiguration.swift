@@ -1,7 +1,8 @@
 /// How strictly downloaded bytes are checked before they are stored.
 public struct ValidationConfiguration: Sendable {
     public enum Mode: String, CaseIterable, Sendable {
-        /// ImageMagick reads the header (ping): format, width, height. The default.
+        /// The header is read and checked (format, width, height): by NativeHeader for JPEG, PNG,
+        /// GIF and WebP, by ImageMagick's coder (ping) for the others. The default.
         case header
         /// ImageMagick decodes every pixel: catches damaged image data too, at more CPU.
         case full
