@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Benchmarks imgwarm against curl --parallel and aria2c on the same list and the same nginx on
-# loopback, and times clean, path and the fully cached second run. Not a test; CI never runs it.
+# Benchmarks imgwarm against curl --parallel, wget2 and aria2c on the same list and the same nginx
+# on loopback, and times clean, path and the fully cached second run. Not a test; CI never runs it.
 #
 #   scripts/bench.sh [--files N] [--concurrency C] [--runs R] [--protocol http1|h2|both|none]
 #                    [--output-fs disk|tmpfs] [--out DIR] [--clean-files N] [--skip-clean] [--skip-memory]
 #
-# Needs root (or sudo) once to install nginx, aria2, curl, ImageMagick from Debian's packages.
+# Needs root (or sudo) once to install nginx, aria2, wget2, curl, ImageMagick from Debian's packages.
 # The image corpus is generated once (deterministically) under .bench/ and reused.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +41,7 @@ done
 need=()
 command -v nginx >/dev/null || need+=(nginx-light)
 command -v aria2c >/dev/null || need+=(aria2)
+command -v wget2 >/dev/null || need+=(wget2)
 command -v curl >/dev/null || need+=(curl)
 [ -x /usr/bin/convert-im6.q16 ] || need+=(imagemagick)
 [ -x /usr/bin/time ] || need+=(time)
@@ -166,10 +167,10 @@ table() {
 }
 
 run_protocol() {
-  local proto=$1 base scheme extra_curl=() extra_aria=() extra_imgwarm=()
+  local proto=$1 base scheme extra_curl=() extra_aria=() extra_imgwarm=() extra_wget2=()
   if [ "$proto" = http1 ]; then base="http://127.0.0.1:$port1"; extra_curl=(--http1.1)
   else base="https://127.0.0.1:$port2"; extra_curl=(--cacert "$ngx/cert.pem"); extra_aria=(--ca-certificate="$ngx/cert.pem")
-       extra_imgwarm=(--cacert "$ngx/cert.pem"); fi
+       extra_imgwarm=(--cacert "$ngx/cert.pem"); extra_wget2=(--ca-certificate="$ngx/cert.pem"); fi
   local list=$work/list-$proto.txt curlcfg=$work/curl-$proto.cfg aria=$work/aria-$proto.txt
   : > "$list"; : > "$curlcfg"; : > "$aria"
   local plain=$work/plain-expected-$proto.md5 imgexp=$work/imgwarm-expected-$proto.md5
@@ -191,14 +192,21 @@ run_protocol() {
   local cmd_imgwarm=("$imgwarm" prefetch --concurrency "$concurrency" --disk-cache-path "$work/out-imgwarm/cache"
       --state "$work/out-imgwarm/state.sqlite" --quiet "${extra_imgwarm[@]}" "$list")
   local cmd_curl=(curl --parallel --parallel-max "$concurrency" -s "${extra_curl[@]}" -K "$curlcfg")
+  # wget2 saves each URL under its basename in -P's folder and speaks HTTP/2 over TLS by itself.
+  # The --no-* flags switch off work the others do not do: reading ~/.wget2rc, the HSTS/HPKP/OCSP
+  # databases in ~ (--no-local-db, no .wget-hsts written), OCSP lookups, robots.txt, extended
+  # attributes and the server's timestamps on every file. Its progress display is off by default.
+  local cmd_wget2=(wget2 --max-threads "$concurrency" -q --no-config --no-local-db --no-hsts --no-hpkp --no-ocsp --no-robots
+      --no-xattr --no-use-server-timestamps --progress=none -P "$work/out-wget2" "${extra_wget2[@]}" -i "$list")
   local cmd_aria=(aria2c -j "$concurrency" -i "$aria" -d "$work/out-aria2c" --quiet --allow-overwrite=true
       --auto-file-renaming=false --file-allocation=none --console-log-level=error "${extra_aria[@]}")
   declare -A samples_wall samples_cpu samples_rss
   for r in $(seq 0 "$runs"); do
-    for tool in imgwarm curl aria2c "imgwarm (all cached)"; do
+    for tool in imgwarm curl wget2 aria2c "imgwarm (all cached)"; do
       case "$tool" in
         imgwarm) fresh imgwarm; cmd=("${cmd_imgwarm[@]}") ;;
         curl) fresh curl; cmd=("${cmd_curl[@]}") ;;
+        wget2) fresh wget2; cmd=("${cmd_wget2[@]}") ;;
         aria2c) fresh aria2c; cmd=("${cmd_aria[@]}") ;;
         *) cmd=("${cmd_imgwarm[@]}") ;;   # the same cache again: every URL is a hit
       esac
@@ -208,15 +216,16 @@ run_protocol() {
       samples_wall[$tool]+="$e "; samples_cpu[$tool]+="$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.2f", u + s}') "; samples_rss[$tool]+="$m "
     done
   done
-  for tool in imgwarm curl aria2c "imgwarm (all cached)"; do
+  for tool in imgwarm curl wget2 aria2c "imgwarm (all cached)"; do
     wall[$tool]=$(printf '%s\n' ${samples_wall[$tool]} | median)
     cpu[$tool]=$(printf '%s\n' ${samples_cpu[$tool]} | median)
     rss[$tool]=$(printf '%s\n' ${samples_rss[$tool]} | median)
   done
   verify imgwarm "$imgexp"
   verify curl <(sed "s|out-TOOL|out-curl|" "$plain")
+  verify wget2 <(sed "s|out-TOOL|out-wget2|" "$plain")
   verify aria2c <(sed "s|out-TOOL|out-aria2c|" "$plain")
-  table "Results ($proto, $files files, concurrency $concurrency; median of $runs)" imgwarm curl aria2c "imgwarm (all cached)"
+  table "Results ($proto, $files files, concurrency $concurrency; median of $runs)" imgwarm curl wget2 aria2c "imgwarm (all cached)"
   rm -rf "$work/runs"/*
 }
 
