@@ -3,17 +3,20 @@
 # on loopback, and times clean, path and the fully cached second run. Not a test; CI never runs it.
 #
 #   scripts/bench.sh [--files N] [--concurrency C] [--runs R] [--protocol http1|h2|both|none]
-#                    [--output-fs disk|tmpfs] [--out DIR] [--clean-files N] [--skip-clean] [--skip-memory]
+#                    [--output-fs disk|tmpfs] [--out DIR] [--imgwarm BINARY]
+#                    [--clean-files N] [--skip-clean] [--skip-memory]
+#
+# --imgwarm BINARY benchmarks that binary instead of building one with `swift build -c release`.
 #
 # Needs root (or sudo) once to install nginx, aria2, wget2, curl, ImageMagick from Debian's packages.
 # The image corpus is generated once (deterministically) under .bench/ and reused.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/env.sh
 root=$PWD
 
 files=10000
 concurrency=16
+imgwarm=""
 runs=3
 protocol=both
 out=""
@@ -25,6 +28,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --files) files=$2; shift 2 ;;
     --concurrency) concurrency=$2; shift 2 ;;
+    --imgwarm) imgwarm=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --protocol) protocol=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
@@ -32,7 +36,7 @@ while [ $# -gt 0 ]; do
     --skip-clean) skip_clean=1; shift ;;
     --skip-memory) skip_memory=1; shift ;;
     --output-fs) output_fs=$2; shift 2 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -52,9 +56,13 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 bash scripts/install-deps.sh >/dev/null
 
-echo "== building imgwarm (release)"
-swift build -c release --product imgwarm 2>&1 | tail -n 1
-imgwarm="$(swift build -c release --show-bin-path)/imgwarm"
+if [ -z "$imgwarm" ]; then
+  source scripts/env.sh
+  echo "== building imgwarm (release)"
+  swift build -c release --product imgwarm 2>&1 | tail -n 1
+  imgwarm="$(swift build -c release --show-bin-path)/imgwarm"
+fi
+[ -x "$imgwarm" ] || { echo "no imgwarm binary at $imgwarm" >&2; exit 2; }
 
 bench=$root/.bench
 work=${out:-$(mktemp -d "${TMPDIR:-/tmp}/imgwarm-bench.XXXXXX")}
