@@ -92,14 +92,15 @@ mkdir -p "$bench" "$work"
 ngx=$work/nginx
 rm -f "$ngx/nginx.pid"   # a folder given with --out may hold one from an earlier run
 # On any exit: stop nginx (waiting for it, so the namespace empties), take the delayed link
-# down (netns.sh leaves its guard route in place), unmount the tmpfs.
+# down (netns.sh leaves its guard route in place; it prints the packets forwarded and dropped),
+# unmount the tmpfs.
 cleanup() {
   if [ -s "$ngx/nginx.pid" ]; then
     local pid; pid=$(cat "$ngx/nginx.pid")
     nginx -c "$ngx/nginx.conf" -p "$ngx" -s stop 2>/dev/null || true
     for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   fi
-  if [ -n "$rtt" ]; then scripts/bench-net/netns.sh down >/dev/null || true; fi
+  if [ -n "$rtt" ]; then scripts/bench-net/netns.sh down 2>&1 | sed 's/^/   /' || true; fi
   if [ "$output_fs" = tmpfs ]; then umount "$work/runs" 2>/dev/null || true; fi
 }
 trap cleanup EXIT
