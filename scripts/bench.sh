@@ -1,19 +1,33 @@
 #!/usr/bin/env bash
-# Benchmarks imgwarm against curl --parallel and aria2c on the same list and the same nginx on
-# loopback, and times clean, path and the fully cached second run. Not a test; CI never runs it.
+# Benchmarks imgwarm against curl --parallel, wget2 and aria2c on the same list and the same nginx,
+# and times clean, path and the fully cached second run. Not a test; CI never runs it.
 #
 #   scripts/bench.sh [--files N] [--concurrency C] [--runs R] [--protocol http1|h2|both|none]
-#                    [--output-fs disk|tmpfs] [--out DIR] [--clean-files N] [--skip-clean] [--skip-memory]
+#                    [--rtt MS] [--output-fs disk|tmpfs] [--out DIR] [--imgwarm BINARY]
+#                    [--clean-files N] [--skip-clean] [--skip-memory]
 #
-# Needs root (or sudo) once to install nginx, aria2, curl, ImageMagick from Debian's packages.
-# The image corpus is generated once (deterministically) under .bench/ and reused.
+# Without --rtt, nginx listens on loopback and every tool gets the same parallelism C (default 16):
+# imgwarm --concurrency C, curl --parallel-max C, wget2 --max-threads C, aria2c -j C.
+# --rtt MS serves the same files from nginx in a network namespace behind a link that adds MS
+# milliseconds of round trip (scripts/bench-net/netns.sh; needs root), and every tool runs with
+# its own default parallelism: imgwarm without --concurrency, curl --parallel without
+# --parallel-max (50), wget2 without --max-threads (5), aria2c without -j (5). --files defaults
+# to 2000 there, and the table gets a "link bound" row and a "vs bound" column (see link_bound).
+# --imgwarm BINARY benchmarks that binary instead of building one with `swift build -c release`.
+#
+# Needs root (or sudo) once to install nginx, aria2, wget2, curl, ImageMagick (and for --rtt gcc
+# and iproute2) from Debian's packages. The image corpus is generated once (deterministically)
+# under .bench/ and reused.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/env.sh
 root=$PWD
 
 files=10000
+files_given=0
 concurrency=16
+concurrency_given=0
+rtt=""
+imgwarm=""
 runs=3
 protocol=both
 out=""
@@ -23,8 +37,10 @@ skip_memory=0
 output_fs=disk
 while [ $# -gt 0 ]; do
   case "$1" in
-    --files) files=$2; shift 2 ;;
-    --concurrency) concurrency=$2; shift 2 ;;
+    --files) files=$2; files_given=1; shift 2 ;;
+    --concurrency) concurrency=$2; concurrency_given=1; shift 2 ;;
+    --rtt) rtt=$2; shift 2 ;;
+    --imgwarm) imgwarm=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --protocol) protocol=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
@@ -32,32 +48,62 @@ while [ $# -gt 0 ]; do
     --skip-clean) skip_clean=1; shift ;;
     --skip-memory) skip_memory=1; shift ;;
     --output-fs) output_fs=$2; shift 2 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
+if [ -n "$rtt" ]; then
+  [[ "$rtt" =~ ^[0-9]+$ ]] || { echo "--rtt takes whole milliseconds" >&2; exit 2; }
+  [ "$concurrency_given" -eq 0 ] || { echo "--rtt runs every tool at its own default parallelism; --concurrency is for loopback" >&2; exit 2; }
+  [ "$(id -u)" -eq 0 ] || { echo "--rtt needs root (a network namespace and TUN devices)" >&2; exit 2; }
+  [ "$files_given" -eq 1 ] || files=2000
+fi
 
 # ---- dependencies -------------------------------------------------------------------------
 need=()
 command -v nginx >/dev/null || need+=(nginx-light)
 command -v aria2c >/dev/null || need+=(aria2)
+command -v wget2 >/dev/null || need+=(wget2)
 command -v curl >/dev/null || need+=(curl)
 [ -x /usr/bin/convert-im6.q16 ] || need+=(imagemagick)
 [ -x /usr/bin/time ] || need+=(time)
 command -v openssl >/dev/null || need+=(openssl)
+if [ -n "$rtt" ]; then
+  command -v gcc >/dev/null || need+=(gcc)
+  command -v ip >/dev/null || need+=(iproute2)
+fi
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
   $sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${need[@]}"
 fi
 bash scripts/install-deps.sh >/dev/null
 
-echo "== building imgwarm (release)"
-swift build -c release --product imgwarm 2>&1 | tail -n 1
-imgwarm="$(swift build -c release --show-bin-path)/imgwarm"
+if [ -z "$imgwarm" ]; then
+  source scripts/env.sh
+  echo "== building imgwarm (release)"
+  swift build -c release --product imgwarm 2>&1 | tail -n 1
+  imgwarm="$(swift build -c release --show-bin-path)/imgwarm"
+fi
+[ -x "$imgwarm" ] || { echo "no imgwarm binary at $imgwarm" >&2; exit 2; }
 
 bench=$root/.bench
 work=${out:-$(mktemp -d "${TMPDIR:-/tmp}/imgwarm-bench.XXXXXX")}
 mkdir -p "$bench" "$work"
+ngx=$work/nginx
+rm -f "$ngx/nginx.pid"   # a folder given with --out may hold one from an earlier run
+# On any exit: stop nginx (waiting for it, so the namespace empties), take the delayed link
+# down (netns.sh leaves its guard route in place; it prints the packets forwarded and dropped),
+# unmount the tmpfs.
+cleanup() {
+  if [ -s "$ngx/nginx.pid" ]; then
+    local pid; pid=$(cat "$ngx/nginx.pid")
+    nginx -c "$ngx/nginx.conf" -p "$ngx" -s stop 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  fi
+  if [ -n "$rtt" ]; then scripts/bench-net/netns.sh down 2>&1 | sed 's/^/   /' || true; fi
+  if [ "$output_fs" = tmpfs ]; then umount "$work/runs" 2>/dev/null || true; fi
+}
+trap cleanup EXIT
 if [ "$output_fs" = tmpfs ]; then
   mkdir -p "$work/runs"
   mount -t tmpfs -o size=8g tmpfs "$work/runs" || { echo "--output-fs tmpfs needs root" >&2; exit 2; }
@@ -92,11 +138,25 @@ fi
 total_bytes=$(find "$site/img" -type f -printf '%s\n' | awk '{s += $1} END {print s}')
 echo "== $files files, $((total_bytes / files)) bytes on average"
 
-# ---- nginx on loopback ------------------------------------------------------------------------
-ngx=$work/nginx; mkdir -p "$ngx/logs"
+# ---- nginx, on loopback or behind the delayed link ----------------------------------------------
+# Port 1 speaks HTTP/1.1, port 2 HTTPS with HTTP/2 (http2_max_concurrent_streams 256, not
+# nginx's default 128). The self-signed certificate is the test CA every tool is told to trust.
+mkdir -p "$ngx/logs"
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$ngx/key.pem" -out "$ngx/cert.pem" -days 2 \
-  -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null
-port1=$((20000 + RANDOM % 20000)); port2=$((port1 + 1))
+  -subj /CN=imgwarm-bench -addext subjectAltName=IP:127.0.0.1,IP:10.213.78.2 2>/dev/null
+in_ns=()
+link_location=""
+if [ -n "$rtt" ]; then
+  # The namespace is ours alone, so fixed ports; the address is the one netns.sh gives it.
+  host=10.213.78.2; port1=8080; port2=8443
+  scripts/bench-net/netns.sh up "$rtt"
+  in_ns=(ip netns exec imgwarm-rtt)
+  # One large file of random bytes to measure what the link carries (see link_bound).
+  [ -s "$bench/link-100M.bin" ] || head -c 100000000 /dev/urandom > "$bench/link-100M.bin"
+  link_location="location = /link-100M.bin { root $bench; }"
+else
+  host=127.0.0.1; port1=$((20000 + RANDOM % 20000)); port2=$((port1 + 1))
+fi
 cat > "$ngx/nginx.conf" <<NGINX
 worker_processes 2;
 pid $ngx/nginx.pid;
@@ -108,14 +168,13 @@ http {
   keepalive_requests 1000000; keepalive_timeout 60;
   types { image/jpeg jpg; image/png png; image/webp webp; image/gif gif; }
   client_body_temp_path $ngx/tmp; proxy_temp_path $ngx/tmp; fastcgi_temp_path $ngx/tmp; uwsgi_temp_path $ngx/tmp; scgi_temp_path $ngx/tmp;
-  server { listen 127.0.0.1:$port1; root $site; }
-  server { listen 127.0.0.1:$port2 ssl http2; root $site;
+  server { listen $host:$port1; root $site; $link_location }
+  server { listen $host:$port2 ssl http2; root $site;
            ssl_certificate $ngx/cert.pem; ssl_certificate_key $ngx/key.pem; http2_max_concurrent_streams 256; }
 }
 NGINX
 mkdir -p "$ngx/tmp"
-nginx -c "$ngx/nginx.conf" -p "$ngx"
-trap 'nginx -c "$ngx/nginx.conf" -p "$ngx" -s stop 2>/dev/null || true; [ "$output_fs" = tmpfs ] && umount "$work/runs" 2>/dev/null || true' EXIT
+"${in_ns[@]}" nginx -c "$ngx/nginx.conf" -p "$ngx"
 sleep 0.3
 
 # ---- helpers ----------------------------------------------------------------------------------
@@ -153,23 +212,59 @@ verify() {  # verify NAME EXPECTED-LIST ("md5  path" lines)
 }
 (cd "$corpus" && md5sum -- *) | awk '{print $2, $1}' | sort > "$work/corpus.md5"
 
-table() {
+table() {  # with --rtt, also a "link bound" row and a "vs bound" column
   local title=$1; shift
   printf '\n%s\n' "$title"
-  printf '%-22s %9s %9s %10s %9s %9s\n' tool "wall s" "CPU s" "peak RSS" "files/s" "vs curl"
+  printf '%-22s %9s %9s %10s %9s %9s' tool "wall s" "CPU s" "peak RSS" "files/s" "vs curl"
+  if [ -n "$link_bound" ]; then printf ' %9s' "vs bound"; fi
+  printf '\n'
   local base=${wall[curl]}
   for name in "$@"; do
     local w=${wall[$name]}
-    printf '%-22s %9s %9s %8d MB %9s %9s\n' "$name" "$w" "${cpu[$name]}" $(( ${rss[$name]} / 1024 )) \
+    printf '%-22s %9s %9s %8d MB %9s %9s' "$name" "$w" "${cpu[$name]}" $(( ${rss[$name]} / 1024 )) \
       "$(awk -v f="$files" -v w="$w" 'BEGIN {printf "%.0f", f / w}')" "$(awk -v w="$w" -v b="$base" 'BEGIN {printf "%.2f", w / b}')"
+    if [ -n "$link_bound" ]; then printf ' %9s' "$(awk -v w="$w" -v b="$link_bound" 'BEGIN {printf "%.2f", w / b}')"; fi
+    printf '\n'
   done
+  if [ -n "$link_bound" ]; then
+    printf '%-22s %9s %9s %10s %9s %9s %9s\n' "link bound" "$link_bound" - - \
+      "$(awk -v f="$files" -v w="$link_bound" 'BEGIN {printf "%.0f", f / w}')" "$(awk -v w="$link_bound" -v b="$base" 'BEGIN {printf "%.2f", w / b}')" 1.00
+  fi
 }
 
+# ---- the link (--rtt only) ----------------------------------------------------------------------
+# link_bound: the time no tool can beat on this link, for the "link bound" row and "vs bound":
+#   total bytes of the N files / link throughput + one round trip (the TCP connect).
+# The throughput is measured once per run: curl fetches 100 MB of random bytes over HTTP/1.1
+# through the link, and throughput = bytes / (time_total - time_starttransfer), i.e. after the
+# first byte (slow start's ramp is in it; at 100 MB it costs a few percent). The round trip is
+# the median TCP connect time of 5 curl requests. The bound leaves out TLS's handshake and each
+# request's own round trip, and assumes the link is always full: a floor, not a target.
+link_bound=""
+if [ -n "$rtt" ]; then
+  connect_s=$(for _ in 1 2 3 4 5; do curl -s -o /dev/null -w '%{time_connect}\n' "http://$host:$port1/img/0.jpg"; done | median)
+  read -r link_size link_total link_first < <(curl -s -o /dev/null \
+    -w '%{size_download} %{time_total} %{time_starttransfer}\n' "http://$host:$port1/link-100M.bin")
+  [ "${link_size:-0}" -eq 100000000 ] || { echo "measuring the link failed (got ${link_size:-nothing} bytes)" >&2; exit 1; }
+  link_bps=$(awk -v b="$link_size" -v t="$link_total" -v f="$link_first" 'BEGIN {printf "%.0f", b / (t - f)}')
+  link_bound=$(awk -v b="$total_bytes" -v r="$link_bps" -v c="$connect_s" 'BEGIN {printf "%.2f", b / r + c}')
+  printf '== link: +%s ms; TCP connect %.1f ms (median of 5); 100 MB over HTTP/1.1 at %.1f MB/s; bound for %s files: %s s\n' \
+    "$rtt" "$(awk -v c="$connect_s" 'BEGIN {print c * 1000}')" "$(awk -v r="$link_bps" 'BEGIN {print r / 1e6}')" "$files" "$link_bound"
+fi
+
 run_protocol() {
-  local proto=$1 base scheme extra_curl=() extra_aria=() extra_imgwarm=()
-  if [ "$proto" = http1 ]; then base="http://127.0.0.1:$port1"; extra_curl=(--http1.1)
-  else base="https://127.0.0.1:$port2"; extra_curl=(--cacert "$ngx/cert.pem"); extra_aria=(--ca-certificate="$ngx/cert.pem")
-       extra_imgwarm=(--cacert "$ngx/cert.pem"); fi
+  local proto=$1 base scheme extra_curl=() extra_aria=() extra_imgwarm=() extra_wget2=()
+  if [ "$proto" = http1 ]; then base="http://$host:$port1"; extra_curl=(--http1.1)
+  else base="https://$host:$port2"; extra_curl=(--cacert "$ngx/cert.pem"); extra_aria=(--ca-certificate="$ngx/cert.pem")
+       extra_imgwarm=(--cacert "$ngx/cert.pem"); extra_wget2=(--ca-certificate="$ngx/cert.pem"); fi
+  # Parallelism: the same C for every tool on loopback; each tool's own default with --rtt.
+  local par_imgwarm=() par_curl=() par_wget2=() par_aria=() what="concurrency $concurrency"
+  if [ -z "$rtt" ]; then
+    par_imgwarm=(--concurrency "$concurrency"); par_curl=(--parallel-max "$concurrency")
+    par_wget2=(--max-threads "$concurrency"); par_aria=(-j "$concurrency")
+  else
+    what="+$rtt ms round trip, every tool at its default parallelism"
+  fi
   local list=$work/list-$proto.txt curlcfg=$work/curl-$proto.cfg aria=$work/aria-$proto.txt
   : > "$list"; : > "$curlcfg"; : > "$aria"
   local plain=$work/plain-expected-$proto.md5 imgexp=$work/imgwarm-expected-$proto.md5
@@ -187,18 +282,25 @@ run_protocol() {
   "$imgwarm" path --disk-cache-path "$work/out-imgwarm/cache" - < "$list" > "$work/imgwarm-paths-$proto"
   paste -d' ' <(awk '{print $1}' "$plain") "$work/imgwarm-paths-$proto" | awk '{print $1 "  " $2}' > "$imgexp"
 
-  echo "== $proto: $files URLs, concurrency $concurrency, $runs rounds after a warm-up round (tools interleaved)"
-  local cmd_imgwarm=("$imgwarm" prefetch --concurrency "$concurrency" --disk-cache-path "$work/out-imgwarm/cache"
+  echo "== $proto: $files URLs, $what, $runs rounds after a warm-up round (tools interleaved)"
+  local cmd_imgwarm=("$imgwarm" prefetch "${par_imgwarm[@]}" --disk-cache-path "$work/out-imgwarm/cache"
       --state "$work/out-imgwarm/state.sqlite" --quiet "${extra_imgwarm[@]}" "$list")
-  local cmd_curl=(curl --parallel --parallel-max "$concurrency" -s "${extra_curl[@]}" -K "$curlcfg")
-  local cmd_aria=(aria2c -j "$concurrency" -i "$aria" -d "$work/out-aria2c" --quiet --allow-overwrite=true
+  local cmd_curl=(curl --parallel "${par_curl[@]}" -s "${extra_curl[@]}" -K "$curlcfg")
+  # wget2 saves each URL under its basename in -P's folder and speaks HTTP/2 over TLS by itself.
+  # The --no-* flags switch off work the others do not do: reading ~/.wget2rc, the HSTS/HPKP/OCSP
+  # databases in ~ (--no-local-db, no .wget-hsts written), OCSP lookups, robots.txt, extended
+  # attributes and the server's timestamps on every file. Its progress display is off by default.
+  local cmd_wget2=(wget2 "${par_wget2[@]}" -q --no-config --no-local-db --no-hsts --no-hpkp --no-ocsp --no-robots
+      --no-xattr --no-use-server-timestamps --progress=none -P "$work/out-wget2" "${extra_wget2[@]}" -i "$list")
+  local cmd_aria=(aria2c "${par_aria[@]}" -i "$aria" -d "$work/out-aria2c" --quiet --allow-overwrite=true
       --auto-file-renaming=false --file-allocation=none --console-log-level=error "${extra_aria[@]}")
   declare -A samples_wall samples_cpu samples_rss
   for r in $(seq 0 "$runs"); do
-    for tool in imgwarm curl aria2c "imgwarm (all cached)"; do
+    for tool in imgwarm curl wget2 aria2c "imgwarm (all cached)"; do
       case "$tool" in
         imgwarm) fresh imgwarm; cmd=("${cmd_imgwarm[@]}") ;;
         curl) fresh curl; cmd=("${cmd_curl[@]}") ;;
+        wget2) fresh wget2; cmd=("${cmd_wget2[@]}") ;;
         aria2c) fresh aria2c; cmd=("${cmd_aria[@]}") ;;
         *) cmd=("${cmd_imgwarm[@]}") ;;   # the same cache again: every URL is a hit
       esac
@@ -208,15 +310,16 @@ run_protocol() {
       samples_wall[$tool]+="$e "; samples_cpu[$tool]+="$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.2f", u + s}') "; samples_rss[$tool]+="$m "
     done
   done
-  for tool in imgwarm curl aria2c "imgwarm (all cached)"; do
+  for tool in imgwarm curl wget2 aria2c "imgwarm (all cached)"; do
     wall[$tool]=$(printf '%s\n' ${samples_wall[$tool]} | median)
     cpu[$tool]=$(printf '%s\n' ${samples_cpu[$tool]} | median)
     rss[$tool]=$(printf '%s\n' ${samples_rss[$tool]} | median)
   done
   verify imgwarm "$imgexp"
   verify curl <(sed "s|out-TOOL|out-curl|" "$plain")
+  verify wget2 <(sed "s|out-TOOL|out-wget2|" "$plain")
   verify aria2c <(sed "s|out-TOOL|out-aria2c|" "$plain")
-  table "Results ($proto, $files files, concurrency $concurrency; median of $runs)" imgwarm curl aria2c "imgwarm (all cached)"
+  table "Results ($proto, $files files, $what; median of $runs)" imgwarm curl wget2 aria2c "imgwarm (all cached)"
   rm -rf "$work/runs"/*
 }
 
