@@ -1,7 +1,7 @@
 /// Reads and checks the headers of JPEG, PNG and GIF files without ImageMagick, for
 /// `--validate header`.
 ///
-/// Why not ImageMagick's ping: it costs about 60 µs of CPU per image, most of it outside the
+/// Why not ImageMagick's ping: it costs about 55 µs of CPU per image, most of it outside the
 /// coder: each ping looks up the coder by name (`strcasecmp` over the coder list), stats the
 /// file name `JPEG:` and `JPEG:[0]` thirteen times, reads its clock and allocates its image
 /// structures (measured with `strace -c` and `perf`, see docs/performance.md). These readers do
