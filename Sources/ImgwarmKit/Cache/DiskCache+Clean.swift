@@ -124,18 +124,18 @@ extension DiskCache {
         defer { directory.close() }
         let expiration = policy.maxAge.seconds.map { now.adding(seconds: -$0) }
         var survey = Survey()
-        try walk(directory, expireType: policy.expireType) { entry in
-            survey.totals.add(logical: entry.logicalSize, allocated: entry.allocatedSize)
-            guard entry.kind == .file && !entry.isHidden else { return }
-            if !SDFileName.isCacheFileName(entry.name) {
+        try walkEntries(directory, expireType: policy.expireType) { walked in
+            survey.totals.add(logical: walked.info.size, allocated: walked.info.allocatedSize)
+            guard walked.kind == .file && !walked.isHidden else { return }
+            if !SDFileName.isCacheFileName(bytes: walked.nameBytes) {
                 survey.foreignCount += 1
-                if survey.foreignNames.count < 3 { survey.foreignNames.append(entry.name) }
+                if survey.foreignNames.count < 3 { survey.foreignNames.append(walked.entry().name) }
             }
-            if let expiration, entry.date <= expiration {
+            if let expiration, walked.date <= expiration {
                 survey.expiredCount += 1
             } else {
-                survey.currentSize &+= entry.allocatedSize
-                survey.histogram.add(entry.date, bytes: entry.allocatedSize)
+                survey.currentSize &+= walked.info.allocatedSize
+                survey.histogram.add(walked.date, bytes: walked.info.allocatedSize)
             }
         } folders: { name, info in
             survey.totals.add(logical: info.size, allocated: info.allocatedSize)
@@ -200,9 +200,9 @@ extension DiskCache {
         }
 
         let expiration = policy.maxAge.seconds.map { now.adding(seconds: -$0) }
-        func isExpired(_ entry: CacheEntry) -> Bool {
+        func isExpired(_ date: Timestamp) -> Bool {
             guard let expiration else { return false }
-            return entry.date <= expiration
+            return date <= expiration
         }
         var currentSize = survey.currentSize
         result.remainingAllocated = currentSize
@@ -210,8 +210,10 @@ extension DiskCache {
         guard trimming else {
             guard survey.expiredCount > 0 else { return result }
             result.passes += 1
-            try walk(directory, expireType: expireType) { entry in
-                if entry.kind == .file && !entry.isHidden && isExpired(entry) { _ = attempt(entry, .expired) }
+            try walkEntries(directory, expireType: expireType) { walked in
+                if walked.kind == .file && !walked.isHidden && isExpired(walked.date) {
+                    _ = attempt(walked.entry(), .expired)
+                }
             }
             return result
         }
@@ -244,18 +246,18 @@ extension DiskCache {
             let windowEnd = cut + 1 < histogram.count ? histogram.start(of: cut + 1) : Int64.max
             var page = Page(capacity: max(pageCapacity, 1))
             result.passes += 1
-            try walk(directory, expireType: expireType) { entry in
-                guard entry.kind == .file && !entry.isHidden else { return }
-                if isExpired(entry) {
-                    if expiring { _ = attempt(entry, .expired) }
+            try walkEntries(directory, expireType: expireType) { walked in
+                guard walked.kind == .file && !walked.isHidden else { return }
+                if isExpired(walked.date) {
+                    if expiring { _ = attempt(walked.entry(), .expired) }
                     return
                 }
-                guard !handled.contains(entry) else { return }
-                let time = DateHistogram.nanoseconds(entry.date)
+                guard !handled.contains(walked) else { return }
+                let time = DateHistogram.nanoseconds(walked.date)
                 if time < windowStart {
-                    if attempt(entry, .trimmed) { currentSize &-= min(entry.allocatedSize, currentSize) }
+                    if attempt(walked.entry(), .trimmed) { currentSize &-= min(walked.info.allocatedSize, currentSize) }
                 } else if time < windowEnd {
-                    page.add(entry)
+                    page.add(walked)
                 }
             }
             expiring = false
@@ -285,11 +287,13 @@ extension DiskCache {
         /// Every file up to and including this date and name.
         case upTo(Timestamp, String)
 
-        func contains(_ entry: CacheEntry) -> Bool {
+        func contains(_ walked: WalkedEntry) -> Bool {
             switch self {
             case .none: return false
-            case .before(let time): return DateHistogram.nanoseconds(entry.date) < time
-            case .upTo(let date, let name): return entry.date < date || (entry.date == date && entry.name <= name)
+            case .before(let time): return DateHistogram.nanoseconds(walked.date) < time
+            case .upTo(let date, let name):
+                // The name (a String, compared as the sort compares) only for a tie of dates.
+                return walked.date < date || (walked.date == date && walked.entry().name <= name)
             }
         }
     }
@@ -310,7 +314,10 @@ extension DiskCache {
             x.date != y.date ? x.date < y.date : x.name < y.name
         }
 
-        mutating func add(_ entry: CacheEntry) {
+        mutating func add(_ walked: WalkedEntry) {
+            // Past the bound by date alone: no String made for it.
+            if let bound, walked.date > bound.date { return }
+            let entry = walked.entry()
             if let bound, !Page.precedes(entry, bound) { return }
             entries.append(entry)
             if entries.count == 2 * capacity { keepSmallest() }

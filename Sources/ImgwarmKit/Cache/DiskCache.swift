@@ -134,6 +134,30 @@ public struct DiskCache: Sendable {
         return try openFolder()
     }
 
+    /// One entry met by `walkEntries`, valid only during its call: the name's bytes (no String
+    /// is made for it unless asked: a folder of millions of files mostly needs none), its status
+    /// and the date of the walk's expire type.
+    struct WalkedEntry {
+        let nameBytes: UnsafeBufferPointer<UInt8>
+        /// `.other` for a name that is not UTF-8 (never deleted).
+        let kind: CacheEntry.Kind
+        let info: FileStatus
+        let date: Timestamp
+
+        var isHidden: Bool { nameBytes.first == UInt8(ascii: ".") }
+
+        /// The entry with its name as a String.
+        func entry() -> CacheEntry {
+            CacheEntry(
+                name: String(decoding: nameBytes, as: UTF8.self), kind: kind, logicalSize: info.size,
+                allocatedSize: info.allocatedSize, date: date, device: info.device, inode: info.inode)
+        }
+
+        static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            bytes.allSatisfy { $0 < 0x80 } || String(validating: bytes, as: UTF8.self) != nil
+        }
+    }
+
     /// One walk of the folder: calls `body` for every entry but folders, with the date of
     /// `expireType`, in directory order. Non-UTF-8 names come as `.other` (never deleted);
     /// a name that is not UTF-8 cannot be one imgwarm or SDWebImage wrote.
@@ -142,28 +166,37 @@ public struct DiskCache: Sendable {
         _ body: (CacheEntry) throws(DiskCacheError) -> Void,
         folders: ((String, FileStatus) -> Void)? = nil
     ) throws(DiskCacheError) {
+        try walkEntries(
+            directory, expireType: expireType, { walked throws(DiskCacheError) in try body(walked.entry()) },
+            folders: folders)
+    }
+
+    /// `walk` without a String per entry: `body` gets the name's bytes and makes a `CacheEntry`
+    /// only where it needs one. One `readdir` and one `fstatat` per entry (`FolderWalk`, which
+    /// shares the `fstatat` calls with a helper thread).
+    func walkEntries(
+        _ directory: FileDescriptor, expireType: ExpireType,
+        _ body: (WalkedEntry) throws(DiskCacheError) -> Void,
+        folders: ((String, FileStatus) -> Void)? = nil
+    ) throws(DiskCacheError) {
         let folder = location.folder
         do {
-            try directory.forEachEntry { record in
-                guard let info = try? directory.status(of: record.displayName) else { return }  // raced away
-                let kind = record.name == nil ? .other : info.kind
+            try FolderWalk.forEach(in: directory) { bytes, info in
+                let kind = WalkedEntry.isUTF8(bytes) ? info.kind : .other
                 if kind == .directory {
-                    folders?(record.displayName, info)
+                    folders?(String(decoding: bytes, as: UTF8.self), info)
                     return
                 }
                 let date: Timestamp
                 if expireType == .creation && kind == .file {
                     let birth: Timestamp?
-                    do { birth = try directory.birthTime(of: record.displayName) } catch { return }  // raced away
+                    do { birth = try directory.birthTime(of: String(decoding: bytes, as: UTF8.self)) } catch { return }  // raced away
                     guard let birth else { throw DiskCacheError.noBirthTime(folder) }
                     date = birth
                 } else {
                     date = DiskCache.date(of: info, expireType)
                 }
-                try body(
-                    CacheEntry(
-                        name: record.displayName, kind: kind, logicalSize: info.size,
-                        allocatedSize: info.allocatedSize, date: date, device: info.device, inode: info.inode))
+                try body(WalkedEntry(nameBytes: bytes, kind: kind, info: info, date: date))
             }
         } catch let error as DiskCacheError {
             throw error

@@ -35,9 +35,14 @@ public enum SDFileName {
     /// optionally followed by `.` and a non-empty extension holding no `.`, `/`, `:`, space or
     /// NUL. `clean` deletes only in a folder whose cache files all have this shape.
     public static func isCacheFileName(_ name: String) -> Bool {
-        // Allocates nothing: `clean` asks this of every file of folders of millions.
+        isCacheFileName(bytes: name.utf8)
+    }
+
+    /// `isCacheFileName` of a name's UTF-8 bytes. Allocates nothing: `clean` asks this of every
+    /// file of folders of millions.
+    static func isCacheFileName<Bytes: Sequence<UInt8>>(bytes: Bytes) -> Bool {
         var index = 0
-        for byte in name.utf8 {
+        for byte in bytes {
             switch index {
             case 0..<32:
                 guard
