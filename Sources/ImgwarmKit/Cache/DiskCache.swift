@@ -190,7 +190,8 @@ public struct DiskCache: Sendable {
                 let date: Timestamp
                 if expireType == .creation && kind == .file {
                     let birth: Timestamp?
-                    do { birth = try directory.birthTime(of: String(decoding: bytes, as: UTF8.self)) } catch { return }  // raced away
+                    let name = String(decoding: bytes, as: UTF8.self)
+                    do { birth = try directory.birthTime(of: name) } catch { return }  // raced away
                     guard let birth else { throw DiskCacheError.noBirthTime(folder) }
                     date = birth
                 } else {
