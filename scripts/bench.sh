@@ -12,8 +12,9 @@
 # milliseconds of round trip (scripts/bench-net/netns.sh; needs root), and every tool runs with
 # its own default parallelism: imgwarm without --concurrency, curl --parallel without
 # --parallel-max (50), wget2 without --max-threads (5), aria2c without -j (5). --files defaults
-# to 2000 there, and the table gets a "link bound" row and a "vs bound" column (see link_bound).
-# --imgwarm BINARY benchmarks that binary instead of building one with `swift build -c release`.
+# to 2000 there, and the table gets "link bound" and "one transfer" rows, with a column for each
+# (see link_bound and one_transfer).
+# --imgwarm BINARY benchmarks that binary instead of building one as scripts/install.sh does.
 #
 # Needs root (or sudo) once to install nginx, aria2, wget2, curl, ImageMagick (and for --rtt gcc
 # and iproute2) from Debian's packages. The image corpus is generated once (deterministically)
@@ -48,7 +49,7 @@ while [ $# -gt 0 ]; do
     --skip-clean) skip_clean=1; shift ;;
     --skip-memory) skip_memory=1; shift ;;
     --output-fs) output_fs=$2; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -80,8 +81,12 @@ bash scripts/install-deps.sh >/dev/null
 
 if [ -z "$imgwarm" ]; then
   source scripts/env.sh
-  echo "== building imgwarm (release)"
-  swift build -c release --product imgwarm 2>&1 | tail -n 1
+  # Built as scripts/install.sh and the .deb build it (the Swift runtime linked in, symbols
+  # bound at start): what users run, and 3 MB less resident memory than a build that loads the
+  # runtime's shared libraries from /opt/swift.
+  echo "== building imgwarm (release, as scripts/install.sh builds it)"
+  swift build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now \
+    --product imgwarm 2>&1 | tail -n 1
   imgwarm="$(swift build -c release --show-bin-path)/imgwarm"
 fi
 [ -x "$imgwarm" ] || { echo "no imgwarm binary at $imgwarm" >&2; exit 2; }
@@ -153,7 +158,10 @@ if [ -n "$rtt" ]; then
   in_ns=(ip netns exec imgwarm-rtt)
   # One large file of random bytes to measure what the link carries (see link_bound).
   [ -s "$bench/link-100M.bin" ] || head -c 100000000 /dev/urandom > "$bench/link-100M.bin"
-  link_location="location = /link-100M.bin { root $bench; }"
+  # And one file as large as the N images together, for the "one transfer" row (see one_transfer).
+  [ "$(stat -c %s "$bench/link-same-$files.bin" 2>/dev/null || echo 0)" -eq "$total_bytes" ] \
+    || head -c "$total_bytes" /dev/urandom > "$bench/link-same-$files.bin"
+  link_location="location ~ ^/link-(100M|same-[0-9]+)\.bin\$ { root $bench; }"
 else
   host=127.0.0.1; port1=$((20000 + RANDOM % 20000)); port2=$((port1 + 1))
 fi
@@ -169,7 +177,7 @@ http {
   types { image/jpeg jpg; image/png png; image/webp webp; image/gif gif; }
   client_body_temp_path $ngx/tmp; proxy_temp_path $ngx/tmp; fastcgi_temp_path $ngx/tmp; uwsgi_temp_path $ngx/tmp; scgi_temp_path $ngx/tmp;
   server { listen $host:$port1; root $site; $link_location }
-  server { listen $host:$port2 ssl http2; root $site;
+  server { listen $host:$port2 ssl http2; root $site; $link_location
            ssl_certificate $ngx/cert.pem; ssl_certificate_key $ngx/key.pem; http2_max_concurrent_streams 256; }
 }
 NGINX
@@ -212,23 +220,28 @@ verify() {  # verify NAME EXPECTED-LIST ("md5  path" lines)
 }
 (cd "$corpus" && md5sum -- *) | awk '{print $2, $1}' | sort > "$work/corpus.md5"
 
-table() {  # with --rtt, also a "link bound" row and a "vs bound" column
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+table() {  # with --rtt, also "link bound" and "one transfer" rows and a column for each
   local title=$1; shift
   printf '\n%s\n' "$title"
-  printf '%-22s %9s %9s %10s %9s %9s' tool "wall s" "CPU s" "peak RSS" "files/s" "vs curl"
-  if [ -n "$link_bound" ]; then printf ' %9s' "vs bound"; fi
+  printf '%-24s %9s %9s %10s %9s %9s' tool "wall s" "CPU s" "peak RSS" "files/s" "vs curl"
+  if [ -n "$link_bound" ]; then printf ' %9s %9s' "vs bound" "vs 1 xfer"; fi
   printf '\n'
   local base=${wall[curl]}
   for name in "$@"; do
     local w=${wall[$name]}
-    printf '%-22s %9s %9s %8d MB %9s %9s' "$name" "$w" "${cpu[$name]}" $(( ${rss[$name]} / 1024 )) \
-      "$(awk -v f="$files" -v w="$w" 'BEGIN {printf "%.0f", f / w}')" "$(awk -v w="$w" -v b="$base" 'BEGIN {printf "%.2f", w / b}')"
-    if [ -n "$link_bound" ]; then printf ' %9s' "$(awk -v w="$w" -v b="$link_bound" 'BEGIN {printf "%.2f", w / b}')"; fi
+    printf '%-24s %9s %9s %8d MB %9s %9s' "$name" "$w" "${cpu[$name]}" $(( ${rss[$name]} / 1024 )) \
+      "$(awk -v f="$files" -v w="$w" 'BEGIN {printf "%.0f", f / w}')" "$(ratio "$w" "$base")"
+    if [ -n "$link_bound" ]; then printf ' %9s %9s' "$(ratio "$w" "$link_bound")" "$(ratio "$w" "$one_transfer")"; fi
     printf '\n'
   done
   if [ -n "$link_bound" ]; then
-    printf '%-22s %9s %9s %10s %9s %9s %9s\n' "link bound" "$link_bound" - - \
-      "$(awk -v f="$files" -v w="$link_bound" 'BEGIN {printf "%.0f", f / w}')" "$(awk -v w="$link_bound" -v b="$base" 'BEGIN {printf "%.2f", w / b}')" 1.00
+    printf '%-24s %9s %9s %10s %9s %9s %9s %9s\n' "link bound" "$link_bound" - - \
+      "$(awk -v f="$files" -v w="$link_bound" 'BEGIN {printf "%.0f", f / w}')" "$(ratio "$link_bound" "$base")" 1.00 \
+      "$(ratio "$link_bound" "$one_transfer")"
+    printf '%-24s %9s %9s %10s %9s %9s %9s %9s\n' "one transfer, same bytes" "$one_transfer" - - \
+      "$(awk -v f="$files" -v w="$one_transfer" 'BEGIN {printf "%.0f", f / w}')" "$(ratio "$one_transfer" "$base")" \
+      "$(ratio "$one_transfer" "$link_bound")" 1.00
   fi
 }
 
@@ -240,7 +253,13 @@ table() {  # with --rtt, also a "link bound" row and a "vs bound" column
 # first byte (slow start's ramp is in it; at 100 MB it costs a few percent). The round trip is
 # the median TCP connect time of 5 curl requests. The bound leaves out TLS's handshake and each
 # request's own round trip, and assumes the link is always full: a floor, not a target.
+# one_transfer (per protocol, in run_protocol): what the link gives one client that needs no
+# parallelism at all: curl fetching a single file as large as the N images together, over the
+# same protocol, on a fresh connection (connect, TLS, the request's round trip and TCP's slow
+# start included), median of 3. Many files cannot beat it by much: only by opening several
+# connections, whose slow starts ramp up side by side.
 link_bound=""
+one_transfer=""
 if [ -n "$rtt" ]; then
   connect_s=$(for _ in 1 2 3 4 5; do curl -s -o /dev/null -w '%{time_connect}\n' "http://$host:$port1/img/0.jpg"; done | median)
   read -r link_size link_total link_first < <(curl -s -o /dev/null \
@@ -283,6 +302,13 @@ run_protocol() {
   paste -d' ' <(awk '{print $1}' "$plain") "$work/imgwarm-paths-$proto" | awk '{print $1 "  " $2}' > "$imgexp"
 
   echo "== $proto: $files URLs, $what, $runs rounds after a warm-up round (tools interleaved)"
+  if [ -n "$rtt" ]; then
+    one_transfer=$(for _ in 1 2 3; do
+      curl -s -o /dev/null "${extra_curl[@]}" -w '%{time_total} %{size_download}\n' "$base/link-same-$files.bin"
+    done | awk -v n="$total_bytes" '$2 == n {print $1}' | median)
+    [ -n "$one_transfer" ] || { echo "fetching link-same-$files.bin failed" >&2; exit 1; }
+    echo "   one transfer of the same $total_bytes bytes: $one_transfer s (median of 3)"
+  fi
   local cmd_imgwarm=("$imgwarm" prefetch "${par_imgwarm[@]}" --disk-cache-path "$work/out-imgwarm/cache"
       --state "$work/out-imgwarm/state.sqlite" --quiet "${extra_imgwarm[@]}" "$list")
   local cmd_curl=(curl --parallel "${par_curl[@]}" -s "${extra_curl[@]}" -K "$curlcfg")
