@@ -31,7 +31,7 @@ final class Downloader {
         let perHost = configuration.concurrency == .auto ? configuration.maxPerHost : 0
         multi = try CurlMulti(
             multiplexing: true, maxConnections: max(16, configuration.maxInFlight * 2), maxHostConnections: perHost,
-            maxStreams: FetchConfiguration.autoStreamsPerHost)
+            maxStreams: FetchConfiguration.streamsPerConnection)
         options = Downloader.options(configuration)
         headerList = configuration.requestHeaders
         sharedHeaders = CurlStringList(headerList)

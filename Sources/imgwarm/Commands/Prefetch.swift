@@ -84,7 +84,7 @@ struct Prefetch: ParsableCommand {
     @Option(
         name: .shortAndLong, parsing: .unconditional,
         help: ArgumentHelp(
-            "Transfers in flight: auto, or a number from 1 to 1024 for that many whatever their hosts (default \(Defaults.concurrency(Defaults.prefetch.fetch.concurrency))). auto runs up to --max-per-host connections to each HTTP/1.1 host and up to \(FetchConfiguration.autoStreamsPerHost) streams to each HTTP/2 host (fewer if the server says so), \(FetchConfiguration.autoTotal) in all.",
+            "Transfers in flight: auto, or a number from 1 to 1024 for that many whatever their hosts (default \(Defaults.concurrency(Defaults.prefetch.fetch.concurrency))). auto runs up to --max-per-host connections to each HTTP/1.1 host and up to \(FetchConfiguration.autoStreamsPerHost) streams to each HTTP/2 host (\(FetchConfiguration.streamsPerConnection) per connection, fewer if the server says so, on at most --max-per-host connections), \(FetchConfiguration.autoTotal) in all.",
             valueName: "auto|n"),
         completion: .list(["auto"]), transform: Parse.concurrency)
     var concurrency: FetchConfiguration.Concurrency?
