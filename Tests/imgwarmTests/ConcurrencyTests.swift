@@ -77,6 +77,37 @@ import Testing
         #expect(two.gauge.peakPerHost.values.allSatisfy { $0 == 3 }, "\(two.gauge.peakPerHost)")
     }
 
+    /// A cache hit takes no slot, so hits of a host whose slots are all taken by slow downloads
+    /// are recorded at once, not after them.
+    @Test func hitsOfABusyHostDoNotWaitForIt() throws {
+        let image = [UInt8](try Fixtures.data("images/valid/photo.jpg"))
+        let server = LoopbackServer { request in
+            { request, responder in
+                if request.path.contains("slow") { responder.pause(0.8) }
+                responder.respond(status: 200, headers: ["Content-Type": "image/jpeg"], body: image)
+            }
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let temp = try TemporaryFolder()
+        let hits = (0..<5).map { "http://127.0.0.1:\(port)/hit/\($0).jpg" }
+        let seed = try temp.write("seed.txt", Data((hits.joined(separator: "\n") + "\n").utf8))
+        let cache = temp.path("cache")
+        let first = try CLI.run(["prefetch", "--disk-cache-path", cache, "--quiet", seed], home: temp.path)
+        #expect(first.status == 0, "\(first.stderrText)")
+        // Two slow downloads first: with one slot, the second waits for the host, and so would
+        // every line after it.
+        let slow = (0..<2).map { "http://127.0.0.1:\(port)/slow/\($0).jpg" }
+        let list = try temp.write("list.txt", Data(((slow + hits).joined(separator: "\n") + "\n").utf8))
+        let second = try CLI.run(
+            ["prefetch", "--disk-cache-path", cache, "--quiet", "--max-per-host", "1", "--report", "-", list],
+            home: temp.path)
+        #expect(second.status == 0, "\(second.stderrText)")
+        let report = try #require(try JSONSerialization.jsonObject(with: second.stdout) as? [String: Any])
+        let outcomes = (report["entries"] as? [[String: Any]] ?? []).map { $0["outcome"] as? String ?? "" }
+        #expect(outcomes == Array(repeating: "cached", count: 5) + ["downloaded", "downloaded"], "\(outcomes)")
+    }
+
     /// A number keeps its meaning: that many transfers, whatever their hosts.
     @Test func aNumberIsTheTotal() throws {
         let run = try run(["--concurrency", "12"], count: 14, hold: 0.5)

@@ -101,8 +101,17 @@ extension PrefetchJob {
     ) {
         defer { lock.unlock() }
         let now = Monotonic.now()
+        // A hit of a busy host is recorded at once; it takes no slot (`--refresh` revalidates
+        // hits, so there every URL needs one).
+        let refresh = configuration.refresh
         while downloader.inFlight < concurrency && validating < min(concurrency * 2, 64) && lockFailure == nil,
-            let entry = scheduler.next(now: now)
+            let entry = scheduler.next(
+                now: now,
+                needsTransfer: { entry in
+                    let name = entry.fileName.isEmpty ? SDFileName.forKey(entry.key) : entry.fileName
+                    if case .hit = store.lookup(name) { return refresh }
+                    return true
+                })
         {
             if start(entry, downloader: downloader, store: store, lock: lock) {
                 scheduler.hosts?.started(entry.url)

@@ -22,12 +22,14 @@ final class Scheduler {
     var nextRetryDue: Double? { delayed.first?.due }
 
     /// The next URL to start at monotonic time `now`, or nil when nothing is ready.
-    func next(now: Double) -> PendingEntry? {
+    /// `needsTransfer` is asked only of a URL whose host is full: one that needs no transfer (a
+    /// cache hit) goes ahead rather than wait for a slot it will not use.
+    func next(now: Double, needsTransfer: (PendingEntry) -> Bool = { _ in true }) -> PendingEntry? {
         guard let hosts else { return nextInOrder(now: now) }
         if let ready = hosts.nextReady() { return ready }
         while hosts.waitingCount < HostSlots.waitingLimit, let entry = nextInOrder(now: now) {
             let key = HostSlots.key(entry.url)
-            if hosts.hasRoom(key) { return entry }
+            if hosts.hasRoom(key) || !needsTransfer(entry) { return entry }
             hosts.wait(entry, host: key)
         }
         return nil
