@@ -346,6 +346,18 @@ run_protocol() {
   verify wget2 <(sed "s|out-TOOL|out-wget2|" "$plain")
   verify aria2c <(sed "s|out-TOOL|out-aria2c|" "$plain")
   table "Results ($proto, $files files, $what; median of $runs)" imgwarm curl wget2 aria2c "imgwarm (all cached)"
+  if [ -z "$rtt" ]; then
+    # Peak memory of a downloading run by parallelism (the target: 40 MB up to 64), one run each.
+    printf '\n%-26s %9s %10s\n' "imgwarm, $proto, $files files" "wall s" "peak RSS"
+    for c in 1 16 64 auto; do
+      fresh imgwarm
+      /usr/bin/time -f "%e %M" -o "$work/time" "$imgwarm" prefetch --concurrency "$c" \
+        --disk-cache-path "$work/out-imgwarm/cache" --state "$work/out-imgwarm/state.sqlite" --quiet \
+        "${extra_imgwarm[@]}" "$list" >/dev/null 2>"$work/stderr" || { echo "imgwarm --concurrency $c failed:"; tail -5 "$work/stderr"; }
+      read -r e m < "$work/time"
+      printf '%-26s %9s %8d MB\n' "--concurrency $c" "$e" $((m / 1024))
+    done
+  fi
   rm -rf "$work/runs"/*
 }
 
