@@ -305,7 +305,7 @@ run_protocol() {
   if [ -n "$rtt" ]; then
     one_transfer=$(for _ in 1 2 3; do
       curl -s -o /dev/null "${extra_curl[@]}" -w '%{time_total} %{size_download}\n' "$base/link-same-$files.bin"
-    done | awk -v n="$total_bytes" '$2 == n {print $1}' | median)
+    done | awk -v n="$total_bytes" '$2 == n {print $1}' | median | awk 'NF {printf "%.2f", $1}')
     [ -n "$one_transfer" ] || { echo "fetching link-same-$files.bin failed" >&2; exit 1; }
     echo "   one transfer of the same $total_bytes bytes: $one_transfer s (median of 3)"
   fi
