@@ -45,10 +45,6 @@ enum NativeHeader {
         .failure(Failure(.decodeFailed, "\(format): \(message)"))
     }
 
-    private static func be16(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> Int {
-        Int(bytes[at]) << 8 | Int(bytes[at + 1])
-    }
-
     // MARK: JPEG
 
     /// The marker segments up to the first scan, checked as libjpeg's `jpeg_read_header` does
@@ -79,7 +75,7 @@ enum NativeHeader {
                 break
             }
             guard index + 4 <= bytes.count else { break }
-            let length = be16(bytes, index + 2)
+            let length = bytes.be16(index + 2)
             let start = index + 4
             let end = index + 2 + length
             guard length >= 2, end <= bytes.count else { return failure(name, "a segment at byte \(index) is cut") }
@@ -122,8 +118,8 @@ enum NativeHeader {
     > {
         guard segment.count >= 6 else { return .failure(Message(text: "a start-of-frame segment is too short")) }
         let precision = segment[0]
-        let height = be16(segment, 1)
-        let width = be16(segment, 3)
+        let height = segment.be16(1)
+        let width = segment.be16(3)
         let count = Int(segment[5])
         guard segment.count == 6 + 3 * count else {
             return .failure(Message(text: "the start-of-frame segment's length does not match its \(count) components"))
@@ -213,12 +209,12 @@ enum NativeHeader {
     /// each critical chunk before the first IDAT; and image data.
     static func png(_ bytes: UnsafeRawBufferPointer) -> Result<Size, Failure> {
         let name = "PNG"
-        guard bytes.count >= 33, be32(bytes, 8) == 13, fourCC(bytes, 12) == fourCC("IHDR") else {
+        guard bytes.count >= 33, bytes.be32(8) == 13, fourCC(bytes, 12) == fourCC("IHDR") else {
             return failure(name, "the file does not start with an IHDR chunk")
         }
         guard crcMatches(bytes, chunk: 8, length: 13) else { return failure(name, "the IHDR chunk's CRC is wrong") }
-        let width = be32(bytes, 16)
-        let height = be32(bytes, 20)
+        let width = bytes.be32(16)
+        let height = bytes.be32(20)
         guard (1...0x7FFF_FFFF).contains(width), (1...0x7FFF_FFFF).contains(height) else {
             return failure(name, "the image is \(width)×\(height) pixels")
         }
@@ -240,7 +236,7 @@ enum NativeHeader {
         var offset = 33
         var palette = false
         while offset + 12 <= bytes.count {
-            let length = be32(bytes, offset)
+            let length = bytes.be32(offset)
             let type = fourCC(bytes, offset + 4)
             guard length <= bytes.count - offset - 12 else { break }
             switch type {
@@ -267,12 +263,8 @@ enum NativeHeader {
         return failure(name, "no image data (IDAT)")
     }
 
-    private static func be32(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> Int {
-        be16(bytes, at) << 16 | be16(bytes, at + 2)
-    }
-
     private static func fourCC(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {
-        UInt32(truncatingIfNeeded: be32(bytes, at))
+        UInt32(truncatingIfNeeded: bytes.be32(at))
     }
 
     private static func fourCC(_ text: StaticString) -> UInt32 {
@@ -285,7 +277,7 @@ enum NativeHeader {
         for byte in bytes[(chunk + 4)..<(chunk + 8 + length)] {
             crc = crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
         }
-        return crc ^ 0xFFFF_FFFF == UInt32(truncatingIfNeeded: be32(bytes, chunk + 8 + length))
+        return crc ^ 0xFFFF_FFFF == UInt32(truncatingIfNeeded: bytes.be32(chunk + 8 + length))
     }
 
     /// The CRC-32 table of PNG (ISO 3309; polynomial 0xEDB88320). Only the few short critical
@@ -306,7 +298,6 @@ enum NativeHeader {
     /// height are given too, for the limits.
     static func gif(_ bytes: UnsafeRawBufferPointer) -> Result<Size, Failure> {
         let name = "GIF"
-        func le16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
         func skipSubBlocks(_ offset: inout Int) {
             while offset < bytes.count, bytes[offset] != 0 { offset += 1 + Int(bytes[offset]) }
             offset += 1
@@ -325,7 +316,7 @@ enum NativeHeader {
                 guard offset + 11 <= bytes.count else {
                     return failure(name, "the file ends inside an image descriptor")
                 }
-                let frame = (width: le16(offset + 5), height: le16(offset + 7))
+                let frame = (width: bytes.le16(offset + 5), height: bytes.le16(offset + 7))
                 guard frame.width > 0, frame.height > 0 else {
                     return failure(name, "an image of \(frame.width)×\(frame.height) pixels at byte \(offset)")
                 }
@@ -340,7 +331,7 @@ enum NativeHeader {
                 largest = (max(largest.width, frame.width), max(largest.height, frame.height))
             case 0x3B:
                 guard let first else { return failure(name, "no image before the trailer") }
-                let screen = (width: le16(6), height: le16(8))
+                let screen = (width: bytes.le16(6), height: bytes.le16(8))
                 let size = screen.width > 0 && screen.height > 0 ? screen : first
                 return .success(Size(size.width, size.height, frame: largest))
             default:

@@ -35,19 +35,11 @@ enum StructureCheck {
         Failure(.imageTooLarge, "the \(what) holds more than \(maxFrames) \(unit); at most \(maxFrames) are accepted")
     }
 
-    private static func be32(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> Int {
-        Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
-    }
-
-    private static func le32(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> Int {
-        Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
-    }
-
     /// Every chunk fits in the body, and the chunk list ends with IEND.
     static func png(_ bytes: UnsafeRawBufferPointer) -> Failure? {
         var offset = 8
         while offset + 8 <= bytes.count {
-            let length = be32(bytes, offset)
+            let length = bytes.be32(offset)
             let type = String(
                 decoding: UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 8)]), as: UTF8.self)
             let remaining = bytes.count - offset - 12
@@ -217,7 +209,7 @@ enum StructureCheck {
     /// The RIFF container holds as many bytes as it declares.
     static func riff(_ bytes: UnsafeRawBufferPointer) -> Failure? {
         guard bytes.count >= 12 else { return Failure(.truncated, "the WebP data is cut short") }
-        let declared = le32(bytes, 4) + 8
+        let declared = bytes.le32(4) + 8
         if declared > bytes.count {
             return Failure(
                 .truncated, "the WebP container declares \(declared) bytes but the body has \(bytes.count) (cut short)")
@@ -228,8 +220,8 @@ enum StructureCheck {
     /// The pixel data starts inside the body, and the declared file size is there.
     static func bmp(_ bytes: UnsafeRawBufferPointer) -> Failure? {
         guard bytes.count >= 14 else { return Failure(.truncated, "the BMP data is cut short") }
-        let fileSize = le32(bytes, 2)
-        let pixelOffset = le32(bytes, 10)
+        let fileSize = bytes.le32(2)
+        let pixelOffset = bytes.le32(10)
         if pixelOffset >= bytes.count || (fileSize > 0 && fileSize > bytes.count) {
             return Failure(
                 .truncated, "the BMP header declares \(fileSize) bytes but the body has \(bytes.count) (cut short)")

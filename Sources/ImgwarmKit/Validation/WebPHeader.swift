@@ -7,9 +7,6 @@
 /// non-zero size. `--validate full` still decodes WebP with ImageMagick's WEBP coder.
 enum WebPHeader {
     static func read(_ bytes: UnsafeRawBufferPointer) -> Result<(width: Int, height: Int, frames: Int), Failure> {
-        func le16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
-        func le24(_ at: Int) -> Int { le16(at) | Int(bytes[at + 2]) << 16 }
-        func le32(_ at: Int) -> Int { le16(at) | le16(at + 2) << 16 }
         func fourCC(_ at: Int) -> String {
             String(decoding: UnsafeRawBufferPointer(rebasing: bytes[at..<(at + 4)]), as: UTF8.self)
         }
@@ -17,7 +14,7 @@ enum WebPHeader {
             .failure(Failure(.decodeFailed, "WebP: " + message))
         }
         guard bytes.count >= 30 else { return bad("the file is too short for its headers") }
-        let end = min(bytes.count, le32(4) + 8)
+        let end = min(bytes.count, bytes.le32(4) + 8)
         var offset = 12
         var canvas: (Int, Int)?
         var image: (Int, Int)?
@@ -25,7 +22,7 @@ enum WebPHeader {
         // Walk the chunks: each must fit in the RIFF container.
         while offset + 8 <= end {
             let type = fourCC(offset)
-            let size = le32(offset + 4)
+            let size = bytes.le32(offset + 4)
             let data = offset + 8
             guard size <= end - data else {
                 return bad("the chunk '\(type)' declares \(size) bytes but only \(end - data) follow")
@@ -39,17 +36,17 @@ enum WebPHeader {
                 guard bytes[data + 3] == 0x9D, bytes[data + 4] == 0x01, bytes[data + 5] == 0x2A else {
                     return bad("the VP8 start code is missing")
                 }
-                image = (le16(data + 6) & 0x3FFF, le16(data + 8) & 0x3FFF)
+                image = (bytes.le16(data + 6) & 0x3FFF, bytes.le16(data + 8) & 0x3FFF)
                 frames += 1
             case "VP8L":
                 guard size >= 5, bytes[data] == 0x2F else { return bad("the VP8L signature is missing") }
-                let bits = UInt32(le32(data + 1))
+                let bits = UInt32(bytes.le32(data + 1))
                 guard bits >> 29 == 0 else { return bad("unknown VP8L version \(bits >> 29)") }
                 image = (Int(bits & 0x3FFF) + 1, Int((bits >> 14) & 0x3FFF) + 1)
                 frames += 1
             case "VP8X":
                 guard size >= 10 else { return bad("the VP8X chunk is too short") }
-                canvas = (le24(data + 4) + 1, le24(data + 7) + 1)
+                canvas = (bytes.le24(data + 4) + 1, bytes.le24(data + 7) + 1)
             case "ANMF":
                 frames += 1
             default:
