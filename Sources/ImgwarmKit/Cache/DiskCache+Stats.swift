@@ -18,41 +18,55 @@ extension DiskCache {
         public var hiddenEntries: Int
         public var directories: Int
         public var symlinks: Int
-        /// Names of the cache files.
-        public var fileNames: Set<String> = []
+        /// The cache files' names, as 8-byte fingerprints (a folder of millions holds no list of
+        /// names): see `containsFile(named:)`.
+        var fileNames = FingerprintSet()
+
+        /// True when `name` is one of the cache files (a fingerprint match: a false positive
+        /// needs two names whose MD5s share 64 bits).
+        public func containsFile(named name: String) -> Bool {
+            fileNames.contains(MD5.digest(name.utf8))
+        }
     }
 
-    /// Scans the folder and sniffs the format of every cache file.
+    /// Walks the folder once and sniffs the format of every cache file, holding no list of
+    /// entries (`imgwarm stats` of a million files runs in the memory of a few).
     public func statistics(expireType: ExpireType) throws(DiskCacheError) -> Statistics {
-        let scan = try scan(expireType: expireType)
         var stats = Statistics(
-            exists: scan.exists, totals: scan.totals, files: 0, formats: [:], oldest: nil, newest: nil,
+            exists: true, totals: DiskTotals(), files: 0, formats: [:], oldest: nil, newest: nil,
             hiddenEntries: 0, directories: 0, symlinks: 0)
-        guard scan.exists else { return stats }
-        let directory = try openFolder()
+        guard let directory = try openExistingFolder() else {
+            stats.exists = false
+            return stats
+        }
         defer { directory.close() }
         var header = [UInt8](repeating: 0, count: ImageFormat.sniffLength)
-        for entry in scan.entries {
-            if entry.isHidden { stats.hiddenEntries += 1 }
-            switch entry.kind {
-            case .directory:
-                stats.directories += 1
-                continue
+        try walkEntries(directory, expireType: expireType) { walked in
+            stats.totals.add(logical: walked.info.size, allocated: walked.info.allocatedSize)
+            if walked.isHidden { stats.hiddenEntries += 1 }
+            switch walked.kind {
+            case .directory: return  // folders come to the closure below
             case .symlink:
                 stats.symlinks += 1
-                continue
-            case .other: continue
-            case .file: if entry.isHidden { continue }
+                return
+            case .other: return
+            case .file: if walked.isHidden { return }
             }
             stats.files += 1
-            stats.fileNames.insert(entry.name)
-            if stats.oldest.map({ entry.date < $0 }) ?? true { stats.oldest = entry.date }
-            if stats.newest.map({ entry.date > $0 }) ?? true { stats.newest = entry.date }
+            _ = stats.fileNames.insert(MD5.digest(UnsafeRawBufferPointer(walked.nameBytes)))
+            if stats.oldest.map({ walked.date < $0 }) ?? true { stats.oldest = walked.date }
+            if stats.newest.map({ walked.date > $0 }) ?? true { stats.newest = walked.date }
             var format = "other"
-            if let sniffed = DiskCache.sniffWithoutTouching(directory: directory, name: entry.name, buffer: &header) {
+            let name = String(decoding: walked.nameBytes, as: UTF8.self)
+            if let sniffed = DiskCache.sniffWithoutTouching(directory: directory, name: name, buffer: &header) {
                 format = sniffed.rawValue
             }
             stats.formats[format, default: 0] += 1
+        } folders: { name, info in
+            stats.totals.add(logical: info.size, allocated: info.allocatedSize)
+            DiskCache.addTree(parent: directory, name: name, to: &stats.totals)
+            if name.utf8.first == UInt8(ascii: ".") { stats.hiddenEntries += 1 }
+            stats.directories += 1
         }
         return stats
     }

@@ -29,7 +29,7 @@ public struct StatsReport {
         public var problem: String?
 
         /// Reads the database at `path` if there is one, without creating it.
-        public static func read(path: String, scan fileNames: Set<String>, lockTimeout: Double) -> StateSummary {
+        public static func read(path: String, scan: DiskCache.Statistics, lockTimeout: Double) -> StateSummary {
             var summary = StateSummary(path: path)
             guard FileSystem.exists(path) else { return summary }
             summary.exists = true
@@ -38,7 +38,9 @@ public struct StatsReport {
                 let counts = try state.counts()
                 summary.trackedKeys = counts.trackedKeys
                 summary.blacklisted = counts.blacklisted
-                summary.staleRows = try state.trackedFileNames().filter { !fileNames.contains($0) }.count
+                try state.forEachTrackedFileName { name in
+                    if !scan.containsFile(named: name) { summary.staleRows += 1 }
+                }
                 summary.lastRun = try state.lastRun()
             } catch {
                 summary.problem = error.description

@@ -103,11 +103,10 @@ extension StateStore {
         }
     }
 
-    /// Every file name that has a record, with how many keys point at it.
-    public func trackedFileNames() throws(StateError) -> [String] {
-        var names: [String] = []
-        try query("SELECT file_name FROM entries") { row in if let name = row.text(0) { names.append(name) } }
-        return names
+    /// Calls `body` with the file name of every record (once per key: several keys may name one
+    /// file), one row at a time.
+    public func forEachTrackedFileName(_ body: (String) -> Void) throws(StateError) {
+        try query("SELECT file_name FROM entries") { row in if let name = row.text(0) { body(name) } }
     }
 
     func text(_ value: String?) -> SQLiteStatement.Value { value.map { .text($0) } ?? .null }

@@ -37,7 +37,7 @@ struct Stats: ParsableCommand {
             throw CommandFailure.cache(error.description)
         }
         let state = StatsReport.StateSummary.read(
-            path: stateOptions.path(for: location), scan: stats.fileNames, lockTimeout: stateOptions.lockTimeout)
+            path: stateOptions.path(for: location), scan: stats, lockTimeout: stateOptions.lockTimeout)
         if let problem = state.problem { Console.warning(problem) }
         if json {
             Console.output(

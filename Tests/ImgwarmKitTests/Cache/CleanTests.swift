@@ -311,4 +311,30 @@ import Testing
         let again = try DiskCache(location: folder.location).statistics(expireType: .access)
         #expect(again.newest == old)
     }
+
+    /// The streaming count: each kind of entry where SDWebImage's enumerator puts it, and the
+    /// cache files' names remembered (as fingerprints) for the state's stale rows.
+    @Test func statisticsCountEveryKindOfEntry() throws {
+        let folder = try Folder()
+        let root = folder.location.folder
+        let name = String(format: "%032x.jpg", 7)
+        _ = try folder.file(name, atime: ago(3), mtime: ago(3))
+        _ = try folder.file(String(format: "%032x.png", 8), atime: ago(2), mtime: ago(2))
+        _ = try folder.file(".hidden", atime: ago(1), mtime: ago(1))
+        try FileManager.default.createDirectory(atPath: root + "/.hiddendir", withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: root + "/sub", withIntermediateDirectories: false)
+        _ = try folder.file("sub/inside.jpg", atime: ago(1), mtime: ago(1))
+        try FileManager.default.createSymbolicLink(atPath: root + "/link.jpg", withDestinationPath: name)
+        let stats = try DiskCache(location: folder.location).statistics(expireType: .access)
+        #expect(stats.files == 2)
+        #expect(stats.hiddenEntries == 2)
+        #expect(stats.directories == 2)
+        #expect(stats.symlinks == 1)
+        #expect(stats.totals.entries == 7)
+        #expect(stats.oldest == ago(3))
+        #expect(stats.containsFile(named: name))
+        #expect(!stats.containsFile(named: ".hidden"))
+        #expect(!stats.containsFile(named: "link.jpg"))
+        #expect(!stats.containsFile(named: "inside.jpg"))
+    }
 }
