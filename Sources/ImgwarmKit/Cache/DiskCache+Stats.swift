@@ -65,7 +65,7 @@ extension DiskCache {
         } folders: { name, info in
             stats.totals.add(logical: info.size, allocated: info.allocatedSize)
             DiskCache.addTree(parent: directory, name: name, to: &stats.totals)
-            if name.utf8.first == UInt8(ascii: ".") { stats.hiddenEntries += 1 }
+            if CacheEntry.isHidden(name: name.utf8) { stats.hiddenEntries += 1 }
             stats.directories += 1
         }
         return stats

@@ -22,7 +22,12 @@ public struct CacheEntry: Sendable, Equatable {
     public var inode: UInt64
 
     /// Names starting with `.` are hidden; SDWebImage's expiry enumerator skips them.
-    public var isHidden: Bool { name.utf8.first == UInt8(ascii: ".") }
+    public var isHidden: Bool { CacheEntry.isHidden(name: name.utf8) }
+
+    static func isHidden<Bytes: Sequence<UInt8>>(name: Bytes) -> Bool {
+        var bytes = name.makeIterator()
+        return bytes.next() == UInt8(ascii: ".")
+    }
 }
 
 /// Totals of a folder as SDWebImage's `totalDiskSize` / `totalDiskCount` compute them: every entry
@@ -144,7 +149,7 @@ public struct DiskCache: Sendable {
         let info: FileStatus
         let date: Timestamp
 
-        var isHidden: Bool { nameBytes.first == UInt8(ascii: ".") }
+        var isHidden: Bool { CacheEntry.isHidden(name: nameBytes) }
 
         /// The entry with its name as a String.
         func entry() -> CacheEntry {
