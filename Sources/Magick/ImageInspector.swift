@@ -43,6 +43,7 @@ public final class ImageInspector {
         // (MagickSetFormat alone does not); a "[0]" scene suffix makes it stop after the first
         // frame (coders honour the scene range of a ping).
         MagickSetFilename(wand, coder + (decode ? ":" : ":[0]"))
+        Magick.restartTimeLimit()
         let ok =
             decode
             ? MagickReadImageBlob(wand, base, bytes.count)

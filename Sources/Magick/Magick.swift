@@ -22,7 +22,9 @@ public enum Magick {
         public var disk: UInt64 = 0
         /// Threads one decode may use: one, so validation does not fight the downloader. `1` by default.
         public var threads: UInt64 = 1
-        /// Seconds one operation may run. `30` by default.
+        /// Seconds one read may run. `30` by default. (ImageMagick counts them from its first
+        /// use of a pixel cache in the process and then exits the process: every read restarts
+        /// the count, see `restartTimeLimit`.)
         public var time: UInt64 = 30
         /// The most images one read may hold (frames of a GIF, directories of a TIFF…); a longer
         /// list fails the read. `2000` by default: each costs about 25 KB even when it is 1×1
@@ -55,6 +57,15 @@ public enum Magick {
         MagickSetResourceLimit(TimeResource, MagickSizeType(limits.time))
         // ImageMagick fails a read when its list reaches the limit: one more allows `listLength`.
         MagickSetResourceLimit(ListLengthResource, MagickSizeType(limits.listLength + 1))
+    }
+
+    /// Starts ImageMagick's time limit over. ImageMagick 6.9 counts it from the first pixel cache
+    /// of the process, not per read, and ends the whole process with a fatal error once it is
+    /// past ("time limit exceeded"): a prefetch that decodes an image more than 30 s after its
+    /// first would die. Setting the limit again (to itself) restarts the count, so it bounds
+    /// each read; with reads on several threads, a read may run longer while others start.
+    public static func restartTimeLimit() {
+        MagickSetResourceLimit(TimeResource, MagickGetResourceLimit(TimeResource))
     }
 
     /// ImageMagick's version string, e.g. `ImageMagick 6.9.11-60 Q16 x86_64 …`.

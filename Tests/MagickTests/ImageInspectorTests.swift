@@ -71,4 +71,17 @@ import Testing
         #expect(Magick.canRead(coder: "JPEG"))
         #expect(!Magick.canRead(coder: "NOSUCHCODER"))
     }
+
+    /// ImageMagick counts its time limit from its first read in the process, and past it ends the
+    /// process ("time limit exceeded"): a prefetch decoding an image more than 30 s after its
+    /// first would die. Each read restarts the count. The probe decodes with a limit of 1 s,
+    /// waits 2 s and decodes again, in a process of its own (the limit is process-wide).
+    @Test func timeLimitBoundsEachReadNotTheProcess() throws {
+        let file = Fixtures.root.appendingPathComponent("images/valid/photo.jpg").path
+        let result = try ProcessRunner.run(
+            Fixtures.product("imgwarm-magick-probe"), [file, "JPEG", "1", "2"], timeout: 60)
+        #expect(!result.signaled)
+        #expect(result.status == 0, "\(result.stdoutText)\(result.stderrText)")
+        #expect(result.stdoutText == "320x240\n")
+    }
 }
