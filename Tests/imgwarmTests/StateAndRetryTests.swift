@@ -294,6 +294,45 @@ import Testing
         #expect(h.server.requests.isEmpty, "no download while the state cannot be used")
     }
 
+    /// Another process holding the state database's write lock (a long `clean`, another
+    /// prefetch's batch) holds up only the state writer thread: downloads and stores go on, the
+    /// records wait, and they all land once the lock is free. Before the writer thread, the
+    /// download loop itself waited for the lock, so nothing was stored meanwhile.
+    @Test func downloadsGoOnWhileTheStateIsLocked() throws {
+        let image = [UInt8](try Fixtures.data("images/valid/photo.jpg"))
+        let temp = try TemporaryFolder()
+        let cache = temp.path("cache")
+        let state = temp.path("state.sqlite")
+        let holder = LockHolder()
+        // The first request arrives after the run opened and checked the database: the lock is
+        // taken then, and kept until every image is stored.
+        let server = LoopbackServer { request in
+            { request, responder in
+                if request.path.contains("first") { holder.take(state) }
+                responder.respond(status: 200, headers: ["Content-Type": "image/jpeg"], body: image)
+            }
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let urls = ["http://127.0.0.1:\(port)/first.jpg"] + (0..<20).map { "http://127.0.0.1:\(port)/\($0).jpg" }
+        let list = try temp.write("list.txt", Data((urls.joined(separator: "\n") + "\n").utf8))
+        let run = try BackgroundProcess(
+            CLI.binary,
+            ["prefetch", "--disk-cache-path", cache, "--state", state, "--concurrency", "1", "--quiet", list],
+            environment: CLI.environment(home: temp.path), folder: temp.url)
+        let names = Set(urls.map(SDFileName.forKey))
+        let storedWhileLocked = eventually(timeout: 20) {
+            names.isSubset(of: Set((try? FileManager.default.contentsOfDirectory(atPath: cache)) ?? []))
+        }
+        #expect(holder.held, "the first request never came")
+        #expect(storedWhileLocked, "not every image was stored while the state database was locked")
+        holder.release()
+        let result = run.wait(timeout: 60)
+        #expect(result.status == 0, "\(run.stderr)")
+        let check = try SQLiteDatabase(path: state)
+        #expect(try check.scalarText("SELECT count(*) FROM entries") == "21")
+    }
+
     @Test func cleanRemovesTheRowsOfItsFiles() throws {
         let h = try PrefetchHarness()
         let keys = [h.url("/img/photo.jpg"), h.url("/img/gradient.png")]
@@ -315,5 +354,27 @@ import Testing
         let afterState = try #require(try after.report["state"] as? [String: Any])
         #expect(afterState["trackedKeys"] as? Int == 0)
         #expect(afterState["staleRows"] as? Int == 0)
+    }
+}
+
+/// Another process's write lock on a state database, taken and released from any thread.
+private final class LockHolder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var database: SQLiteDatabase?
+
+    func take(_ path: String) {
+        lock.withLock {
+            database = try? SQLiteDatabase(path: path)
+            if (try? database?.execute("BEGIN IMMEDIATE")) == nil { database = nil }
+        }
+    }
+
+    var held: Bool { lock.withLock { database != nil } }
+
+    func release() {
+        lock.withLock {
+            try? database?.execute("ROLLBACK")
+            database = nil
+        }
     }
 }

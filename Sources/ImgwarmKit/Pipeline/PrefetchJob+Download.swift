@@ -31,6 +31,7 @@ extension PrefetchJob {
             lockTimeout: configuration.lockTimeout, notify: { wake.value.wakeup() })
         defer { pool.shutdown() }
 
+        stateWriter = state.map(StateWriter.init)
         let concurrency = downloader.configuration.maxInFlight
         var validating = 0
         var summary = PrefetchSummary(totals: totals, duration: 0)
@@ -78,7 +79,7 @@ extension PrefetchJob {
             }
             validating += batch.count
             pool.submit(contentsOf: batch)
-            commitStateIfDue()
+            checkStateWriter()
             emitProgress(inFlight: downloader.inFlight)
             var timeout = 250
             if let due = scheduler.nextRetryDue {
@@ -204,10 +205,10 @@ extension PrefetchJob {
             result.attempts = entry.attempts
             result.duration = Monotonic.now() - entry.firstStarted
             if case .hit(let size) = store.lookup(name) { result.bytes = size }
+            let (key, etag, lastModified) = (entry.key, finished.etag, finished.lastModified)
+            let now = Timestamp.now().secondsSinceEpoch
             writeState { state throws(StateError) in
-                try state.recordRevalidated(
-                    key: entry.key, etag: finished.etag, lastModified: finished.lastModified,
-                    at: Timestamp.now().secondsSinceEpoch)
+                try state.recordRevalidated(key: key, etag: etag, lastModified: lastModified, at: now)
             }
             record(result)
             return nil

@@ -16,13 +16,14 @@ extension PrefetchJob {
             result.width = image.width
             result.height = image.height
             let now = Timestamp.now().secondsSinceEpoch
+            let stored = StateStore.Record(
+                key: job.entry.key, fileName: job.fileName, size: job.count, format: image.format.rawValue,
+                width: image.width, height: image.height, etag: job.etag, lastModified: job.lastModified,
+                fetchedAt: now, validatedAt: now)
+            let unblacklist = blacklistMayHoldEntries ? job.entry.url : nil
             writeState { state throws(StateError) in
-                try state.recordStored(
-                    StateStore.Record(
-                        key: job.entry.key, fileName: job.fileName, size: job.count, format: image.format.rawValue,
-                        width: image.width, height: image.height, etag: job.etag, lastModified: job.lastModified,
-                        fetchedAt: now, validatedAt: now))
-                if blacklistMayHoldEntries { try state.unblacklist(job.entry.url) }
+                try state.recordStored(stored)
+                if let unblacklist { try state.unblacklist(unblacklist) }
             }
             record(result)
         case .failure(var failure):
@@ -93,60 +94,51 @@ extension PrefetchJob {
         }
     }
 
-    /// Runs a state write inside the batch transaction. Writes are grouped (committed every 500
-    /// writes or second) so SQLite costs little per URL; a failure stops new downloads.
-    func writeState(_ body: (StateStore) throws(StateError) -> Void) {
-        guard let state, stateFailure == nil else { return }
-        do {
-            try state.begin()
-            try body(state)
-            stateWrites += 1
-            if stateWrites >= 500 { try commitState() }
-        } catch {
-            failState(error)
-        }
+    /// Queues a state write for the writer thread (`StateWriter`: grouped into transactions,
+    /// committed every 500 writes or second); a failure stops new downloads.
+    func writeState(_ body: @escaping StateWriter.Write) {
+        guard stateFailure == nil else { return }
+        stateWriter?.submit(body)
     }
 
-    func commitStateIfDue() {
-        guard stateWrites > 0, Monotonic.now() - stateCommitted >= 1 else { return }
-        do { try commitState() } catch { failState(error) }
+    /// Reads the state after every write queued so far; nil without a state database.
+    func readState<T>(_ body: (StateStore) -> T?) -> T? {
+        if let stateWriter { return stateWriter.read(body) }
+        return state.flatMap(body)
     }
 
-    private func commitState() throws(StateError) {
-        try state?.commit()
-        stateWrites = 0
-        stateCommitted = Monotonic.now()
+    /// Takes note of a write that failed on the writer thread (once).
+    func checkStateWriter() {
+        guard stateFailure == nil, let failure = stateWriter?.failure else { return }
+        failState(failure)
     }
 
     private func failState(_ error: StateError) {
-        state?.rollback()
         stateFailure = error
         observer?.prefetchWarning("\(error.description): no new downloads start; the run ends with exit code 3")
     }
 
-    /// Commits what is pending and logs the run.
+    /// Logs the run, then lets the writer commit everything and stop.
     func finishState(interrupted: Bool) {
-        guard state != nil, stateFailure == nil else { return }
-        writeState { state throws(StateError) in
-            try state.recordRun(
-                StateStore.RunRecord(
-                    command: "prefetch", startedAt: startedAt.secondsSinceEpoch,
-                    finishedAt: Timestamp.now().secondsSinceEpoch,
-                    totals: totals, interrupted: interrupted))
-        }
-        do { try commitState() } catch { failState(error) }
+        guard let stateWriter else { return }
+        let run = StateStore.RunRecord(
+            command: "prefetch", startedAt: startedAt.secondsSinceEpoch, finishedAt: Timestamp.now().secondsSinceEpoch,
+            totals: totals, interrupted: interrupted)
+        writeState { state throws(StateError) in try state.recordRun(run) }
+        let failure = stateWriter.finish()
+        self.stateWriter = nil
+        if stateFailure == nil, let failure { failState(failure) }
     }
 
     func stateRecord(_ key: String) -> StateStore.Record? {
-        guard let state else { return nil }
-        return try? state.record(forKey: key)
+        readState { state in try? state.record(forKey: key) }
     }
 
     /// The blacklist entry in force for `url` (the blacklist is by URL, not key), if any.
     func activeBlacklistEntry(url: String) -> StateStore.BlacklistEntry? {
-        guard let state else { return nil }
-        return try? state.blacklistEntry(
-            forURL: url, now: Timestamp.now().secondsSinceEpoch, ttl: configuration.blacklistTTL)
+        let now = Timestamp.now().secondsSinceEpoch
+        let ttl = configuration.blacklistTTL
+        return readState { state in try? state.blacklistEntry(forURL: url, now: now, ttl: ttl) }
     }
 
     func blacklistFailure(_ listed: StateStore.BlacklistEntry) -> Failure {

@@ -103,8 +103,8 @@ public final class PrefetchJob {
     let startedAt = Timestamp.now()
     /// The state database (nil in a dry run without one).
     var state: StateStore?
-    var stateWrites = 0
-    var stateCommitted = 0.0
+    /// Owns `state` while downloads run: writes go through it, and reads too.
+    var stateWriter: StateWriter?
     var stateFailure: StateError?
     var lockFailure: CacheLock.Timeout?
     /// False while the blacklist is known to be empty: a download then needs no DELETE.

@@ -14,7 +14,12 @@ final class Condition: @unchecked Sendable {
 
     init() {
         pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
+        // Timed waits count on the monotonic clock: a change of the wall clock does not move them.
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
     }
 
     deinit {
@@ -28,6 +33,13 @@ final class Condition: @unchecked Sendable {
     func unlock() { pthread_mutex_unlock(mutex) }
     /// Waits for a signal; call with the lock held.
     func wait() { pthread_cond_wait(condition, mutex) }
+    /// Waits for a signal until `deadline` (seconds on `Monotonic.now()`'s clock); call with the
+    /// lock held.
+    func wait(until deadline: Double) {
+        let seconds = deadline.rounded(.down)
+        var time = timespec(tv_sec: Int(seconds), tv_nsec: Int((deadline - seconds) * 1e9))
+        pthread_cond_timedwait(condition, mutex, &time)
+    }
     func signal() { pthread_cond_signal(condition) }
     func broadcast() { pthread_cond_broadcast(condition) }
 
