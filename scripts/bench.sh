@@ -7,7 +7,8 @@
 #                    [--clean-files N] [--skip-clean] [--skip-memory]
 #
 # Without --rtt, nginx listens on loopback and every tool gets the same parallelism C (default 16):
-# imgwarm --concurrency C, curl --parallel-max C, wget2 --max-threads C, aria2c -j C.
+# imgwarm --concurrency C, curl --parallel-max C, wget2 --max-threads C, aria2c -j C; a row
+# "curl, bodies discarded" (the same curl writing to /dev/null) shows the transfers alone.
 # --rtt MS serves the same files from nginx in a network namespace behind a link that adds MS
 # milliseconds of round trip (scripts/bench-net/netns.sh; needs root), and every tool runs with
 # its own default parallelism: imgwarm without --concurrency, curl --parallel without
@@ -49,7 +50,7 @@ while [ $# -gt 0 ]; do
     --skip-clean) skip_clean=1; shift ;;
     --skip-memory) skip_memory=1; shift ;;
     --output-fs) output_fs=$2; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -321,11 +322,19 @@ run_protocol() {
   local cmd_aria=(aria2c "${par_aria[@]}" -i "$aria" -d "$work/out-aria2c" --quiet --allow-overwrite=true
       --auto-file-renaming=false --file-allocation=none --console-log-level=error "${extra_aria[@]}")
   declare -A samples_wall samples_cpu samples_rss
+  # On loopback, a reference row: curl on the same list writing every body to /dev/null, i.e.
+  # the transfers alone (no file created or written); a client that stores files can hardly beat
+  # it. Its "vs curl" shows what the file writes cost curl.
+  local tools=(imgwarm curl wget2 aria2c "imgwarm (all cached)")
+  [ -z "$rtt" ] && tools+=("curl, bodies discarded")
+  sed 's|^output = .*|output = "/dev/null"|' "$curlcfg" > "$work/curl-null-$proto.cfg"
+  local cmd_null=(curl --parallel "${par_curl[@]}" -s "${extra_curl[@]}" -K "$work/curl-null-$proto.cfg")
   for r in $(seq 0 "$runs"); do
-    for tool in imgwarm curl wget2 aria2c "imgwarm (all cached)"; do
+    for tool in "${tools[@]}"; do
       case "$tool" in
         imgwarm) fresh imgwarm; cmd=("${cmd_imgwarm[@]}") ;;
         curl) fresh curl; cmd=("${cmd_curl[@]}") ;;
+        "curl, bodies discarded") cmd=("${cmd_null[@]}") ;;
         wget2) fresh wget2; cmd=("${cmd_wget2[@]}") ;;
         aria2c) fresh aria2c; cmd=("${cmd_aria[@]}") ;;
         *) cmd=("${cmd_imgwarm[@]}") ;;   # the same cache again: every URL is a hit
@@ -336,7 +345,7 @@ run_protocol() {
       samples_wall[$tool]+="$e "; samples_cpu[$tool]+="$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.2f", u + s}') "; samples_rss[$tool]+="$m "
     done
   done
-  for tool in imgwarm curl wget2 aria2c "imgwarm (all cached)"; do
+  for tool in "${tools[@]}"; do
     wall[$tool]=$(printf '%s\n' ${samples_wall[$tool]} | median)
     cpu[$tool]=$(printf '%s\n' ${samples_cpu[$tool]} | median)
     rss[$tool]=$(printf '%s\n' ${samples_rss[$tool]} | median)
@@ -345,7 +354,7 @@ run_protocol() {
   verify curl <(sed "s|out-TOOL|out-curl|" "$plain")
   verify wget2 <(sed "s|out-TOOL|out-wget2|" "$plain")
   verify aria2c <(sed "s|out-TOOL|out-aria2c|" "$plain")
-  table "Results ($proto, $files files, $what; median of $runs)" imgwarm curl wget2 aria2c "imgwarm (all cached)"
+  table "Results ($proto, $files files, $what; median of $runs)" "${tools[@]}"
   if [ -z "$rtt" ]; then
     # Peak memory of a downloading run by parallelism (the target: 40 MB up to 64), one run each.
     printf '\n%-26s %9s %10s\n' "imgwarm, $proto, $files files" "wall s" "peak RSS"
