@@ -1,7 +1,10 @@
 import ImgwarmSystem
 
 /// Runs a prefetch's state writes on a thread of their own, in the order they were queued, so
-/// the download thread spends no time in SQLite (docs/performance.md, "Where the CPU goes").
+/// the download loop never waits for SQLite, nor for another process holding the database's
+/// write lock (a `clean`, another prefetch's batch): downloads and stores go on, only the
+/// records wait. (On 2 cores shared with the server it saves no time: docs/performance.md,
+/// "Where the CPU goes".)
 ///
 /// Writes are grouped into transactions committed every `batch` writes or `interval` seconds:
 /// SQLite then costs little per URL, and the write lock, which other imgwarm processes sharing
@@ -132,7 +135,7 @@ final class StateWriter: @unchecked Sendable {
     }
 
     private func commit() throws(StateError) {
-        try store?.commit()
+        try store?.commit()  // nil only after `finish`, when nothing is left to commit
         uncommitted = 0
         committedAt = Monotonic.now()
     }
