@@ -70,7 +70,7 @@ extension PrefetchJob {
             downloader.perform()
             var batch: [ValidationPool.Job] = []
             for finished in downloader.completions() {
-                scheduler.hosts?.finished(finished.entry.url, multiplexed: finished.multiplexed)
+                scheduler.hosts?.finished(finished.entry, multiplexed: finished.multiplexed)
                 if finished.diskFull && !summary.diskFull {
                     summary.diskFull = true
                     observer?.prefetchWarning("the disk is full: no new downloads start; the run ends with exit code 3")
@@ -115,7 +115,7 @@ extension PrefetchJob {
                 })
         {
             if start(entry, downloader: downloader, store: store, lock: lock) {
-                scheduler.hosts?.started(entry.url)
+                scheduler.hosts?.started(entry)
             }
         }
     }

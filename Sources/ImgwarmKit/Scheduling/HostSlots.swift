@@ -52,8 +52,14 @@ final class HostSlots {
         return host.inFlight < limit(host)
     }
 
+    /// The host of an entry the scheduler has handed out (it set `entry.host`).
+    private static func key(of entry: PendingEntry) -> String {
+        entry.host.isEmpty ? key(entry.url) : entry.host
+    }
+
     /// Keeps `entry` until its host has room.
-    func wait(_ entry: PendingEntry, host key: String) {
+    func wait(_ entry: PendingEntry) {
+        let key = HostSlots.key(of: entry)
         if hosts[key]?.waiting.isEmpty ?? true { hostsWaiting.append(key) }
         hosts[key, default: Host()].waiting.append(entry)
         waitingCount += 1
@@ -78,14 +84,14 @@ final class HostSlots {
         return nil
     }
 
-    /// A transfer to `url` started.
-    func started(_ url: String) {
-        hosts[HostSlots.key(url), default: Host()].inFlight += 1
+    /// A transfer of `entry` started.
+    func started(_ entry: PendingEntry) {
+        hosts[HostSlots.key(of: entry), default: Host()].inFlight += 1
     }
 
-    /// A transfer to `url` ended; `multiplexed` when its response came over HTTP/2 or later.
-    func finished(_ url: String, multiplexed: Bool) {
-        let key = HostSlots.key(url)
+    /// A transfer of `entry` ended; `multiplexed` when its response came over HTTP/2 or later.
+    func finished(_ entry: PendingEntry, multiplexed: Bool) {
+        let key = HostSlots.key(of: entry)
         guard var host = hosts[key] else { return }
         host.inFlight = max(0, host.inFlight - 1)
         if multiplexed { host.multiplexes = true }

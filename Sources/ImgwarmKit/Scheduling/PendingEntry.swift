@@ -17,6 +17,9 @@ public struct PendingEntry: Sendable {
     public var firstStarted = 0.0
     /// SDDiskCacheFileNameForKey(key), computed once when the entry first starts.
     public var fileName = ""
+    /// Its host under `--concurrency auto` (`HostSlots.key(url)`), set once when the scheduler
+    /// first meets the entry; empty otherwise.
+    public var host = ""
     /// `--refresh` of a cached file: a conditional request whose 304 keeps the file.
     public var isRefresh = false
 

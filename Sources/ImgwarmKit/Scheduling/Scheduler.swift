@@ -27,10 +27,10 @@ final class Scheduler {
     func next(now: Double, needsTransfer: (PendingEntry) -> Bool = { _ in true }) -> PendingEntry? {
         guard let hosts else { return nextInOrder(now: now) }
         if let ready = hosts.nextReady() { return ready }
-        while hosts.waitingCount < HostSlots.waitingLimit, let entry = nextInOrder(now: now) {
-            let key = HostSlots.key(entry.url)
-            if hosts.hasRoom(key) || !needsTransfer(entry) { return entry }
-            hosts.wait(entry, host: key)
+        while hosts.waitingCount < HostSlots.waitingLimit, var entry = nextInOrder(now: now) {
+            if entry.host.isEmpty { entry.host = HostSlots.key(entry.url) }
+            if hosts.hasRoom(entry.host) || !needsTransfer(entry) { return entry }
+            hosts.wait(entry)
         }
         return nil
     }
