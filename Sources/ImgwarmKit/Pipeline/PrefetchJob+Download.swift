@@ -109,8 +109,7 @@ extension PrefetchJob {
             let entry = scheduler.next(
                 now: now,
                 needsTransfer: { entry in
-                    let name = entry.fileName.isEmpty ? SDFileName.forKey(entry.key) : entry.fileName
-                    if case .hit = store.lookup(name) { return refresh }
+                    if case .hit = store.lookup(entry.settleFileName()) { return refresh }
                     return true
                 })
         {
@@ -125,8 +124,7 @@ extension PrefetchJob {
     @discardableResult
     func start(_ entry: PendingEntry, downloader: Downloader, store: CacheStore, lock: CacheLock) -> Bool {
         var entry = entry
-        if entry.fileName.isEmpty { entry.fileName = SDFileName.forKey(entry.key) }
-        let name = entry.fileName
+        let name = entry.settleFileName()
         var validators: Downloader.Validators?
         switch store.lookup(name) {
         case .hit(let size):

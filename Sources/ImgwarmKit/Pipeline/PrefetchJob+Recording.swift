@@ -35,7 +35,7 @@ extension PrefetchJob {
     /// A final failure: reported, and its URL blacklisted when it is permanent.
     func recordFailure(_ entry: PendingEntry, _ failure: Failure) {
         var result = EntryResult(entry, outcome: .failed)
-        result.fileName = entry.fileName.isEmpty ? SDFileName.forKey(entry.key) : entry.fileName
+        result.fileName = entry.cacheFileName
         result.httpStatus = failure.httpStatus
         result.attempts = entry.attempts
         result.duration = entry.firstStarted > 0 ? Monotonic.now() - entry.firstStarted : 0
@@ -53,7 +53,7 @@ extension PrefetchJob {
     /// A transfer abandoned because the run was interrupted: it did not finish.
     func recordInterrupted(_ entry: PendingEntry) {
         var result = EntryResult(entry, outcome: .notStarted)
-        result.fileName = entry.fileName.isEmpty ? SDFileName.forKey(entry.key) : entry.fileName
+        result.fileName = entry.cacheFileName
         result.attempts = entry.attempts
         result.duration = entry.firstStarted > 0 ? Monotonic.now() - entry.firstStarted : 0
         result.failure = Failure(.interrupted, "the run was interrupted while this URL was downloading")

@@ -15,7 +15,8 @@ public struct PendingEntry: Sendable {
     public var attempts = 0
     /// Seconds (monotonic) the first attempt started, for the report's duration.
     public var firstStarted = 0.0
-    /// SDDiskCacheFileNameForKey(key), computed once when the entry first starts.
+    /// SDDiskCacheFileNameForKey(key), computed once (`settleFileName`) when the entry is first
+    /// looked up in the cache.
     public var fileName = ""
     /// Its host under `--concurrency auto` (`HostSlots.key(url)`), set once when the scheduler
     /// first meets the entry; empty otherwise.
@@ -29,5 +30,14 @@ public struct PendingEntry: Sendable {
         self.url = url
         self.key = key ?? url
         self.priority = priority
+    }
+
+    /// The cache file name: `fileName` once settled, else computed from the key.
+    var cacheFileName: String { fileName.isEmpty ? SDFileName.forKey(key) : fileName }
+
+    /// Computes `fileName` if it is not yet, and returns it.
+    mutating func settleFileName() -> String {
+        if fileName.isEmpty { fileName = SDFileName.forKey(key) }
+        return fileName
     }
 }

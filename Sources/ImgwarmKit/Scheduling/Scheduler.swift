@@ -23,13 +23,14 @@ final class Scheduler {
 
     /// The next URL to start at monotonic time `now`, or nil when nothing is ready.
     /// `needsTransfer` is asked only of a URL whose host is full: one that needs no transfer (a
-    /// cache hit) goes ahead rather than wait for a slot it will not use.
-    func next(now: Double, needsTransfer: (PendingEntry) -> Bool = { _ in true }) -> PendingEntry? {
+    /// cache hit) goes ahead rather than wait for a slot it will not use. It may note what it
+    /// learnt on the entry (its file name), which the entry keeps.
+    func next(now: Double, needsTransfer: (inout PendingEntry) -> Bool = { _ in true }) -> PendingEntry? {
         guard let hosts else { return nextInOrder(now: now) }
         if let ready = hosts.nextReady() { return ready }
         while hosts.waitingCount < HostSlots.waitingLimit, var entry = nextInOrder(now: now) {
             if entry.host.isEmpty { entry.host = HostSlots.key(entry.url) }
-            if hosts.hasRoom(entry.host) || !needsTransfer(entry) { return entry }
+            if hosts.hasRoom(entry.host) || !needsTransfer(&entry) { return entry }
             hosts.wait(entry)
         }
         return nil
