@@ -76,9 +76,9 @@ public final class ImageInspector {
         }
         MagickResetIterator(wand)
         _ = MagickNextImage(wand)
-        let width = Int(MagickGetImageWidth(wand))
-        let height = Int(MagickGetImageHeight(wand))
-        let frames = Int(MagickGetNumberImages(wand))
+        let width = Int(clamping: MagickGetImageWidth(wand))
+        let height = Int(clamping: MagickGetImageHeight(wand))
+        let frames = Int(clamping: MagickGetNumberImages(wand))
         return .success(ImageProperties(width: width, height: height, coder: coder, frames: frames))
     }
 

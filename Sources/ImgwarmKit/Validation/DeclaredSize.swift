@@ -3,8 +3,9 @@
 /// before any decoder sees it (ImageMagick's own policy limits refuse such files silently).
 enum DeclaredSize {
     static func read(_ format: ImageFormat, _ bytes: UnsafeRawBufferPointer) -> (width: Int, height: Int)? {
-        // BMP stores its height signed (negative: rows top-down).
-        func signed32(_ at: Int) -> Int32 { Int32(truncatingIfNeeded: bytes.le32(at)) }
+        // BMP stores its width and height signed (a negative height: rows top-down). Widened to Int
+        // before taking the magnitude: abs(Int32.min) does not fit an Int32 and traps.
+        func magnitude32(_ at: Int) -> Int { abs(Int(Int32(truncatingIfNeeded: bytes.le32(at)))) }
         switch format {
         case .png:
             guard bytes.count >= 24 else { return nil }
@@ -15,7 +16,7 @@ enum DeclaredSize {
         case .bmp:
             guard bytes.count >= 26 else { return nil }
             if bytes.le32(14) == 12 { return (bytes.le16(18), bytes.le16(20)) }
-            return (Int(abs(signed32(18))), Int(abs(signed32(22))))
+            return (magnitude32(18), magnitude32(22))
         case .webp:
             guard bytes.count >= 30 else { return nil }
             let chunk = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[12..<16]), as: UTF8.self)

@@ -222,9 +222,14 @@ enum StructureCheck {
         guard bytes.count >= 14 else { return Failure(.truncated, "the BMP data is cut short") }
         let fileSize = bytes.le32(2)
         let pixelOffset = bytes.le32(10)
-        if pixelOffset >= bytes.count || (fileSize > 0 && fileSize > bytes.count) {
+        if fileSize > 0 && fileSize > bytes.count {
             return Failure(
                 .truncated, "the BMP header declares \(fileSize) bytes but the body has \(bytes.count) (cut short)")
+        }
+        if pixelOffset >= bytes.count {
+            return Failure(
+                .truncated,
+                "the BMP pixel data starts at byte \(pixelOffset) but the body has \(bytes.count) (cut short)")
         }
         return nil
     }

@@ -91,8 +91,10 @@ extension Parse {
     static func pixels(_ text: String) throws -> Int {
         let lower = text.lowercased()
         let parts = lower.split(separator: "x")
-        if parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0 {
-            return width * height
+        if parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0,
+            case let (area, overflow) = width.multipliedReportingOverflow(by: height), !overflow
+        {
+            return area
         }
         let multipliers: [Character: Double] = ["k": 1e3, "m": 1e6, "g": 1e9]
         var number = Substring(lower)
