@@ -92,7 +92,7 @@ extension Parse {
         let lower = text.lowercased()
         let parts = lower.split(separator: "x")
         if parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0,
-            case let (area, overflow) = width.multipliedReportingOverflow(by: height), !overflow
+            case (let area, let overflow) = width.multipliedReportingOverflow(by: height), !overflow
         {
             return area
         }
