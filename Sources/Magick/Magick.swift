@@ -15,17 +15,16 @@ public enum Magick {
         public var height: UInt64 = 16000
         /// Largest pixel area. `100_000_000` by default.
         public var area: UInt64 = 100_000_000
-        /// Pixel cache memory and memory map, in bytes. `256 MiB` by default.
-        public var memory: UInt64 = 256 << 20
+        /// Pixel cache memory, in bytes. `2 GiB` by default, so the system policy decides (Debian's
+        /// `/etc/ImageMagick-6/policy.xml` says 256 MiB): decodes stream their rows and never fill
+        /// the cache they reserve (`ImageInspector.decode`), and pings reserve none.
+        public var memory: UInt64 = 2 << 30
+        /// Memory-mapped pixel cache, in bytes (it needs disk, which is 0). `512 MiB` by default.
         public var map: UInt64 = 512 << 20
         /// Pixel cache on disk: none, so a hostile file cannot fill the disk. `0` by default.
         public var disk: UInt64 = 0
         /// Threads one decode may use: one, so validation does not fight the downloader. `1` by default.
         public var threads: UInt64 = 1
-        /// Seconds one read may run. `30` by default. (ImageMagick counts them from its first
-        /// use of a pixel cache in the process and then exits the process: every read restarts
-        /// the count, see `restartTimeLimit`.)
-        public var time: UInt64 = 30
         /// The most images one read may hold (frames of a GIF, directories of a TIFF…); a longer
         /// list fails the read. `2000` by default: each costs about 25 KB even when it is 1×1
         /// (measured: 2000 1×1 GIF frames decode in 50 MB).
@@ -54,18 +53,24 @@ public enum Magick {
         MagickSetResourceLimit(MapResource, MagickSizeType(limits.map))
         MagickSetResourceLimit(DiskResource, MagickSizeType(limits.disk))
         MagickSetResourceLimit(ThreadResource, MagickSizeType(limits.threads))
-        MagickSetResourceLimit(TimeResource, MagickSizeType(limits.time))
+        // ImageMagick's time limit is process-wide: it is counted from the first pixel cache of
+        // the process and, once past, ImageMagick ends the whole process (`ThrowFatalException`:
+        // MagickCoreTerminus, then _exit, whatever the fatal error handler). Restarting it before
+        // each read raced with reads on other threads: GetImagePixelCache (cache.c) checks that the
+        // start time is set, then subtracts it from now; a reset in between made that thread
+        // count from 1970, and the fatal path (exit, or a deadlock in MagickCoreTerminus against
+        // another thread's module lock) ended validating runs (issue 21).
+        // It is off; every read has a deadline of its own instead (ImageInspector's `timeLimit`).
+        MagickSetResourceLimit(TimeResource, imgwarm_resource_infinity)
         // ImageMagick fails a read when its list reaches the limit: one more allows `listLength`.
         MagickSetResourceLimit(ListLengthResource, MagickSizeType(limits.listLength + 1))
     }
 
-    /// Starts ImageMagick's time limit over. ImageMagick 6.9 counts it from the first pixel cache
-    /// of the process, not per read, and ends the whole process with a fatal error once it is
-    /// past ("time limit exceeded"): a prefetch that decodes an image more than 30 s after its
-    /// first would die. Setting the limit again (to itself) restarts the count, so it bounds
-    /// each read; with reads on several threads, a read may run longer while others start.
-    public static func restartTimeLimit() {
-        MagickSetResourceLimit(TimeResource, MagickGetResourceLimit(TimeResource))
+    /// The pixel cache memory ImageMagick allows in all, in bytes: `ResourceLimits.memory` or the
+    /// system policy's lower value. Every image being read reserves its share of it.
+    public static var memoryLimit: UInt64 {
+        _ = genesis
+        return UInt64(MagickGetResourceLimit(MemoryResource))
     }
 
     /// ImageMagick's version string, e.g. `ImageMagick 6.9.11-60 Q16 x86_64 …`.
@@ -77,12 +82,30 @@ public enum Magick {
     }
 
     private static let readable = ReadableCoders()
+    private static let readLock = ReadLock()
+
+    /// Runs one ImageMagick read (`body`) while no other runs. ImageMagick's resource accounting
+    /// is process-wide: one lock makes its limits those of a single image, and lets a streamed
+    /// decode see exactly what it reserved (see `ImageInspector.decode`).
+    static func oneReadAtATime<T>(_ body: () -> T) -> T {
+        readLock.lock()
+        defer { readLock.unlock() }
+        return body()
+    }
 
     /// True when this ImageMagick build has a coder that can read `coder` (e.g. `HEIC`). Asked
     /// once per coder and remembered; only that coder's module is loaded.
     public static func canRead(coder: String) -> Bool {
         readable.canRead(coder.uppercased())
     }
+}
+
+/// A mutex for `Magick.oneReadAtATime`.
+private final class ReadLock: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+    init() { pthread_mutex_init(&mutex, nil) }
+    func lock() { pthread_mutex_lock(&mutex) }
+    func unlock() { pthread_mutex_unlock(&mutex) }
 }
 
 /// Coder availability, looked up one coder at a time (`MagickQueryFormats` would load every
@@ -113,6 +136,25 @@ public struct MagickError: Error, Sendable, CustomStringConvertible {
     /// failed without saying why (as it does when a policy limit refuses an image).
     public var severity: Int32
     public var message: String
+    /// Set when the read ran out of its time (`timeLimit` seconds), not out of image data.
+    public var timeLimit: Double?
+
+    public init(severity: Int32, message: String, timeLimit: Double? = nil) {
+        self.severity = severity
+        self.message = message
+        self.timeLimit = timeLimit
+    }
+
+    /// The read was stopped at its deadline.
+    static func timeLimit(_ seconds: Double) -> MagickError {
+        MagickError(severity: 0, message: "the read took longer than \(seconds) s", timeLimit: seconds)
+    }
+
+    /// True when a resource limit of ImageMagick's (pixel cache memory, map, disk, width, height,
+    /// area, list length) or a memory allocation stopped the read: the image may be fine.
+    public var isResourceLimit: Bool {
+        severity == Int32(ResourceLimitError.rawValue) || severity == Int32(ResourceLimitFatalError.rawValue)
+    }
 
     public var description: String { message }
 }

@@ -31,6 +31,10 @@ public enum FailureReason: String, Codable, Sendable, CaseIterable {
     case unsupportedFormat = "unsupported-format"
     case imageTooLarge = "image-too-large"
     case decodeFailed = "decode-failed"
+    /// The image may be fine, but checking it needs more than imgwarm or ImageMagick allows one
+    /// validation (`--max-decode-memory`, ImageMagick's pixel cache memory, 30 s): a limit of
+    /// this machine's, not a fault of the URL. Not retried, never blacklisted.
+    case validationLimit = "validation-limit"
     // Local
     /// Writing the file failed (disk full, permissions): the entry failed, the run may go on.
     case writeFailed = "write-failed"
@@ -54,10 +58,11 @@ public enum FailureReason: String, Codable, Sendable, CaseIterable {
     }
 
     /// Whether this failure goes on the blacklist: every permanent failure of the URL itself.
-    /// Local trouble (a full disk, an interruption) says nothing about the URL and never does.
+    /// Local trouble (a full disk, an interruption, a validation limit) says nothing about the URL
+    /// and never does.
     public func isBlacklisted(status: Int?) -> Bool {
         switch self {
-        case .writeFailed, .interrupted: return false
+        case .writeFailed, .interrupted, .validationLimit: return false
         default: return !isTransient(status: status)
         }
     }

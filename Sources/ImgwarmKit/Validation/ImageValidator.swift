@@ -54,48 +54,111 @@ final class ImageValidator {
             // The chunk walk counts the frames of an animation, in both modes.
             return .failure(StructureCheck.tooManyFrames("WebP", configuration.maxFrames))
         }
-        if configuration.mode == .header, let header = NativeHeader.read(format, bytes) {
+        var size: (width: Int, height: Int)
+        if let header = NativeHeader.read(format, bytes) {
             // JPEG, PNG, GIF and WebP headers are read here, not by ImageMagick (see NativeHeader;
-            // ImageMagick 6 cannot even read only a WebP header, see WebPHeader).
+            // ImageMagick 6 cannot even read only a WebP header, see WebPHeader), in both modes:
+            // ImageMagick's ping of a WebP decodes every pixel, and its ping of a PNG inflates
+            // every text chunk (609 MB for a 204 KB PNG whose zTXt inflates to 200 MB).
             switch header {
-            case .success(let size):
-                if let failure = checkLimits(size.width, size.height, declared: false)
-                    ?? checkLimits(size.frameWidth, size.frameHeight, declared: false)
+            case .success(let found):
+                if let failure = checkLimits(found.width, found.height, declared: false)
+                    ?? checkLimits(found.frameWidth, found.frameHeight, declared: false)
                 {
                     return .failure(failure)
                 }
-                return .success(ValidatedImage(format: format, width: size.width, height: size.height))
+                size = (found.width, found.height)
             case .failure(let failure):
                 return .failure(failure)
             }
+            if configuration.mode == .header {
+                return .success(ValidatedImage(format: format, width: size.width, height: size.height))
+            }
+            ImageValidator.startMagick(configuration)
+        } else {
+            ImageValidator.startMagick(configuration)
+            guard Magick.canRead(coder: format.magickCoder) else {
+                return .failure(
+                    Failure(
+                        .unsupportedFormat,
+                        "\(format.rawValue.uppercased()) is recognised but this ImageMagick cannot read it"))
+            }
+            magickReads += 1
+            switch inspector.ping(bytes, coder: format.magickCoder, timeLimit: configuration.timeLimit) {
+            case .success(let found): size = (found.width, found.height)
+            case .failure(let error):
+                return .failure(failure(error, format, "ImageMagick could not read the \(format.magickCoder) header"))
+            }
+            guard size.width > 0, size.height > 0 else {
+                return .failure(Failure(.decodeFailed, "the \(format.magickCoder) header has no width or height"))
+            }
+            if let failure = checkLimits(size.width, size.height, declared: false) { return .failure(failure) }
         }
-        ImageValidator.startMagick(configuration)
-        guard Magick.canRead(coder: format.magickCoder) else {
-            return .failure(
-                Failure(
-                    .unsupportedFormat,
-                    "\(format.rawValue.uppercased()) is recognised but this ImageMagick cannot read it"))
+        if configuration.mode == .full {
+            magickReads += 1
+            if let failure = checkDecodeCost(format, bytes, size) { return .failure(failure) }
+            // PNG text and ICC chunks are left out of what ImageMagick decodes (DecodeCost).
+            let decoded =
+                format == .png
+                ? DecodeCost.pngWithoutMetadata(bytes).map { stripped in
+                    stripped.withUnsafeBytes {
+                        inspector.decode($0, coder: format.magickCoder, timeLimit: configuration.timeLimit)
+                    }
+                }
+                : nil
+            let result =
+                decoded ?? inspector.decode(bytes, coder: format.magickCoder, timeLimit: configuration.timeLimit)
+            if case .failure(let error) = result {
+                return .failure(failure(error, format, "ImageMagick could not decode the \(format.magickCoder) image"))
+            }
         }
-        let properties: ImageProperties
-        magickReads += 1
-        switch inspector.ping(bytes, coder: format.magickCoder) {
-        case .success(let found): properties = found
-        case .failure(let error):
-            let detail =
-                error.message.isEmpty ? "ImageMagick could not read the \(format.magickCoder) header" : error.message
-            return .failure(Failure(.decodeFailed, detail))
-        }
-        guard properties.width > 0, properties.height > 0 else {
-            return .failure(Failure(.decodeFailed, "the \(format.magickCoder) header has no width or height"))
-        }
-        if let failure = checkLimits(properties.width, properties.height, declared: false) { return .failure(failure) }
-        if configuration.mode == .full, case .failure(let error) = inspector.decode(bytes, coder: format.magickCoder) {
-            let detail =
-                error.message.isEmpty ? "ImageMagick could not decode the \(format.magickCoder) image" : error.message
-            return .failure(Failure(.decodeFailed, detail))
-        }
-        return .success(ValidatedImage(format: format, width: properties.width, height: properties.height))
+        return .success(ValidatedImage(format: format, width: size.width, height: size.height))
     }
+
+    /// A full decode's memory, from the header, against `maxDecodeMemory` and ImageMagick's
+    /// pixel cache limit: over either is `validation-limit`, before any decoder runs.
+    private func checkDecodeCost(
+        _ format: ImageFormat, _ bytes: UnsafeRawBufferPointer, _ image: (width: Int, height: Int)
+    ) -> Failure? {
+        let cost = DecodeCost.estimate(format, bytes, width: image.width, height: image.height)
+        let size = "\(image.width)×\(image.height)"
+        if cost.working > configuration.maxDecodeMemory {
+            return Failure(
+                .validationLimit,
+                "a full decode of this \(size) \(format.magickCoder) needs about \(mebibytes(cost.working)) MiB for "
+                    + "\(cost.what), more than the \(mebibytes(configuration.maxDecodeMemory)) MiB one validation may "
+                    + "use (--max-decode-memory)")
+        }
+        let cacheLimit = Magick.memoryLimit
+        if UInt64(cost.pixelCache) > cacheLimit {
+            return Failure(
+                .validationLimit,
+                "a full decode of \(size) pixels reserves \(mebibytes(cost.pixelCache)) MiB of ImageMagick's pixel "
+                    + "cache (8 bytes a pixel, never filled), more than its memory limit of "
+                    + "\(mebibytes(Int(clamping: cacheLimit))) MiB (the memory resource of its policy.xml)")
+        }
+        return nil
+    }
+
+    /// What an ImageMagick failure means: its own limits (time, resources) are
+    /// `validation-limit`, anything else a broken image.
+    private func failure(_ error: MagickError, _ format: ImageFormat, _ fallback: String) -> Failure {
+        if let seconds = error.timeLimit {
+            return Failure(
+                .validationLimit,
+                "ImageMagick's \(format.magickCoder) coder took longer than \(seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)) s, the time one "
+                    + "validation may take")
+        }
+        if error.isResourceLimit {
+            return Failure(
+                .validationLimit,
+                "ImageMagick stopped at one of its resource limits (\(error.message.isEmpty ? "no detail" : error.message));"
+                    + " the image may be fine")
+        }
+        return Failure(.decodeFailed, error.message.isEmpty ? fallback : error.message)
+    }
+
+    private func mebibytes(_ bytes: Int) -> Int { (bytes + (1 << 20) - 1) >> 20 }
 
     private func checkLimits(_ width: Int, _ height: Int, declared: Bool) -> Failure? {
         let area = width.multipliedReportingOverflow(by: height)

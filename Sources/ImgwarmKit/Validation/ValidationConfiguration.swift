@@ -21,6 +21,15 @@ public struct ValidationConfiguration: Sendable {
     /// frames cost at most about 50 MB, and a file of 70,000 tiny frames is refused instead of
     /// taking 1.7 GB. In `.header` mode only the first frame is read.
     public var maxFrames = 2000
+    /// With `.full`, the most memory one decode may need beyond ImageMagick's pixel cache (which
+    /// a decode streams row by row and never fills): libjpeg's coefficients of a progressive
+    /// JPEG, libwebp's whole RGBA image, an interlaced PNG's rows, a TIFF strip, a HEIC image
+    /// (`DecodeCost`). An image that needs more fails with `validation-limit`, before any decoder
+    /// sees it. `100 MiB` by default.
+    public var maxDecodeMemory = 100 << 20
+    /// Seconds ImageMagick may spend reading one image; then that read stops and the image fails
+    /// with `validation-limit`. `30` by default.
+    public var timeLimit: Double = 30
 
     public init() {}
 }

@@ -39,6 +39,8 @@ extension Prefetch {
         try checkReadable(configuration.fetch.netrcFile, option: "--netrc-file")
         configuration.validation.mode = validation ?? configuration.validation.mode
         configuration.validation.maxPixels = maxPixels ?? configuration.validation.maxPixels
+        configuration.validation.maxDecodeMemory =
+            maxDecodeMemory.map { Int(clamping: $0) } ?? configuration.validation.maxDecodeMemory
         configuration.order = order ?? configuration.order
         configuration.dryRun = dryRun
         configuration.retry.retries = retries ?? configuration.retry.retries
@@ -73,6 +75,7 @@ extension Prefetch {
             ("maxPixels", .int(configuration.validation.maxPixels)),
             ("maxRedirects", .int(fetch.maxRedirects)),
             ("validate", .string(configuration.validation.mode.rawValue)),
+            ("maxDecodeMemory", .int(configuration.validation.maxDecodeMemory)),
             ("http1Only", .bool(fetch.http1Only)),
             ("insecure", .bool(fetch.insecure)),
             ("userAgent", .string(fetch.userAgent)),

@@ -144,6 +144,14 @@ struct Prefetch: ParsableCommand {
     var validation: ValidationConfiguration.Mode?
 
     @Option(
+        name: .customLong("max-decode-memory"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "With --validate full, the most memory one decode may need beyond ImageMagick's pixel cache; a larger image fails as validation-limit, not blacklisted (default \(Quantities.formatSize(UInt64(Defaults.prefetch.validation.maxDecodeMemory)))).",
+            valueName: "size"),
+        transform: Parse.size)
+    var maxDecodeMemory: UInt64?
+
+    @Option(
         name: [.customShort("H"), .customLong("header")],
         help: ArgumentHelp("Add or replace a request header, 'Name: value' (repeatable).", valueName: "header"),
         transform: Parse.header)
@@ -249,6 +257,7 @@ struct Prefetch: ParsableCommand {
             throw ValidationError("--retries must be between 0 and 100, e.g. 3")
         }
         if maxBytes == 0 { throw ValidationError("--max-bytes must be above 0, e.g. 50MiB") }
+        if maxDecodeMemory == 0 { throw ValidationError("--max-decode-memory must be above 0, e.g. 100MiB") }
         if timeout == 0 { throw ValidationError("--timeout must be above 0, e.g. 15") }
         if netrc && netrcFile != nil { throw ValidationError("--netrc and --netrc-file name two netrc files: use one") }
     }
