@@ -84,7 +84,9 @@ struct Clean: ParsableCommand {
             """)
     var quiet = false
 
-    @Flag(name: .shortAndLong, help: "List every deleted file on standard error.")
+    @Flag(
+        name: .shortAndLong,
+        help: "List every deleted file on standard error (control characters escaped as imgwarm path does).")
     var verbose = false
 
     func validate() throws {
@@ -121,11 +123,13 @@ struct Clean: ParsableCommand {
                 document?.add(event)
                 switch event {
                 case .failed(let failure):
-                    Console.error("cannot delete \(location.folder)/\(failure.entry.name): \(failure.message)")
+                    Console.error(
+                        "cannot delete \(EscapedText.escaped(location.folder + "/" + failure.entry.name)): \(failure.message)"
+                    )
                 case .removed(let removal):
                     guard verbose else { return }
                     Console.writeError(
-                        "\(dryRun ? "would delete" : "deleted") \(removal.entry.name) (\(removal.reason.rawValue), \(Quantities.formatBytes(removal.entry.allocatedSize)))\n"
+                        "\(dryRun ? "would delete" : "deleted") \(EscapedText.escaped(removal.entry.name)) (\(removal.reason.rawValue), \(Quantities.formatBytes(removal.entry.allocatedSize)))\n"
                     )
                 }
             }
