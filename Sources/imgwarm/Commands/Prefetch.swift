@@ -159,7 +159,9 @@ struct Prefetch: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Trust the certificate authorities of this PEM file instead of the system's.", valueName: "file"),
+            "Trust the certificate authorities of this PEM file instead of the system's.",
+            discussion: "Checked before any download: a file libcurl cannot load is a usage error (exit 2).",
+            valueName: "file"),
         completion: .file())
     var cacert: String?
 
@@ -169,7 +171,10 @@ struct Prefetch: ParsableCommand {
     @Option(
         name: .customLong("netrc-file"),
         help: ArgumentHelp(
-            "Credentials for hosts, in netrc format (default $IMGWARM_NETRC_FILE, else none).", valueName: "file"),
+            "Credentials for hosts, in netrc format (default $IMGWARM_NETRC_FILE, else none).",
+            discussion:
+                "Checked before any download: a file libcurl cannot parse is a usage error (exit 2) naming the line; one others can write, or another user's, is used with a warning.",
+            valueName: "file"),
         completion: .file())
     var netrcFile: String?
 
@@ -269,6 +274,10 @@ struct Prefetch: ParsableCommand {
         let console = PrefetchConsole(output: output, sources: sources, dryRun: dryRun, reportPath: report)
         if insecure && !output.quiet {
             Console.warning("--insecure: TLS certificates are not verified; anyone on the path can substitute images")
+        }
+        // Printed under --quiet too, as warnings are: a cron job's mail is where it will be read.
+        if let netrc = configuration.fetch.netrcFile, let warning = NetrcFile.unsafeOwnership(path: netrc) {
+            Console.warning(warning)
         }
         let job = PrefetchJob(location: location, sources: sources, configuration: configuration)
         job.observer = console
