@@ -86,6 +86,11 @@ public final class CurlEasy {
         }
     }
 
+    /// Connects directly, whatever `http_proxy`, `https_proxy` and `all_proxy` say (`CURLOPT_PROXY` "").
+    public func disableProxies() {
+        setString(CURLOPT_PROXY, "")
+    }
+
     /// `CURLOPT_PIPEWAIT` for the next transfer: wait for a connection that may multiplex rather
     /// than open another one.
     public func setWaitForMultiplexing(_ wait: Bool) {

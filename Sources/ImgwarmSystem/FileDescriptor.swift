@@ -66,6 +66,17 @@ public struct FileDescriptor: Sendable, Hashable {
         try check(open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(permissions)))
     }
 
+    /// Opens the existing file at `path` for writing, following links, never creating or
+    /// emptying it and never making it the controlling terminal: devices and FIFOs (opening a
+    /// FIFO waits for a reader, as a shell's `>` does).
+    public static func openExistingForWriting(_ path: String) throws(SystemError) -> FileDescriptor {
+        while true {
+            let result = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+            if result >= 0 { return FileDescriptor(rawValue: result) }
+            if errno != EINTR { throw .last }
+        }
+    }
+
     /// Opens (creating when missing) the file at `path` for reading and writing: lock files.
     public static func openOrCreate(_ path: String, permissions: UInt32 = 0o644) throws(SystemError) -> FileDescriptor {
         try check(open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode_t(permissions)))
@@ -204,6 +215,11 @@ public struct FileDescriptor: Sendable, Hashable {
         var info = stat()
         guard fstat(rawValue, &info) == 0 else { throw .last }
         return FileStatus(info)
+    }
+
+    /// Sets the permission bits of the open file (`fchmod`).
+    public func setPermissions(_ permissions: UInt32) throws(SystemError) {
+        guard fchmod(rawValue, mode_t(permissions)) == 0 else { throw .last }
     }
 
     /// `fstatat` of `name` in this folder, not following a link.

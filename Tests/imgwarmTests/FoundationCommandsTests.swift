@@ -149,6 +149,13 @@ import Testing
         (["clean", "--all", "--max-age", "1d"], "--all"),
         (["path"], "at least one key"),
         (["path", "--namespace", "a/b", "k"], "invalid namespace"),
+        (["path", "--namespace", ".imgwarm", "k"], "invalid namespace '.imgwarm': imgwarm keeps its state"),
+        (["path", "--namespace", "..", "k"], "invalid namespace"),
+        (["path", "--namespace", "", "k"], "invalid namespace"),
+        (["clean", "--namespace", ".imgwarm", "--all"], "invalid namespace '.imgwarm'"),
+        (["stats", "--disk-cache-path", "/srv/.imgwarm"], "lies inside a folder named .imgwarm"),
+        (["clean", "--disk-cache-path", "/srv/.imgwarm/default", "--all"], "lies inside a folder named .imgwarm"),
+        (["path", "--cache-dir", "/srv/.imgwarm/x", "k"], "lies inside a folder named .imgwarm"),
         (["path", "--cache-dir", "/a", "--disk-cache-path", "/b", "k"], "--disk-cache-path"),
         (["frobnicate"], "Unexpected argument"),
     ])
@@ -158,6 +165,20 @@ import Testing
         #expect(result.status == 2)
         #expect(result.stderrText.contains(message), "\(result.stderrText)")
         #expect(result.stdout.isEmpty)
+    }
+
+    /// `--namespace .imgwarm` would make imgwarm's state folder for the other namespaces a cache
+    /// folder (issue 21): refused before anything is created.
+    @Test func prefetchRefusesImgwarmsOwnFolderAsACache() throws {
+        let temp = try TemporaryFolder()
+        let list = try temp.write("list.txt", Data("http://127.0.0.1:9/a.jpg\n".utf8))
+        let root = temp.path("root")
+        for location in [["--cache-dir", root, "--namespace", ".imgwarm"], ["--disk-cache-path", root + "/.imgwarm"]] {
+            let result = try CLI.run(["prefetch"] + location + [list], home: temp.path)
+            #expect(result.status == 2, "\(location): \(result.stderrText)")
+            #expect(result.stderrText.contains(".imgwarm"))
+            #expect(!FileManager.default.fileExists(atPath: root), "nothing created")
+        }
     }
 
     @Test func unwritableReportIsAUsageErrorAndDeletesNothing() throws {

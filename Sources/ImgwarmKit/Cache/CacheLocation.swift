@@ -14,6 +14,8 @@ public struct CacheLocation: Sendable, Equatable {
     public static let sdImageCacheFolderName = "com.hackemist.SDImageCache"
     /// The namespace `SDImageCache.sharedImageCache` uses. `"default"` by default.
     public static let defaultNamespace = "default"
+    /// The name of the hidden folder beside a cache folder where imgwarm keeps its own files.
+    public static let privateFolderName = ".imgwarm"
 
     public init(folder: String) {
         self.folder = CacheLocation.absolute(folder)
@@ -28,8 +30,21 @@ public struct CacheLocation: Sendable, Equatable {
     /// Resolves the location from the command-line options and the environment.
     ///
     /// `diskCachePath` wins; otherwise the caches root is `cacheDir`, else `$IMGWARM_CACHE_DIR`,
-    /// else `$XDG_CACHE_HOME`, else `~/.cache`.
+    /// else `$XDG_CACHE_HOME`, else `~/.cache`. A folder that is or lies inside a folder named
+    /// `.imgwarm` is refused: it would be imgwarm's own folder for another cache.
     public static func resolve(
+        cacheDir: String?, namespace: String?, diskCachePath: String?,
+        environment: [String: String]
+    ) throws(CacheLocationError) -> CacheLocation {
+        let location = try resolveFolder(
+            cacheDir: cacheDir, namespace: namespace, diskCachePath: diskCachePath, environment: environment)
+        if location.folder.split(separator: "/").contains(Substring(privateFolderName)) {
+            throw .insidePrivateFolder(location.folder)
+        }
+        return location
+    }
+
+    private static func resolveFolder(
         cacheDir: String?, namespace: String?, diskCachePath: String?,
         environment: [String: String]
     ) throws(CacheLocationError) -> CacheLocation {
@@ -78,7 +93,8 @@ public struct CacheLocation: Sendable, Equatable {
     /// imgwarm's private folder for this cache: `<parent>/.imgwarm/<folder name>`.
     public var privateFolder: String {
         let (parent, name) = CacheLocation.split(folder)
-        return CacheLocation.join(CacheLocation.join(parent, ".imgwarm"), name.isEmpty ? "root" : name)
+        return CacheLocation.join(
+            CacheLocation.join(parent, CacheLocation.privateFolderName), name.isEmpty ? "root" : name)
     }
 
     static func validate(namespace: String) throws(CacheLocationError) {
@@ -87,6 +103,7 @@ public struct CacheLocation: Sendable, Equatable {
         {
             throw .invalidNamespace(namespace)
         }
+        if namespace == privateFolderName { throw .reservedNamespace(namespace) }
     }
 
     // MARK: - Path helpers
@@ -126,6 +143,10 @@ public struct CacheLocation: Sendable, Equatable {
 /// Why a cache location could not be resolved. Each is a usage error.
 public enum CacheLocationError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidNamespace(String)
+    /// The namespace is `.imgwarm`: the folder beside the namespaces where imgwarm keeps its state.
+    case reservedNamespace(String)
+    /// The cache folder is or lies inside a folder named `.imgwarm`.
+    case insidePrivateFolder(String)
     case emptyPath(String)
     case conflictingOptions
     case noHome
@@ -134,6 +155,12 @@ public enum CacheLocationError: Error, Equatable, Sendable, CustomStringConverti
         switch self {
         case .invalidNamespace(let name):
             return "invalid namespace '\(name)': use a single folder name such as 'default' or 'avatars'"
+        case .reservedNamespace(let name):
+            return
+                "invalid namespace '\(name)': imgwarm keeps its state for the other namespaces in the folder of that name; use another name such as 'default' or 'avatars'"
+        case .insidePrivateFolder(let folder):
+            return
+                "the cache folder \(folder) is or lies inside a folder named \(CacheLocation.privateFolderName), where imgwarm keeps its own state beside cache folders: choose a folder outside it"
         case .emptyPath(let option):
             return "\(option) needs a folder path, e.g. \(option) /var/cache/app-images"
         case .conflictingOptions:

@@ -1,3 +1,5 @@
+import Curl
+
 /// How URLs are requested. Defaults are SDWebImage's where it has one.
 public struct FetchConfiguration: Sendable {
     /// How many transfers run at once.
@@ -52,6 +54,14 @@ public struct FetchConfiguration: Sendable {
     public var caCertificates: String?
     /// Skip TLS verification (SDWebImage's `AllowInvalidSSLCertificates`). `false` by default.
     public var insecure = false
+    /// Why libcurl cannot use `file` as `caCertificates` (unreadable, no certificate in it, or
+    /// a certificate it cannot parse), or nil when it can. libcurl would otherwise fail every
+    /// https transfer with a TLS error, a permanent failure. Runs one TLS handshake on loopback
+    /// (`Curl.certificateAuthoritiesProblem`).
+    public static func certificateAuthoritiesProblem(file: String) -> String? {
+        Curl.certificateAuthoritiesProblem(file: file)
+    }
+
     /// A netrc file with credentials (used only for hosts it names). None by default.
     public var netrcFile: String?
     /// Bodies up to this size stay in memory; larger ones are written to a temporary file as

@@ -1,20 +1,58 @@
 import ImgwarmSystem
 
-/// Where a report goes: standard output (`-`), or a file written atomically (a temporary file in
-/// the same folder, renamed into place when the report is complete).
+/// Where a report goes: standard output (`-`), a file written atomically, or a device or FIFO
+/// written into.
 ///
-/// Opening checks at once that the destination is writable, so a bad path is a usage error
-/// before any work is done.
+/// What the path names decides how (a symbolic link is followed, as `open` would):
+/// - nothing: a new file, written to a temporary file in the same folder and renamed into place
+///   when the report is complete (permissions 0644 less the umask);
+/// - a regular file of this user: the same, the temporary file taking the file's permission
+///   bits, renamed over the file the link leads to (the link stays);
+/// - a regular file of another user: refused (`OpenError.Reason.ownedByAnotherUser`), so that a
+///   report never hands someone's file to this user with other permissions;
+/// - anything else (a character device such as `/dev/null`, a FIFO): opened for writing and
+///   written into, never replaced, as `curl -o` and a shell's `>` do;
+/// - a folder, or a link that leads nowhere: refused.
+///
+/// Opening checks all this at once, so a bad path is a usage error before any work is done.
 public final class ReportFile {
     public let path: String
     private let descriptor: FileDescriptor
-    private let temporaryPath: String?
+    /// The temporary file and the name it takes on commit; nil when written in place.
+    private let replacement: (temporary: String, target: String)?
     private var failed: SystemError?
 
     public struct OpenError: Error, CustomStringConvertible {
+        public enum Reason: Sendable, Equatable {
+            case system(Int32)
+            case ownedByAnotherUser(UInt32)
+            case danglingLink
+        }
+
         public var path: String
-        public var code: Int32
-        public var description: String { "cannot write the report to \(path): \(SystemError.message(code))" }
+        public var reason: Reason
+
+        public init(path: String, code: Int32) {
+            self.path = path
+            reason = .system(code)
+        }
+
+        public init(path: String, reason: Reason) {
+            self.path = path
+            self.reason = reason
+        }
+
+        public var description: String {
+            switch reason {
+            case .system(let code):
+                return "cannot write the report to \(path): \(SystemError.message(code))"
+            case .ownedByAnotherUser(let owner):
+                return
+                    "cannot write the report to \(path): the file belongs to another user (uid \(owner)); imgwarm replaces only its own user's report files: remove it or choose another path"
+            case .danglingLink:
+                return "cannot write the report to \(path): a symbolic link to a file that does not exist"
+            }
+        }
     }
 
     /// Opens `path` for writing; `-` is standard output.
@@ -22,29 +60,78 @@ public final class ReportFile {
         self.path = path
         if path == "-" {
             descriptor = .standardOutput
-            temporaryPath = nil
+            replacement = nil
             return
         }
-        if (try? FileSystem.status(ofPath: path))?.kind == .directory {
-            throw OpenError(path: path, code: SystemError.isADirectory.code)
-        }
-        let temporary = path + ".tmp-\(FileSystem.processID)"
+        (descriptor, replacement) = try ReportFile.open(path)
+    }
+
+    /// Opens the destination `path` names, as the type's comment says.
+    private static func open(_ path: String) throws(OpenError) -> (
+        FileDescriptor, (temporary: String, target: String)?
+    ) {
+        var status: FileStatus
         do {
-            descriptor = try FileDescriptor.createOrTruncate(temporary)
+            status = try FileSystem.status(ofPath: path)
+        } catch {
+            guard error.isNotFound else { throw OpenError(path: path, code: error.code) }
+            if FileSystem.exists(path) { throw OpenError(path: path, reason: .danglingLink) }
+            do {
+                return try temporary(replacing: path, permissions: nil)
+            } catch {
+                throw OpenError(path: path, code: error.code)
+            }
+        }
+        do throws(SystemError) {
+            if status.kind == .other {
+                let descriptor = try FileDescriptor.openExistingForWriting(path)
+                let opened = try? descriptor.status()
+                if let opened, opened.kind != .file { return (descriptor, nil) }
+                // Replaced by a regular file since it was checked: never written into in place.
+                descriptor.close()
+                guard let opened else { throw SystemError.notFound }
+                status = opened
+            }
+            if status.kind == .directory { throw SystemError.isADirectory }
         } catch {
             throw OpenError(path: path, code: error.code)
         }
-        temporaryPath = temporary
+        if status.owner != FileSystem.userID {
+            throw OpenError(path: path, reason: .ownedByAnotherUser(status.owner))
+        }
+        do {
+            return try temporary(replacing: FileSystem.resolvedPath(path) ?? path, permissions: status.permissions)
+        } catch {
+            throw OpenError(path: path, code: error.code)
+        }
+    }
+
+    /// A temporary file beside `target`, created readable by its owner only and then given
+    /// `permissions` (those of the file it replaces), or 0644 less the umask for a new report.
+    private static func temporary(replacing target: String, permissions: UInt32?) throws(SystemError) -> (
+        FileDescriptor, (temporary: String, target: String)?
+    ) {
+        let temporary = target + ".tmp-\(FileSystem.processID)"
+        let descriptor = try FileDescriptor.createOrTruncate(temporary, permissions: permissions == nil ? 0o644 : 0o600)
+        if let permissions {
+            do throws(SystemError) {
+                try descriptor.setPermissions(permissions & 0o777)
+            } catch {
+                descriptor.close()
+                try? FileSystem.removeFile(temporary)
+                throw error
+            }
+        }
+        return (descriptor, (temporary, target))
     }
 
     private var committed = false
 
     deinit {
+        guard !committed, descriptor != .standardOutput else { return }
+        descriptor.close()
         // A report that was never committed leaves nothing behind.
-        if let temporaryPath, !committed {
-            descriptor.close()
-            try? FileSystem.removeFile(temporaryPath)
-        }
+        if let replacement { try? FileSystem.removeFile(replacement.temporary) }
     }
 
     /// Appends `bytes`; the first failure is remembered and reported by `commit`.
@@ -57,16 +144,16 @@ public final class ReportFile {
         }
     }
 
-    /// Finishes the report: the file appears under its name only now, complete.
+    /// Finishes the report: a file appears under its name only now, complete.
     public func commit() throws(OpenError) {
         if let failed { throw OpenError(path: path, code: failed.code) }
-        guard let temporaryPath, !committed else { return }
+        guard descriptor != .standardOutput, !committed else { return }
         committed = true
         do throws(SystemError) {
             try descriptor.closeAfterWriting()
-            try FileSystem.rename(temporaryPath, to: path)
+            if let replacement { try FileSystem.rename(replacement.temporary, to: replacement.target) }
         } catch {
-            try? FileSystem.removeFile(temporaryPath)
+            if let replacement { try? FileSystem.removeFile(replacement.temporary) }
             throw OpenError(path: path, code: error.code)
         }
     }

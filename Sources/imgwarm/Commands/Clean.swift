@@ -68,7 +68,12 @@ struct Clean: ParsableCommand {
     @Flag(help: "Delete every entry of the folder except subfolders, whatever its date.")
     var all = false
 
-    @Option(help: ArgumentHelp("Write a JSON report to this file, or - for standard output.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Write a JSON report to this file, or - for standard output.",
+            discussion:
+                "A new or existing file (of your user: another user's is refused) is replaced atomically, keeping its permissions; a device or FIFO (/dev/null, a named pipe) is written into.",
+            valueName: "file"))
     var report: String?
 
     @Flag(
@@ -79,7 +84,9 @@ struct Clean: ParsableCommand {
             """)
     var quiet = false
 
-    @Flag(name: .shortAndLong, help: "List every deleted file on standard error.")
+    @Flag(
+        name: .shortAndLong,
+        help: "List every deleted file on standard error (control characters escaped as imgwarm path does).")
     var verbose = false
 
     func validate() throws {
@@ -116,11 +123,13 @@ struct Clean: ParsableCommand {
                 document?.add(event)
                 switch event {
                 case .failed(let failure):
-                    Console.error("cannot delete \(location.folder)/\(failure.entry.name): \(failure.message)")
+                    Console.error(
+                        "cannot delete \(EscapedText.escaped(location.folder + "/" + failure.entry.name)): \(failure.message)"
+                    )
                 case .removed(let removal):
                     guard verbose else { return }
                     Console.writeError(
-                        "\(dryRun ? "would delete" : "deleted") \(removal.entry.name) (\(removal.reason.rawValue), \(Quantities.formatBytes(removal.entry.allocatedSize)))\n"
+                        "\(dryRun ? "would delete" : "deleted") \(EscapedText.escaped(removal.entry.name)) (\(removal.reason.rawValue), \(Quantities.formatBytes(removal.entry.allocatedSize)))\n"
                     )
                 }
             }

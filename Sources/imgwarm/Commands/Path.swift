@@ -19,11 +19,19 @@ struct Path: ParsableCommand {
             and its key is computed the way the app's cacheKeyFilter does: the path printed is the \
             file that app reads. A key the filters make empty is skipped with a message (exit 1).
 
+            A file name holds whatever the key's extension holds, control characters included \
+            (SDWebImage names the file the same way). So that each path is one line, a path is \
+            printed with a backslash as \\\\, newline, tab, carriage return, bell, backspace, form \
+            feed and vertical tab as \\n \\t \\r \\a \\b \\f \\v, and any other control character \
+            as \\xHH per UTF-8 byte (GNU ls --quoting-style=escape). With -0 (--null) each path \
+            is printed as it is and ends with a NUL byte instead of a newline, for xargs -0.
+
             Examples:
               imgwarm path https://example.com/a.jpg
               imgwarm path --name-only 'https://example.com/a.jpg?w=100'
               cut -f1 keys.tsv | imgwarm path - > paths.txt
               imgwarm path --key-filter strip-query 'https://cdn.example.com/a.jpg?token=1'
+              imgwarm path -0 - < keys.txt | xargs -0 ls -l
 
             \(ExitStatus.helpText)
             """)
@@ -33,6 +41,11 @@ struct Path: ParsableCommand {
 
     @Flag(name: .customLong("name-only"), help: "Print only the file names, not the folder.")
     var nameOnly = false
+
+    @Flag(
+        name: [.customShort("0"), .customLong("null")],
+        help: "End each path with a NUL byte instead of a newline, unescaped (for xargs -0).")
+    var null = false
 
     @Argument(help: ArgumentHelp("The keys; - reads them from standard input.", valueName: "key"))
     var keys: [String] = []
@@ -62,9 +75,14 @@ struct Path: ParsableCommand {
     /// Prints the path of `key`; false (nothing printed) when the key is empty.
     private func printPath(_ key: String, prefix: String, into output: inout OutputBuffer) -> Bool {
         guard !key.isEmpty || keyOptions.keyFilters.isEmpty else { return false }
-        output.append(prefix)
-        output.append(SDFileName.forKey(key))
-        output.append("\n")
+        if null {
+            output.append(prefix)
+            output.append(SDFileName.forKey(key))
+            output.append("\0")
+        } else {
+            output.append(EscapedText.escaped(prefix + SDFileName.forKey(key)))
+            output.append("\n")
+        }
         return true
     }
 

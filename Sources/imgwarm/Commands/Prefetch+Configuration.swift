@@ -36,7 +36,19 @@ extension Prefetch {
                 netrcFile ?? environment["IMGWARM_NETRC_FILE"].flatMap { $0.isEmpty ? nil : $0 }
         }
         try checkReadable(cacert, option: "--cacert")
+        if let cacert, let problem = FetchConfiguration.certificateAuthoritiesProblem(file: cacert) {
+            throw CommandFailure.usage(
+                "--cacert \(cacert): libcurl cannot load certificate authorities from it (PEM certificates, each block valid): \(problem)"
+            )
+        }
         try checkReadable(configuration.fetch.netrcFile, option: "--netrc-file")
+        if let netrc = configuration.fetch.netrcFile {
+            do {
+                try NetrcFile.check(path: netrc)
+            } catch {
+                throw CommandFailure.usage("netrc file \(error.description)")
+            }
+        }
         configuration.validation.mode = validation ?? configuration.validation.mode
         configuration.validation.maxPixels = maxPixels ?? configuration.validation.maxPixels
         configuration.validation.maxDecodeMemory =

@@ -167,7 +167,9 @@ struct Prefetch: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Trust the certificate authorities of this PEM file instead of the system's.", valueName: "file"),
+            "Trust the certificate authorities of this PEM file instead of the system's.",
+            discussion: "Checked before any download: a file libcurl cannot load is a usage error (exit 2).",
+            valueName: "file"),
         completion: .file())
     var cacert: String?
 
@@ -177,7 +179,10 @@ struct Prefetch: ParsableCommand {
     @Option(
         name: .customLong("netrc-file"),
         help: ArgumentHelp(
-            "Credentials for hosts, in netrc format (default $IMGWARM_NETRC_FILE, else none).", valueName: "file"),
+            "Credentials for hosts, in netrc format (default $IMGWARM_NETRC_FILE, else none).",
+            discussion:
+                "Checked before any download: a file libcurl cannot parse is a usage error (exit 2) naming the line; one others can write, or another user's, is used with a warning.",
+            valueName: "file"),
         completion: .file())
     var netrcFile: String?
 
@@ -226,7 +231,12 @@ struct Prefetch: ParsableCommand {
     @OptionGroup(title: "Cache keys and shards") var keyOptions: KeyFilterOptions
     @OptionGroup(title: "Cache keys and shards") var shardOptions: ShardOptions
 
-    @Option(help: ArgumentHelp("Write a JSON report to this file, or - for standard output.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Write a JSON report to this file, or - for standard output.",
+            discussion:
+                "A new or existing file (of your user: another user's is refused) is replaced atomically, keeping its permissions; a device or FIFO (/dev/null, a named pipe) is written into.",
+            valueName: "file"))
     var report: String?
 
     @Flag(
@@ -273,6 +283,10 @@ struct Prefetch: ParsableCommand {
         let console = PrefetchConsole(output: output, sources: sources, dryRun: dryRun, reportPath: report)
         if insecure && !output.quiet {
             Console.warning("--insecure: TLS certificates are not verified; anyone on the path can substitute images")
+        }
+        // Printed under --quiet too, as warnings are: a cron job's mail is where it will be read.
+        if let netrc = configuration.fetch.netrcFile, let warning = NetrcFile.unsafeOwnership(path: netrc) {
+            Console.warning(warning)
         }
         let job = PrefetchJob(location: location, sources: sources, configuration: configuration)
         job.observer = console

@@ -18,13 +18,16 @@ struct CacheLocationOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "The SDImageCache namespace: the folder is <caches root>/com.hackemist.SDImageCache/<namespace>.",
-            discussion: "Default: \(CacheLocation.defaultNamespace).", valueName: "name"))
+            discussion:
+                "Default: \(CacheLocation.defaultNamespace). One folder name; \(CacheLocation.privateFolderName) is imgwarm's own folder and refused.",
+            valueName: "name"))
     var namespace: String?
 
     @Option(
         name: .customLong("disk-cache-path"),
         help: ArgumentHelp(
             "The disk cache folder itself, for apps that give SDImageCache their own directory.",
+            discussion: "Not a folder named \(CacheLocation.privateFolderName) or inside one (imgwarm's own folders).",
             valueName: "path"), completion: .directory)
     var diskCachePath: String?
 

@@ -108,6 +108,15 @@ import Testing
         #expect(try folder(nil, nil, "/data/images/", env) == "/data/images")
         #expect(throws: CacheLocationError.conflictingOptions) { try folder("/c", nil, "/d", env) }
         #expect(throws: CacheLocationError.invalidNamespace("a/b")) { try folder(nil, "a/b", nil, env) }
+        // imgwarm's own folder beside the namespaces is no namespace, and no cache folder lies in one.
+        #expect(throws: CacheLocationError.reservedNamespace(".imgwarm")) { try folder("/c", ".imgwarm", nil, env) }
+        #expect(throws: CacheLocationError.insidePrivateFolder("/c/.imgwarm/default")) {
+            try folder(nil, nil, "/c/.imgwarm/default/", env)
+        }
+        #expect(throws: CacheLocationError.insidePrivateFolder("/c/.imgwarm")) {
+            try folder(nil, nil, "/c/x/../.imgwarm", env)
+        }
+        #expect(try folder(nil, nil, "/c/.imgwarm2", env) == "/c/.imgwarm2")
         #expect(throws: CacheLocationError.noHome) { try folder(nil, nil, nil, [:]) }
     }
 }
