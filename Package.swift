@@ -49,14 +49,15 @@ let package = Package(
         .executableTarget(name: "imgwarm-testserver", dependencies: ["LoopbackServer"]),
         // Opens the state database at a given instant, for the tests of concurrent opens.
         .executableTarget(name: "imgwarm-state-probe", dependencies: ["ImgwarmKit"]),
-        // Decodes an image twice, further apart than ImageMagick's time limit, for MagickTests.
+        // Reads one image on several threads for seconds, for MagickTests.
         .executableTarget(name: "imgwarm-magick-probe", dependencies: ["Magick"]),
 
         // Fixture paths, temporary folders and a process runner shared by the test targets.
         .target(name: "TestSupport", dependencies: ["LoopbackServer"]),
 
         .testTarget(name: "CurlTests", dependencies: ["Curl", "LoopbackServer", "TestSupport"]),
-        .testTarget(name: "MagickTests", dependencies: ["Magick", "imgwarm-magick-probe", "TestSupport"]),
+        .testTarget(
+            name: "MagickTests", dependencies: ["Magick", "imgwarm-magick-probe", "LoopbackServer", "TestSupport"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
         .testTarget(name: "ImgwarmSystemTests", dependencies: ["ImgwarmSystem", "TestSupport"]),
         .testTarget(name: "ImgwarmKitTests", dependencies: ["ImgwarmKit", "LoopbackServer", "Magick", "TestSupport"]),

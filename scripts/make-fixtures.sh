@@ -20,6 +20,7 @@ $C -seed 5 -size 128x128 plasma:fractal -quality 80 "$out/valid/sticker.webp"
 $C -seed 9 -size 64x64 plasma:fractal "$out/valid/photo.heic"
 $C -seed 11 -size 64x64 plasma:fractal "$out/valid/photo.avif"
 $C -size 32x24 gradient:green-yellow -type truecolor "BMP3:$out/valid/icon.bmp"
+$C -seed 13 -size 64x48 plasma:fractal -quality 80 -sampling-factor 2x2 -interlace JPEG -strip "$out/valid/progressive.jpg"
 
 # Hostile or broken bodies.
 head -c 1200 "$out/valid/photo.jpg" > "$out/hostile/truncated.jpg"          # header intact, scan cut short
@@ -51,6 +52,34 @@ ihdr = struct.pack(">IIBBBBB", 16, 16, 8, 0, 0, 0, 0)
 open(os.path.join(d, "lying-chunk.png"), "wb").write(
     sig + chunk(b"IHDR", ihdr) + struct.pack(">I", 0x7ffffff0) + b"tEXt" + b"x" * 64)
 PY
+# Bodies a full decode must not pay for with memory (docs/hardening.md): a 16x16 PNG whose zTXt
+# inflates to 200 MB, a 10000x10000 lossless WebP of 4 KB (needs cwebp: apt-get install webp), and
+# photo.jpg claiming 10000x10000 pixels in its start-of-frame (100 MP: within --max-pixels, beyond
+# ImageMagick's pixel cache limit).
+python3 - "$out" <<'PY'
+import struct, sys, zlib, os
+d = sys.argv[1]
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
+sig = b"\x89PNG\r\n\x1a\n"
+ihdr = struct.pack(">IIBBBBB", 16, 16, 8, 0, 0, 0, 0)
+idat = zlib.compress(b"".join(b"\x00" + b"\x80" * 16 for _ in range(16)))
+ztxt = b"Comment\x00\x00" + zlib.compress(b"A" * (200 << 20), 9)
+open(os.path.join(d, "hostile/ztxt-bomb.png"), "wb").write(
+    sig + chunk(b"IHDR", ihdr) + chunk(b"zTXt", ztxt) + chunk(b"IDAT", idat) + chunk(b"IEND", b""))
+w = h = 10000
+co = zlib.compressobj(9)
+rows = b"".join(co.compress(b"\x00" + b"\xff" * (3 * w)) for _ in range(h)) + co.flush()
+png = sig + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) + chunk(b"IDAT", rows) + chunk(b"IEND", b"")
+open(os.path.join(d, "hostile/white-10k.png.tmp"), "wb").write(png)
+jpeg = bytearray(open(os.path.join(d, "valid/photo.jpg"), "rb").read())
+sof = jpeg.index(b"\xff\xc0")
+jpeg[sof + 5:sof + 9] = struct.pack(">HH", h, w)
+open(os.path.join(d, "hostile/huge-frame.jpg"), "wb").write(bytes(jpeg))
+PY
+cwebp -quiet -lossless "$out/hostile/white-10k.png.tmp" -o "$out/hostile/lossless-10k.webp"
+rm "$out/hostile/white-10k.png.tmp"
+
 # Transfer-encoded bodies: a gzip-encoded image and a gzip bomb (64 MiB of zeros).
 gzip -9 -n -c "$out/valid/gradient.png" > "$out/hostile/gradient.png.gz"
 head -c $((64 * 1024 * 1024)) /dev/zero | gzip -9 -n -c > "$out/hostile/bomb.gz"

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackServer
 import Magick
 import TestSupport
 import Testing
@@ -72,16 +73,45 @@ import Testing
         #expect(!Magick.canRead(coder: "NOSUCHCODER"))
     }
 
-    /// ImageMagick counts its time limit from its first read in the process, and past it ends the
-    /// process ("time limit exceeded"): a prefetch decoding an image more than 30 s after its
-    /// first would die. Each read restarts the count. The probe decodes with a limit of 1 s,
-    /// waits 2 s and decodes again, in a process of its own (the limit is process-wide).
-    @Test func timeLimitBoundsEachReadNotTheProcess() throws {
-        let file = Fixtures.root.appendingPathComponent("images/valid/photo.jpg").path
+    /// Reads on several threads at once, for seconds, as a validating prefetch makes them: none
+    /// fails and the process ends by itself. ImageMagick's process-wide time limit, restarted
+    /// before each read, once ended such a process (a fatal "time limit exceeded") or hung it;
+    /// streamed decodes that did not give back their pixel cache share failed after a few
+    /// thousand reads ("cache resources exhausted").
+    @Test(arguments: [("valid/gradient.png", "PNG", "200x120"), ("valid/sticker.webp", "WEBP", "128x128")])
+    func concurrentReadsNeitherEndNorHangTheProcess(fixture: String, coder: String, size: String) throws {
+        let file = Fixtures.root.appendingPathComponent("images/" + fixture).path
         let result = try ProcessRunner.run(
-            Fixtures.product("imgwarm-magick-probe"), [file, "JPEG", "1", "2"], timeout: 60)
+            Fixtures.product("imgwarm-magick-probe"), [file, coder, "2", "3"], timeout: 60)
         #expect(!result.signaled)
         #expect(result.status == 0, "\(result.stdoutText)\(result.stderrText)")
-        #expect(result.stdoutText == "320x240\n")
+        let fields = result.stdoutText.split(separator: " ")
+        #expect(fields.first.map(String.init) == size, "\(result.stdoutText)")
+        #expect((fields.last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0) > 100)
+    }
+
+    /// A read past its own deadline fails with `timeLimit` set, and the next read works: the
+    /// limit bounds one read, never the process.
+    @Test func aReadPastItsDeadlineFailsAlone() throws {
+        let data = try Fixtures.data("images/valid/photo.jpg")
+        let inspector = ImageInspector()
+        let late = data.withUnsafeBytes { inspector.decode($0, coder: "JPEG", timeLimit: 0) }
+        guard case .failure(let error) = late else {
+            Issue.record("a decode with no time left succeeded")
+            return
+        }
+        #expect(error.timeLimit == 0)
+        #expect(try data.withUnsafeBytes { inspector.decode($0, coder: "JPEG") }.get().height == 240)
+    }
+
+    /// A streamed decode gives back its share of ImageMagick's pixel cache memory: ten decodes of
+    /// a 3000×3000 image (72 MB each, never filled) in a row all succeed under a 256 MiB limit.
+    @Test func streamedDecodesGiveBackTheirReservation() throws {
+        let image = GeneratedImages.png(width: 3000, height: 3000)
+        let inspector = ImageInspector()
+        for round in 0..<10 {
+            let result = image.withUnsafeBytes { inspector.decode($0, coder: "PNG") }
+            #expect((try? result.get())?.width == 3000, "round \(round): \(result)")
+        }
     }
 }
