@@ -74,15 +74,9 @@ final class ImageValidator {
             if configuration.mode == .header {
                 return .success(ValidatedImage(format: format, width: size.width, height: size.height))
             }
-            ImageValidator.startMagick(configuration)
+            if let failure = startMagick(for: format) { return .failure(failure) }
         } else {
-            ImageValidator.startMagick(configuration)
-            guard Magick.canRead(coder: format.magickCoder) else {
-                return .failure(
-                    Failure(
-                        .unsupportedFormat,
-                        "\(format.rawValue.uppercased()) is recognised but this ImageMagick cannot read it"))
-            }
+            if let failure = startMagick(for: format) { return .failure(failure) }
             magickReads += 1
             switch inspector.ping(bytes, coder: format.magickCoder, timeLimit: configuration.timeLimit) {
             case .success(let found): size = (found.width, found.height)
@@ -113,6 +107,16 @@ final class ImageValidator {
             }
         }
         return .success(ValidatedImage(format: format, width: size.width, height: size.height))
+    }
+
+    /// Starts ImageMagick; `unsupported-format` when it has no coder for `format`.
+    private func startMagick(for format: ImageFormat) -> Failure? {
+        ImageValidator.startMagick(configuration)
+        guard Magick.canRead(coder: format.magickCoder) else {
+            return Failure(
+                .unsupportedFormat, "\(format.rawValue.uppercased()) is recognised but this ImageMagick cannot read it")
+        }
+        return nil
     }
 
     /// A full decode's memory, from the header, against `maxDecodeMemory` and ImageMagick's
