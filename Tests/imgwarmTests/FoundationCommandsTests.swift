@@ -158,6 +158,9 @@ import Testing
         (["path", "--cache-dir", "/srv/.imgwarm/x", "k"], "lies inside a folder named .imgwarm"),
         (["path", "--cache-dir", "/a", "--disk-cache-path", "/b", "k"], "--disk-cache-path"),
         (["frobnicate"], "Unexpected argument"),
+        // Width × height past Int.max once trapped (SIGILL) instead of being refused.
+        (["prefetch", "--max-pixels", "99999999999x99999999999", "-"], "invalid pixel limit"),
+        (["prefetch", "--max-decode-memory", "lots", "-"], "--max-decode-memory"),
     ])
     func usageErrorsExitWithTwo(arguments: [String], message: String) throws {
         let temp = try TemporaryFolder()
