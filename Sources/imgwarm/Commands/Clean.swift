@@ -68,12 +68,7 @@ struct Clean: ParsableCommand {
     @Flag(help: "Delete every entry of the folder except subfolders, whatever its date.")
     var all = false
 
-    @Option(
-        help: ArgumentHelp(
-            "Write a JSON report to this file, or - for standard output.",
-            discussion:
-                "A new or existing file (of your user: another user's is refused) is replaced atomically, keeping its permissions; a device or FIFO (/dev/null, a named pipe) is written into.",
-            valueName: "file"))
+    @Option(help: Defaults.reportHelp)
     var report: String?
 
     @Flag(

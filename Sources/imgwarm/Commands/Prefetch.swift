@@ -231,12 +231,7 @@ struct Prefetch: ParsableCommand {
     @OptionGroup(title: "Cache keys and shards") var keyOptions: KeyFilterOptions
     @OptionGroup(title: "Cache keys and shards") var shardOptions: ShardOptions
 
-    @Option(
-        help: ArgumentHelp(
-            "Write a JSON report to this file, or - for standard output.",
-            discussion:
-                "A new or existing file (of your user: another user's is refused) is replaced atomically, keeping its permissions; a device or FIFO (/dev/null, a named pipe) is written into.",
-            valueName: "file"))
+    @Option(help: Defaults.reportHelp)
     var report: String?
 
     @Flag(

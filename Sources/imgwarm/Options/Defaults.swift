@@ -1,8 +1,16 @@
+import ArgumentParser
 import ImgwarmKit
 
 /// The defaults the help texts print, read from the engine's configuration values: each default
 /// is defined once, there, and an option left out leaves the engine's value in place.
 enum Defaults {
+    /// `--report`'s help, the same for prefetch and clean (ReportFile).
+    static let reportHelp = ArgumentHelp(
+        "Write a JSON report to this file, or - for standard output.",
+        discussion:
+            "A new or existing file (of your user: another user's is refused) is replaced atomically, keeping its permissions; a device or FIFO (/dev/null, a named pipe) is written into.",
+        valueName: "file")
+
     static let prefetch = PrefetchJob.Configuration()
     static let clean = CleanJob.Configuration()
     static let lockTimeout = CacheLock.defaultTimeout
