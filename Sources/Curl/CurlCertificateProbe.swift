@@ -40,9 +40,9 @@ extension Curl {
         options.connectTimeoutMilliseconds = 30_000
         options.totalTimeoutMilliseconds = 30_000
         options.certificateAuthorities = file
-        easy.apply(options)
-        easy.disableProxies()
-        easy.setURL("https://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/")
+        guard (try? easy.apply(options)) != nil, (try? easy.disableProxies()) != nil,
+            (try? easy.setURL("https://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/")) != nil
+        else { return nil }
         guard (try? multi.add(easy)) != nil else { return nil }
         defer { multi.remove(easy) }
         var accepted: Int32 = -1

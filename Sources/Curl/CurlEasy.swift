@@ -34,10 +34,14 @@ public final class CurlEasy {
         self.handle = handle
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        _ = imgwarm_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
+        try check(
+            imgwarm_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer)),
+            "CURLOPT_ERRORBUFFER")
         // A completion names its handle; CURLINFO_PRIVATE leads back to this object.
-        _ = imgwarm_easy_setopt_pointer(handle, CURLOPT_PRIVATE, Unmanaged.passUnretained(self).toOpaque())
-        _ = imgwarm_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        try check(
+            imgwarm_easy_setopt_pointer(handle, CURLOPT_PRIVATE, Unmanaged.passUnretained(self).toOpaque()),
+            "CURLOPT_PRIVATE")
+        try setLong(CURLOPT_NOSIGNAL, 1, "CURLOPT_NOSIGNAL")
     }
 
     deinit {
@@ -53,83 +57,100 @@ public final class CurlEasy {
     // MARK: Options
 
     /// The URL of the next transfer (libcurl copies it).
-    public func setURL(_ url: String) {
+    public func setURL(_ url: String) throws(CurlError) {
         errorBuffer[0] = 0
-        setString(CURLOPT_URL, url)
+        try setString(CURLOPT_URL, url, "CURLOPT_URL")
     }
 
-    /// Sets every option of `options`.
-    public func apply(_ options: CurlTransferOptions) {
-        setString(CURLOPT_PROTOCOLS_STR, options.protocols)
-        setString(CURLOPT_REDIR_PROTOCOLS_STR, options.protocols)
-        setLong(CURLOPT_FOLLOWLOCATION, options.maxRedirects > 0 ? 1 : 0)
-        setLong(CURLOPT_MAXREDIRS, options.maxRedirects)
-        setLong(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMilliseconds)
+    /// Sets every option of `options`. An option this libcurl refuses (one it was built without,
+    /// a value it does not know) is a `.optionRefused` error naming it, never ignored.
+    public func apply(_ options: CurlTransferOptions) throws(CurlError) {
+        try setString(CURLOPT_PROTOCOLS_STR, options.protocols, "CURLOPT_PROTOCOLS_STR")
+        try setString(CURLOPT_REDIR_PROTOCOLS_STR, options.protocols, "CURLOPT_REDIR_PROTOCOLS_STR")
+        try setLong(CURLOPT_FOLLOWLOCATION, options.maxRedirects > 0 ? 1 : 0, "CURLOPT_FOLLOWLOCATION")
+        try setLong(CURLOPT_MAXREDIRS, options.maxRedirects, "CURLOPT_MAXREDIRS")
+        try setLong(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMilliseconds, "CURLOPT_CONNECTTIMEOUT_MS")
         if let lowSpeed = options.lowSpeed {
-            setLong(CURLOPT_LOW_SPEED_LIMIT, lowSpeed.bytesPerSecond)
-            setLong(CURLOPT_LOW_SPEED_TIME, lowSpeed.seconds)
+            try setLong(CURLOPT_LOW_SPEED_LIMIT, lowSpeed.bytesPerSecond, "CURLOPT_LOW_SPEED_LIMIT")
+            try setLong(CURLOPT_LOW_SPEED_TIME, lowSpeed.seconds, "CURLOPT_LOW_SPEED_TIME")
         }
-        setLong(CURLOPT_TIMEOUT_MS, options.totalTimeoutMilliseconds ?? 0)
-        _ = imgwarm_easy_setopt_off(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maxBodySize ?? 0))
-        if let encoding = options.acceptEncoding { setString(CURLOPT_ACCEPT_ENCODING, encoding) }
+        try setLong(CURLOPT_TIMEOUT_MS, options.totalTimeoutMilliseconds ?? 0, "CURLOPT_TIMEOUT_MS")
+        try check(
+            imgwarm_easy_setopt_off(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maxBodySize ?? 0)),
+            "CURLOPT_MAXFILESIZE_LARGE")
+        if let encoding = options.acceptEncoding {
+            try setString(CURLOPT_ACCEPT_ENCODING, encoding, "CURLOPT_ACCEPT_ENCODING")
+        }
         let version = options.httpVersion == .http1 ? CURL_HTTP_VERSION_1_1 : CURL_HTTP_VERSION_2TLS
-        setLong(CURLOPT_HTTP_VERSION, Int(version))
-        setLong(CURLOPT_PIPEWAIT, options.waitForMultiplexing ? 1 : 0)
-        if let agent = options.userAgent { setString(CURLOPT_USERAGENT, agent) }
-        setLong(CURLOPT_BUFFERSIZE, options.receiveBufferSize)
-        if let authorities = options.certificateAuthorities { setString(CURLOPT_CAINFO, authorities) }
-        setLong(CURLOPT_SSL_VERIFYPEER, options.verifyTLS ? 1 : 0)
-        setLong(CURLOPT_SSL_VERIFYHOST, options.verifyTLS ? 2 : 0)
+        try setLong(CURLOPT_HTTP_VERSION, Int(version), "CURLOPT_HTTP_VERSION")
+        try setWaitForMultiplexing(options.waitForMultiplexing)
+        if let agent = options.userAgent { try setString(CURLOPT_USERAGENT, agent, "CURLOPT_USERAGENT") }
+        try setLong(CURLOPT_BUFFERSIZE, options.receiveBufferSize, "CURLOPT_BUFFERSIZE")
+        if let authorities = options.certificateAuthorities {
+            try setString(CURLOPT_CAINFO, authorities, "CURLOPT_CAINFO")
+        }
+        try setLong(CURLOPT_SSL_VERIFYPEER, options.verifyTLS ? 1 : 0, "CURLOPT_SSL_VERIFYPEER")
+        try setLong(CURLOPT_SSL_VERIFYHOST, options.verifyTLS ? 2 : 0, "CURLOPT_SSL_VERIFYHOST")
         if let netrc = options.netrcFile {
-            setLong(CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
-            setString(CURLOPT_NETRC_FILE, netrc)
+            try setLong(CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue), "CURLOPT_NETRC")
+            try setString(CURLOPT_NETRC_FILE, netrc, "CURLOPT_NETRC_FILE")
         }
     }
 
     /// Connects directly, whatever `http_proxy`, `https_proxy` and `all_proxy` say (`CURLOPT_PROXY` "").
-    public func disableProxies() {
-        setString(CURLOPT_PROXY, "")
+    public func disableProxies() throws(CurlError) {
+        try setString(CURLOPT_PROXY, "", "CURLOPT_PROXY")
     }
 
     /// `CURLOPT_PIPEWAIT` for the next transfer: wait for a connection that may multiplex rather
     /// than open another one.
-    public func setWaitForMultiplexing(_ wait: Bool) {
-        setLong(CURLOPT_PIPEWAIT, wait ? 1 : 0)
+    public func setWaitForMultiplexing(_ wait: Bool) throws(CurlError) {
+        try setLong(CURLOPT_PIPEWAIT, wait ? 1 : 0, "CURLOPT_PIPEWAIT")
     }
 
     /// Sends the transfer's body, headers and progress to `delegate` from now on.
-    public func setDelegate(_ delegate: any CurlTransferDelegate) {
+    public func setDelegate(_ delegate: any CurlTransferDelegate) throws(CurlError) {
         self.delegate = delegate
         let me = Unmanaged.passUnretained(self).toOpaque()
-        _ = imgwarm_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteTrampoline)
-        _ = imgwarm_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
-        _ = imgwarm_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlHeaderTrampoline)
-        _ = imgwarm_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
-        _ = imgwarm_easy_setopt_progress_callback(handle, curlProgressTrampoline)
-        _ = imgwarm_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
-        setLong(CURLOPT_NOPROGRESS, 0)
-        _ = imgwarm_easy_setopt_prereq_callback(handle, curlRequestTrampoline)
-        _ = imgwarm_easy_setopt_pointer(handle, CURLOPT_PREREQDATA, me)
+        try check(
+            imgwarm_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteTrampoline),
+            "CURLOPT_WRITEFUNCTION")
+        try check(imgwarm_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me), "CURLOPT_WRITEDATA")
+        try check(
+            imgwarm_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlHeaderTrampoline),
+            "CURLOPT_HEADERFUNCTION")
+        try check(imgwarm_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me), "CURLOPT_HEADERDATA")
+        try check(imgwarm_easy_setopt_progress_callback(handle, curlProgressTrampoline), "CURLOPT_XFERINFOFUNCTION")
+        try check(imgwarm_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me), "CURLOPT_XFERINFODATA")
+        try setLong(CURLOPT_NOPROGRESS, 0, "CURLOPT_NOPROGRESS")
+        try check(imgwarm_easy_setopt_prereq_callback(handle, curlRequestTrampoline), "CURLOPT_PREREQFUNCTION")
+        try check(imgwarm_easy_setopt_pointer(handle, CURLOPT_PREREQDATA, me), "CURLOPT_PREREQDATA")
     }
 
     /// Request headers (CURLOPT_HTTPHEADER), `Name: value` each.
-    public func setHeaders(_ headers: [String]) {
-        setHeaders(CurlStringList(headers))
+    public func setHeaders(_ headers: [String]) throws(CurlError) {
+        try setHeaders(CurlStringList(headers))
     }
 
     /// Request headers from a list that may be shared by several handles (kept alive here).
-    public func setHeaders(_ list: CurlStringList) {
+    public func setHeaders(_ list: CurlStringList) throws(CurlError) {
         headerList = list
-        _ = imgwarm_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list.pointer)
+        try check(imgwarm_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list.pointer), "CURLOPT_HTTPHEADER")
     }
 
-    private func setLong(_ option: CURLoption, _ value: Int) {
-        _ = imgwarm_easy_setopt_long(handle, option, value)
+    private func setLong(_ option: CURLoption, _ value: Int, _ name: String) throws(CurlError) {
+        try check(imgwarm_easy_setopt_long(handle, option, value), name)
     }
 
     /// libcurl copies string options (since 7.17), so the Swift string need not outlive the call.
-    private func setString(_ option: CURLoption, _ value: String) {
-        _ = value.withCString { imgwarm_easy_setopt_string(handle, option, UnsafeMutablePointer(mutating: $0)) }
+    private func setString(_ option: CURLoption, _ value: String, _ name: String) throws(CurlError) {
+        let code = value.withCString { imgwarm_easy_setopt_string(handle, option, UnsafeMutablePointer(mutating: $0)) }
+        try check(code, name)
+    }
+
+    /// Throws `.optionRefused` naming the option when setting it failed.
+    private func check(_ code: CURLcode, _ option: String) throws(CurlError) {
+        guard code == CURLE_OK else { throw CurlError(option: option, code) }
     }
 
     // MARK: Information

@@ -36,12 +36,17 @@ public struct CurlError: Error, Sendable, CustomStringConvertible {
         /// The Content-Encoding could not be decoded.
         case badContentEncoding
         case malformedURL
+        /// libcurl refused to set an option (`curl_easy_setopt` or `curl_multi_setopt` failed): a
+        /// feature this build lacks, or a value it does not know. `option` names it.
+        case optionRefused
         case other
     }
 
     public var code: Int32
     public var message: String
     public var kind: Kind
+    /// The option libcurl refused (`CURLOPT_ACCEPT_ENCODING`), with `.optionRefused`.
+    public var option: String?
 
     public init(code: Int32, message: String) {
         self.code = code
@@ -54,6 +59,22 @@ public struct CurlError: Error, Sendable, CustomStringConvertible {
         let generic = String(cString: curl_easy_strerror(code))
         if let detail, !detail.isEmpty { message = detail } else { message = generic }
         kind = CurlError.kind(of: code)
+    }
+
+    /// libcurl refused `option` with `code` (from curl_easy_setopt).
+    init(option: String, _ code: CURLcode) {
+        self.code = Int32(code.rawValue)
+        self.option = option
+        message = "this libcurl refuses \(option): \(String(cString: curl_easy_strerror(code)))"
+        kind = .optionRefused
+    }
+
+    /// libcurl refused `option` with `code` (from curl_multi_setopt).
+    init(option: String, multi code: CURLMcode) {
+        self.code = Int32(code.rawValue)
+        self.option = option
+        message = "this libcurl refuses \(option): \(String(cString: curl_multi_strerror(code)))"
+        kind = .optionRefused
     }
 
     init(multi code: CURLMcode) {

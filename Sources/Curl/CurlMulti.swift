@@ -16,10 +16,17 @@ public final class CurlMulti: @unchecked Sendable {
         Curl.start()
         guard let handle = curl_multi_init() else { throw CurlError(code: -1, message: "curl_multi_init failed") }
         self.handle = handle
-        _ = imgwarm_multi_setopt_long(handle, CURLMOPT_PIPELINING, multiplexing ? Int(CURLPIPE_MULTIPLEX) : 0)
-        _ = imgwarm_multi_setopt_long(handle, CURLMOPT_MAXCONNECTS, maxConnections)
-        _ = imgwarm_multi_setopt_long(handle, CURLMOPT_MAX_HOST_CONNECTIONS, maxHostConnections)
-        _ = imgwarm_multi_setopt_long(handle, CURLMOPT_MAX_CONCURRENT_STREAMS, maxStreams)
+        let options: [(CURLMoption, Int, String)] = [
+            (CURLMOPT_PIPELINING, multiplexing ? Int(CURLPIPE_MULTIPLEX) : 0, "CURLMOPT_PIPELINING"),
+            (CURLMOPT_MAXCONNECTS, maxConnections, "CURLMOPT_MAXCONNECTS"),
+            (CURLMOPT_MAX_HOST_CONNECTIONS, maxHostConnections, "CURLMOPT_MAX_HOST_CONNECTIONS"),
+            (CURLMOPT_MAX_CONCURRENT_STREAMS, maxStreams, "CURLMOPT_MAX_CONCURRENT_STREAMS"),
+        ]
+        for (option, value, name) in options {
+            let code = imgwarm_multi_setopt_long(handle, option, value)
+            // Thrown after every stored property is set: deinit cleans the handle up.
+            guard code == CURLM_OK else { throw CurlError(option: name, multi: code) }
+        }
     }
 
     deinit {

@@ -51,10 +51,10 @@ import Testing
         let multi = try CurlMulti(maxConnections: 4)
         let easy = try CurlEasy()
         let sink = Sink()
-        easy.apply(CurlTransferOptions())
-        easy.setDelegate(sink)
-        easy.setURL(server.baseURL + "/redirect/2/photo.jpg")
-        easy.setHeaders(["X-Test: yes"])
+        try easy.apply(CurlTransferOptions())
+        try easy.setDelegate(sink)
+        try easy.setURL(server.baseURL + "/redirect/2/photo.jpg")
+        try easy.setHeaders(["X-Test: yes"])
         let completion = try runToCompletion(multi, easy)
         #expect(completion != nil && completion?.error == nil)
         #expect(completion?.easy === easy)
@@ -70,7 +70,7 @@ import Testing
     @Test func errorsAreClassifiedWithLibcurlsDetail() throws {
         let multi = try CurlMulti(maxConnections: 4)
         let easy = try CurlEasy()
-        easy.setURL("http://127.0.0.1:1/")
+        try easy.setURL("http://127.0.0.1:1/")
         let completion = try runToCompletion(multi, easy)
         #expect(completion?.error?.kind == .couldNotConnect)
         let message = completion?.error?.message ?? ""
@@ -78,8 +78,26 @@ import Testing
 
         var options = CurlTransferOptions()
         options.protocols = "http"
-        easy.apply(options)
-        easy.setURL("https://127.0.0.1:1/")
+        try easy.apply(options)
+        try easy.setURL("https://127.0.0.1:1/")
         #expect(try runToCompletion(multi, easy)?.error?.kind == .unsupportedProtocol)
+    }
+
+    /// An option libcurl refuses is an error naming it, at once: never a silently ignored setting
+    /// (a protocol this libcurl does not know, an encoding or HTTP version it was built without).
+    @Test func refusedOptionsAreErrorsNamingThem() throws {
+        let easy = try CurlEasy()
+        var options = CurlTransferOptions()
+        options.protocols = "http,nosuchprotocol"
+        do {
+            try easy.apply(options)
+            Issue.record("an unknown protocol was accepted")
+        } catch {
+            #expect(error.kind == .optionRefused)
+            #expect(error.option == "CURLOPT_PROTOCOLS_STR")
+            #expect(error.message.contains("CURLOPT_PROTOCOLS_STR"), "\(error.message)")
+        }
+        // (libcurl 7.88 accepts every value of the four multi options CurlMulti sets, clamping
+        // them, so their checks cannot be shown failing here.)
     }
 }

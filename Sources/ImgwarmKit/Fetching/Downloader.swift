@@ -35,6 +35,14 @@ final class Downloader {
         options = Downloader.options(configuration)
         headerList = configuration.requestHeaders
         sharedHeaders = CurlStringList(headerList)
+        // One handle is set up now, so an option this libcurl refuses ends the run before any
+        // download (a `.optionRefused` CurlError naming it), not each transfer.
+        let first = Transfer(
+            easy: try CurlEasy(), entry: PendingEntry(line: 0, input: 0, url: "", priority: .normal),
+            configuration: configuration,
+            spillFolder: spillFolder, spillPrefix: spillPrefix)
+        try configure(first)
+        idle.append(first)
     }
 
     var inFlight: Int { active.count }
@@ -59,14 +67,14 @@ final class Downloader {
             transfer = Transfer(
                 easy: try CurlEasy(), entry: entry, configuration: configuration, spillFolder: spillFolder,
                 spillPrefix: spillPrefix)
-            configure(transfer)
+            try configure(transfer)
         }
-        transfer.easy.setURL(entry.url)
+        try transfer.easy.setURL(entry.url)
         // Waiting for a connection that may multiplex only pays where HTTP/2 can be negotiated,
         // over TLS: for plain http:// it would hold transfers back behind the first connection.
         let wait = !configuration.http1Only && Downloader.isHTTPS(entry.url)
         if transfer.waitsForMultiplexing != wait {
-            transfer.easy.setWaitForMultiplexing(wait)
+            try transfer.easy.setWaitForMultiplexing(wait)
             transfer.waitsForMultiplexing = wait
         }
         // Validators come from the state database, which an older version may have filled with
@@ -77,10 +85,10 @@ final class Downloader {
             var headers = headerList
             if let etag { headers.append("If-None-Match: \(etag)") }
             if let lastModified { headers.append("If-Modified-Since: \(lastModified)") }
-            transfer.easy.setHeaders(headers)
+            try transfer.easy.setHeaders(headers)
             transfer.hasOwnHeaders = true
         } else if transfer.hasOwnHeaders {
-            transfer.easy.setHeaders(sharedHeaders)
+            try transfer.easy.setHeaders(sharedHeaders)
             transfer.hasOwnHeaders = false
         }
         transfer.startedAt = Monotonic.now()
@@ -119,10 +127,10 @@ final class Downloader {
     }
 
     /// Sets the options that stay the same for every transfer of this run.
-    private func configure(_ transfer: Transfer) {
-        transfer.easy.apply(options)
-        transfer.easy.setHeaders(sharedHeaders)
-        transfer.easy.setDelegate(transfer)
+    private func configure(_ transfer: Transfer) throws(CurlError) {
+        try transfer.easy.apply(options)
+        try transfer.easy.setHeaders(sharedHeaders)
+        try transfer.easy.setDelegate(transfer)
     }
 
     /// Lets libcurl do what it can now.
@@ -292,7 +300,7 @@ final class Downloader {
                 .decodingFailed, "the Content-Encoding could not be decoded: \(detail)", httpStatus: httpStatus)
         case .malformedURL:
             return Failure(.invalidURL, detail)
-        case .abortedByCallback, .outOfMemory, .other:
+        case .abortedByCallback, .outOfMemory, .optionRefused, .other:
             return Failure(.transferFailed, detail, httpStatus: httpStatus)
         }
     }
