@@ -1,3 +1,5 @@
+import ImgwarmSystem
+
 /// A first-in-first-out queue that worker threads block on.
 final class WorkQueue<Item: Sendable>: @unchecked Sendable {
     private let condition = Condition()

@@ -1,5 +1,3 @@
-import ImgwarmSystem
-
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -14,8 +12,8 @@ import ImgwarmSystem
 /// is made: `fstatat` gets the bytes `readdir` returned, copied into the batch with their NUL.
 /// Together with no String per file in `DiskCache.walkEntries`, this took `clean --dry-run` of
 /// 1,000,000 files on tmpfs from 7.2–8.1 s to 4.3–4.5 s (docs/performance.md, "Other jobs").
-final class FolderWalk: @unchecked Sendable {
-    static let defaultBatchSize = 2048
+public final class FolderWalk: @unchecked Sendable {
+    public static let defaultBatchSize = 2048
     private static let nameCapacity = 256
 
     private let folder: Int32
@@ -56,7 +54,7 @@ final class FolderWalk: @unchecked Sendable {
     /// (links not followed), in directory order; names `fstatat` fails on (gone since `readdir`)
     /// are skipped. The bytes are valid only during the call. `batchSize` names are read before
     /// they are stated (tests make it small).
-    static func forEach(
+    public static func forEach(
         in directory: FileDescriptor, batchSize: Int = FolderWalk.defaultBatchSize,
         _ body: (UnsafeBufferPointer<UInt8>, FileStatus) throws -> Void
     ) throws {

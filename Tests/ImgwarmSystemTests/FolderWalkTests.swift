@@ -3,8 +3,6 @@ import ImgwarmSystem
 import TestSupport
 import Testing
 
-@testable import ImgwarmKit
-
 /// `FolderWalk` (the walk under `clean`, `stats` and `scan`) reports every name of a folder once,
 /// in `readdir`'s order, with what a plain `fstatat` says, whether a batch is split with the
 /// helper thread or not.

@@ -1,5 +1,3 @@
-import ImgwarmSystem
-
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -8,11 +6,11 @@ import ImgwarmSystem
 ///
 /// The engine uses plain threads and these instead of Foundation, which would pull ICU and some
 /// 20 MB of resident memory into a tool whose memory budget is 40 MB.
-final class Condition: @unchecked Sendable {
+public final class Condition: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-    init() {
+    public init() {
         pthread_mutex_init(mutex, nil)
         // Timed waits count on the monotonic clock: a change of the wall clock does not move them.
         var attributes = pthread_condattr_t()
@@ -29,21 +27,21 @@ final class Condition: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
+    public func lock() { pthread_mutex_lock(mutex) }
+    public func unlock() { pthread_mutex_unlock(mutex) }
     /// Waits for a signal; call with the lock held.
-    func wait() { pthread_cond_wait(condition, mutex) }
+    public func wait() { pthread_cond_wait(condition, mutex) }
     /// Waits for a signal until `deadline` (seconds on `Monotonic.now()`'s clock); call with the
     /// lock held.
-    func wait(until deadline: Double) {
+    public func wait(until deadline: Double) {
         let seconds = deadline.rounded(.down)
         var time = timespec(tv_sec: Int(seconds), tv_nsec: Int((deadline - seconds) * 1e9))
         pthread_cond_timedwait(condition, mutex, &time)
     }
-    func signal() { pthread_cond_signal(condition) }
-    func broadcast() { pthread_cond_broadcast(condition) }
+    public func signal() { pthread_cond_signal(condition) }
+    public func broadcast() { pthread_cond_broadcast(condition) }
 
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
         lock()
         defer { unlock() }
         return try body()
@@ -51,7 +49,7 @@ final class Condition: @unchecked Sendable {
 }
 
 /// Starts a detached thread running `body`, named `name` (as `top` and `gdb` show it).
-func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
+public func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
     final class Box: @unchecked Sendable {
         let body: @Sendable () -> Void
         let name: String
@@ -79,10 +77,10 @@ func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
 }
 
 /// Online processor count.
-var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+public var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
 /// An environment variable, or nil when unset or empty.
-func environmentValue(_ name: String) -> String? {
+public func environmentValue(_ name: String) -> String? {
     guard let value = getenv(name) else { return nil }
     let text = String(cString: value)
     return text.isEmpty ? nil : text
