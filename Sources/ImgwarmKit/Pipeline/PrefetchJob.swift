@@ -27,7 +27,7 @@ public struct PrefetchSummary: Sendable {
     public var duration: Double
     /// Set when the run stopped early because the disk was full (exit code 3).
     public var diskFull = false
-    /// Set when the run was interrupted (exit code 130 or 143).
+    /// Set when a signal stopped the run (exit code 128 + the signal: 130 for SIGINT, 143 for SIGTERM).
     public var interrupted = false
     /// The signal that interrupted the run, when one did.
     public var signal: Int32 = 0
@@ -75,7 +75,7 @@ public final class PrefetchJob {
         public var statePath: String?
         /// Seconds to wait for a lock another process holds. `30` by default.
         public var lockTimeout = CacheLock.defaultTimeout
-        /// What asks the run to stop (SIGINT/SIGTERM); never by default.
+        /// What asks the run to stop (a signal: `StopSource.installSignalHandlers`); never by default.
         public var stop = StopSource.never
         /// Where the pending-URL spools go (unlinked files). `$TMPDIR` or `/tmp` by default.
         public var spoolFolder = environmentValue("TMPDIR") ?? "/tmp"
