@@ -290,7 +290,8 @@ struct Prefetch: ParsableCommand {
         }
         do {
             try job.report?.finish(
-                totals: summary.totals, finishedAt: .now(), startedAt: started, interrupted: summary.interrupted)
+                totals: summary.totals, finishedAt: .now(), startedAt: started, interrupted: summary.interrupted,
+                error: summary.failureMessage)
         } catch  where error.readerWentAway {
             // `--report - | head`: the reader has what it wanted; the run's verdict stands.
         } catch {
@@ -303,6 +304,7 @@ struct Prefetch: ParsableCommand {
 
     /// The exit code of a finished run (thrown, as every command's is, `.success` included).
     private func exitStatus(_ summary: PrefetchSummary) -> Error {
+        if let failure = summary.startFailure { return CommandFailure.cache(failure.description) }
         if summary.interrupted { return ExitStatus.stopped(by: summary.signal) }
         if let failure = summary.stateFailure { return CommandFailure.cache(failure.description) }
         if let failure = summary.lockFailure { return CommandFailure.cache(failure.description) }
