@@ -196,6 +196,7 @@ import Testing
         let blocked = try h.prefetch([key], options: ["--lock-timeout", "0.3"])
         #expect(blocked.status == 3)
         #expect(blocked.stderr.contains("--lock-timeout"))
+        #expect((try blocked.report["error"] as? String)?.contains("--lock-timeout") == true)
         flock(fd, LOCK_UN)
         #expect(flock(fd, LOCK_SH) == 0)
         let clean = try h.run(["clean", "--disk-cache-path", h.folder, "--max-age", "0", "--lock-timeout", "0.3"])
