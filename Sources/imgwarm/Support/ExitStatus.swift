@@ -46,8 +46,8 @@ enum ExitStatus: Int32, Error {
           1    some URLs failed, were blacklisted or were invalid; the rest went on
           2    usage error or unreadable input: nothing was done
           3    cache or state unusable: not writable, disk full, lock held too long
-          128+N  stopped by signal N: 129 SIGHUP, 130 SIGINT, 131 SIGQUIT, 138 SIGUSR1,
-               140 SIGUSR2, 143 SIGTERM
+          128+N  stopped by signal N: 129 SIGHUP, 130 SIGINT, 131 SIGQUIT,
+                 138 SIGUSR1, 140 SIGUSR2, 143 SIGTERM
         """
 }
 
