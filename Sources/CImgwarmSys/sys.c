@@ -54,13 +54,19 @@ int imgwarm_set_atime_at(int dirfd, const char *name, struct timespec atime, int
 static volatile sig_atomic_t stop_signal = 0;
 static int stop_pipe[2] = {-1, -1};
 
+/* Every signal whose default action would end the process without a report. SIGTERM is always
+   handled; the others stay ignored when they were ignored on entry (a shell's background job
+   ignores SIGINT and SIGQUIT, nohup ignores SIGHUP). SIGQUIT's handler replaces the Swift
+   runtime's backtracer, which would print "Program crashed" and let the run go on. */
+static const int stop_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGTERM};
+
 static void on_stop_signal(int signo) {
-    if (stop_signal != 0) {
+    sig_atomic_t expected = 0;
+    if (!__atomic_compare_exchange_n(&stop_signal, &expected, signo, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
         /* Second signal: leave now. Temporary files live outside the cache folder, and the next
            run removes them; the cache itself only ever holds complete files. */
         _exit(128 + signo);
     }
-    stop_signal = signo;
     int saved = errno;
     if (stop_pipe[1] >= 0) {
         char byte = 1;
@@ -79,23 +85,28 @@ int imgwarm_stop_install(void) {
     action.sa_handler = on_stop_signal;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;
-    /* A SIGINT ignored on entry stays ignored (a shell starts background jobs that way). */
-    if (sigaction(SIGINT, NULL, &previous) == 0 && previous.sa_handler != SIG_IGN) {
-        sigaction(SIGINT, &action, NULL);
-    }
-    sigaction(SIGTERM, &action, NULL);
     /* A launcher may hand these signals over blocked (posix_spawn from a thread that blocks
        them): unblock them in this thread, so every thread started from now on has them too. */
     sigset_t stops;
     sigemptyset(&stops);
-    sigaddset(&stops, SIGINT);
-    sigaddset(&stops, SIGTERM);
+    for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++) {
+        int signo = stop_signals[i];
+        if (signo != SIGTERM && sigaction(signo, NULL, &previous) == 0 && previous.sa_handler == SIG_IGN) {
+            continue;
+        }
+        sigaction(signo, &action, NULL);
+        sigaddset(&stops, signo);
+    }
     pthread_sigmask(SIG_UNBLOCK, &stops, NULL);
     return stop_pipe[0];
 }
 
 int imgwarm_stop_signal(void) {
     return stop_signal;
+}
+
+void imgwarm_ignore_sigpipe(void) {
+    signal(SIGPIPE, SIG_IGN);
 }
 
 int imgwarm_flock_timeout(int fd, int operation, int timeout_ms) {

@@ -13,24 +13,34 @@ public enum ProcessTuning {
         imgwarm_tune_malloc(4 << 20, 16 << 20)
     }
 
+    /// Ignores SIGPIPE: a write to a pipe whose reader went away (`imgwarm path … | head -1`)
+    /// fails with EPIPE, which the writer handles, instead of killing the process on the spot.
+    public static func ignoreBrokenPipe() {
+        imgwarm_ignore_sigpipe()
+    }
+
     /// Names the calling thread as `top` and `gdb` show it (15 characters are kept).
     public static func nameCurrentThread(_ name: String) {
         imgwarm_set_thread_name(String(name.prefix(15)))
     }
 }
 
-/// SIGINT and SIGTERM, as a flag and a pipe: the handler only records the signal and writes a
-/// byte, the only things a handler may safely do, so a poll on the pipe wakes up at once.
+/// The signals that end a run (SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGTERM), as a flag and
+/// a pipe: the handler only records the signal and writes a byte, the only things a handler may
+/// safely do, so a poll on the pipe wakes up at once.
 public enum StopSignals {
-    /// Installs the handlers: the first SIGINT/SIGTERM is recorded (and the pipe made readable);
-    /// a second one ends the process at once with 128 + its number. A SIGINT ignored on entry
-    /// (a background job) stays ignored. Returns the pipe's read end, nil when none could be made.
+    /// Installs the handlers: the first stop signal is recorded (and the pipe made readable); a
+    /// second one ends the process at once with 128 + its number. A signal other than SIGTERM
+    /// that was ignored on entry (SIGINT and SIGQUIT of a background job, SIGHUP under `nohup`)
+    /// stays ignored. SIGQUIT's handler replaces the Swift runtime's backtracer (which prints
+    /// "Program crashed" and lets the process go on). Returns the pipe's read end, nil when none
+    /// could be made.
     public static func install() -> FileDescriptor? {
         let descriptor = imgwarm_stop_install()
         return descriptor >= 0 ? FileDescriptor(rawValue: descriptor) : nil
     }
 
-    /// The first stop signal received (SIGINT = 2, SIGTERM = 15), or 0.
+    /// The first stop signal received (SIGINT = 2, SIGTERM = 15, …), or 0.
     public static var received: Int32 { imgwarm_stop_signal() }
 
     /// Empties the pipe so a poll on it does not wake up again.

@@ -13,6 +13,8 @@ import Foundation
 /// * `/http09` — an image with no status line or headers at all (an HTTP/0.9 answer).
 /// * `/garbage-status` — a status line whose code is not a number.
 /// * `/huge-header-line` — a response with one 1 MiB header line.
+/// * `/two-lengths/NAME` — the image with two different `Content-Length` headers: its own
+///   length, then twice that (RFC 9112 §6.3: an unrecoverable error), and the connection closed.
 extension FixtureRoutes {
     func hostileRoute(_ first: String, rest: String, image: [UInt8]?) -> LoopbackServer.Handler? {
         switch first {
@@ -82,6 +84,16 @@ extension FixtureRoutes {
                 out.send(
                     "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nX-Filler: " + String(repeating: "x", count: 1 << 20)
                         + "\r\nContent-Length: 0\r\n\r\n")
+                out.close()
+            }
+        case "two-lengths":
+            guard let image else { return nil }
+            return { _, out in
+                out.send(
+                    "HTTP/1.1 200 OK\r\nContent-Type: \(FixtureRoutes.contentType(rest))\r\n"
+                        + "Content-Length: \(image.count)\r\nContent-Length: \(image.count * 2)\r\n"
+                        + "Connection: close\r\n\r\n")
+                out.send(image)
                 out.close()
             }
         default:

@@ -22,6 +22,9 @@ struct Imgwarm: ParsableCommand {
 
     /// Runs the command line and exits with imgwarm's exit codes (usage errors are 2, not 64).
     static func main() {
+        // A reader that goes away (`imgwarm path … | head -1`) makes writes fail with EPIPE, which
+        // `Console` and the reports handle, rather than killing the process mid-run.
+        ProcessTuning.ignoreBrokenPipe()
         let status: ExitStatus
         do {
             var command = try parseAsRoot()

@@ -180,6 +180,30 @@ import Testing
         h.expectCache(exactly: [key: body])
     }
 
+    /// Two different `Content-Length` headers make the answer unusable (RFC 9112 §6.3): a
+    /// permanent `bad-response`, requested once and blacklisted. libcurl 7.88 keeps the last
+    /// length, so the run used to see a cut body and retry it as `truncated`.
+    @Test func conflictingContentLengthsAreABadResponse() throws {
+        let h = try PrefetchHarness()
+        let key = h.url("/two-lengths/photo.jpg")
+        let run = try h.prefetch([key])
+        #expect(run.status == 1, "\(run.stderr)")
+        let entry = try run.entry(line: 1)
+        #expect(entry["errorClass"] as? String == "bad-response")
+        #expect(entry["errorKind"] as? String == "permanent")
+        #expect(entry["httpStatus"] as? Int == 200)
+        let body = h.routes.valid["photo.jpg"]!.count
+        #expect(
+            (entry["errorMessage"] as? String)?.contains(
+                "two different Content-Length values (\(body) and \(2 * body))")
+                == true, "\(entry["errorMessage"] ?? "")")
+        #expect(h.server.requests.count == 1, "not retried")
+        h.expectCache(exactly: [:])
+        let again = try h.prefetch([key])
+        #expect(try again.entry(line: 1)["outcome"] as? String == "blacklisted")
+        #expect(h.server.requests.count == 1, "skipped without a request")
+    }
+
     /// Damaged scan data in a structurally complete JPEG passes a header check (see
     /// `succeedingRoute`) but not a full decode.
     @Test func fullValidationRejectsDamagedPixels() throws {

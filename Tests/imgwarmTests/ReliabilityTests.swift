@@ -196,6 +196,7 @@ import Testing
         let blocked = try h.prefetch([key], options: ["--lock-timeout", "0.3"])
         #expect(blocked.status == 3)
         #expect(blocked.stderr.contains("--lock-timeout"))
+        #expect((try blocked.report["error"] as? String)?.contains("--lock-timeout") == true)
         flock(fd, LOCK_UN)
         #expect(flock(fd, LOCK_SH) == 0)
         let clean = try h.run(["clean", "--disk-cache-path", h.folder, "--max-age", "0", "--lock-timeout", "0.3"])
@@ -232,6 +233,7 @@ import Testing
         ])
         #expect(run.status == 3, "\(run.stderr)")
         #expect(run.stderr.contains("disk is full"))
+        #expect((try run.report["error"] as? String)?.contains("disk is full") == true)
         let entries = try run.entries
         #expect(entries.contains { ($0["errorMessage"] as? String)?.contains("No space left on device") == true })
         let stored = try FileManager.default.contentsOfDirectory(atPath: folder)
@@ -253,10 +255,12 @@ import Testing
         #expect(Glibc.mount("tmpfs", mountPoint, "tmpfs", UInt(MS_RDONLY), "size=64k") == 0)
         defer { umount2(mountPoint, Int32(MNT_DETACH)) }
         let list = try h.temp.write("l.txt", Data(h.url("/img/photo.jpg").utf8))
-        let run = try h.run(["prefetch", "--disk-cache-path", mountPoint + "/cache", list])
+        let run = try h.run(["prefetch", "--disk-cache-path", mountPoint + "/cache", "--report", "-", list])
         #expect(run.status == 3)
         #expect(run.stderr.contains("Read-only file system"))
         #expect(h.server.requests.isEmpty)
+        #expect((try run.report["error"] as? String)?.contains("Read-only file system") == true)
+        #expect(try run.totals["notStarted"] as? Int == 1)
     }
 
     /// A folder the user may not write (run as `nobody`): a clear error before any download.

@@ -288,10 +288,24 @@ import Testing
         try holder.execute("BEGIN EXCLUSIVE")
         defer { try? holder.execute("ROLLBACK") }
         h.server.clearLog()
-        let run = try h.prefetch([h.url("/img/gradient.png")], options: ["--lock-timeout", "0.5"])
+        let run = try h.prefetch(
+            [h.url("/img/gradient.png"), "not a url", h.url("/img/anim.gif")], options: ["--lock-timeout", "0.5"])
         #expect(run.status == 3)
         #expect(run.stderr.contains("locked by another process"))
         #expect(h.server.requests.isEmpty, "no download while the state cannot be used")
+        // The report is still written, with what the run knows: the invalid line, the lines that
+        // never started, and why (before, the run exited 3 without one).
+        let report = try run.report
+        let schema = try JSONSchema(
+            contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/prefetch-report.schema.json"))
+        #expect(schema.validate(report) == [])
+        #expect((report["error"] as? String)?.contains("locked by another process") == true, "\(report["error"] ?? "")")
+        #expect(report["interrupted"] as? Bool == false)
+        let totals = try run.totals
+        #expect(totals["lines"] as? Int == 3)
+        #expect(totals["notStarted"] as? Int == 2)
+        #expect(totals["invalid"] as? Int == 1)
+        #expect(try run.entries.map { $0["outcome"] as? String } == ["invalid"])
     }
 
     /// Another process holding the state database's write lock (a long `clean`, another

@@ -18,13 +18,18 @@ int imgwarm_set_atime(int fd, struct timespec atime, int now);
 /* Same as imgwarm_set_atime for `name` relative to `dirfd`, not following a symbolic link. */
 int imgwarm_set_atime_at(int dirfd, const char *name, struct timespec atime, int now);
 
-/* Graceful stop on SIGINT and SIGTERM. imgwarm_stop_install sets handlers that record the
-   first signal and write a byte to a pipe (so a poll wakes up); a second SIGINT or SIGTERM
-   ends the process at once with 128 + the signal number. Returns the pipe's read end, or -1. */
+/* Graceful stop on SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2 and SIGTERM. imgwarm_stop_install
+   sets handlers that record the first signal and write a byte to a pipe (so a poll wakes up); a
+   second one ends the process at once with 128 + its number. A signal other than SIGTERM that
+   was ignored on entry stays ignored. Returns the pipe's read end, or -1. */
 int imgwarm_stop_install(void);
 
-/* The first stop signal received (SIGINT or SIGTERM), or 0. */
+/* The first stop signal received, or 0. */
 int imgwarm_stop_signal(void);
+
+/* SIGPIPE ignored: a write to a pipe nobody reads fails with EPIPE instead of killing the
+   process. */
+void imgwarm_ignore_sigpipe(void);
 
 /* Flock with a deadline: tries `operation` (LOCK_SH or LOCK_EX) without blocking until it
    succeeds or `timeout_ms` passes. Returns 0, or -1 with errno (EWOULDBLOCK on timeout). */

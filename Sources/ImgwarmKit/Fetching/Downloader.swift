@@ -198,6 +198,16 @@ final class Downloader {
             etag: transfer.etag, lastModified: transfer.lastModified, httpStatus: status == 0 ? nil : status,
             duration: duration, multiplexed: transfer.multiplexed)
         let spillError = transfer.finishSpill()
+        if let first = transfer.contentLength, let other = transfer.conflictingLength {
+            // Whatever libcurl made of it (it keeps the last length): the body cannot be trusted.
+            transfer.discardSpill()
+            finished.result = .failure(
+                Failure(
+                    .badResponse,
+                    "the answer is not a valid HTTP response: two different Content-Length values (\(first) and \(other))",
+                    httpStatus: finished.httpStatus))
+            return finished
+        }
         if error == nil && spillError == nil && ((200...299).contains(status) || status == 304) {
             if status != 304 && transfer.received == 0 {
                 transfer.discardSpill()

@@ -19,7 +19,8 @@ public enum FailureReason: String, Codable, Sendable, CaseIterable {
     case emptyBody = "empty-body"
     case decodingFailed = "content-decoding-failed"
     /// The answer is not an HTTP/1.x or later response: no status line at all (HTTP/0.9), a status
-    /// code that is not a number, an unknown HTTP version. Permanent.
+    /// code that is not a number, an unknown HTTP version, two different `Content-Length` values.
+    /// Permanent.
     case badResponse = "bad-response"
     // Policy
     case redirectNotAllowed = "redirect-not-allowed"

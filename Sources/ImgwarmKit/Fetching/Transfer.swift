@@ -46,6 +46,11 @@ final class Transfer {
     var lastActivity: Int64 = -1
     /// Set when the progress callback ended the transfer for inactivity.
     var stalled = false
+    /// The latest response's first `Content-Length`, and another value it also gave (a second
+    /// header or a list): RFC 9112 §6.3 makes differing lengths an unrecoverable error, while
+    /// libcurl 7.88 silently takes the last one (a cut body, then, that looks like `truncated`).
+    var contentLength: Int64?
+    var conflictingLength: Int64?
 
     init(
         easy: CurlEasy, entry: PendingEntry, configuration: FetchConfiguration, spillFolder: String, spillPrefix: String
@@ -74,6 +79,8 @@ final class Transfer {
         retryAfter = nil
         locationScheme = nil
         multiplexed = false
+        contentLength = nil
+        conflictingLength = nil
     }
 
     /// Clears the inactivity state of a previous use; the clock stays stopped until the request
@@ -119,6 +126,7 @@ final class Transfer {
 
     /// Takes `count` body bytes from libcurl; false aborts the transfer.
     func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if conflictingLength != nil { return false }
         if received == 0 && discarded == 0 {
             statusOfBody = easy.responseCode
             discarding = !(200...299).contains(statusOfBody)
@@ -201,9 +209,13 @@ final class Transfer {
             lastModified = nil
             retryAfter = nil
             locationScheme = nil
+            contentLength = nil
+            conflictingLength = nil
             return
         }
         switch first | 0x20 {
+        case UInt8(ascii: "c"):
+            if let value = Transfer.value(of: "content-length", in: line) { noteContentLength(value) }
         case UInt8(ascii: "e"):
             if let value = Transfer.value(of: "etag", in: line) { etag = Transfer.isSafeValidator(value) ? value : nil }
         case UInt8(ascii: "l"):
@@ -214,6 +226,20 @@ final class Transfer {
             }
         case UInt8(ascii: "r"): if let value = Transfer.value(of: "retry-after", in: line) { retryAfter = value }
         default: break
+        }
+    }
+
+    /// Remembers a `Content-Length` value (`15082`, or a list `15082, 15082`), and the first
+    /// number that differs from the response's first. Values that are not numbers are libcurl's
+    /// to judge.
+    private func noteContentLength(_ value: String) {
+        for item in value.split(separator: ",") {
+            guard let length = Int64(item.trimmingCharacters(in: " \t")) else { continue }
+            if let contentLength {
+                if length != contentLength && conflictingLength == nil { conflictingLength = length }
+            } else {
+                contentLength = length
+            }
         }
     }
 

@@ -27,7 +27,7 @@ public struct PrefetchSummary: Sendable {
     public var duration: Double
     /// Set when the run stopped early because the disk was full (exit code 3).
     public var diskFull = false
-    /// Set when the run was interrupted (exit code 130 or 143).
+    /// Set when a signal stopped the run (exit code 128 + the signal: 130 for SIGINT, 143 for SIGTERM).
     public var interrupted = false
     /// The signal that interrupted the run, when one did.
     public var signal: Int32 = 0
@@ -35,6 +35,19 @@ public struct PrefetchSummary: Sendable {
     public var stateFailure: StateError?
     /// Set when the cache lock could not be had in time (exit code 3).
     public var lockFailure: CacheLock.Timeout?
+    /// Set when no download could start after the lists were read: the cache folder, the state
+    /// database (another process's lock held past `--lock-timeout`) or libcurl could not be set
+    /// up (exit code 3). Every URL is then counted as not started.
+    public var startFailure: PrefetchError?
+
+    /// The run-level problem that ends the run with exit code 3, in words; nil when none did.
+    public var failureMessage: String? {
+        if let startFailure { return startFailure.description }
+        if let stateFailure { return stateFailure.description }
+        if let lockFailure { return lockFailure.description }
+        if diskFull { return "the disk is full: no new downloads started" }
+        return nil
+    }
 }
 
 /// A run-level failure: nothing useful can go on (exit code 2 for input, 3 for the cache).
@@ -75,7 +88,7 @@ public final class PrefetchJob {
         public var statePath: String?
         /// Seconds to wait for a lock another process holds. `30` by default.
         public var lockTimeout = CacheLock.defaultTimeout
-        /// What asks the run to stop (SIGINT/SIGTERM); never by default.
+        /// What asks the run to stop (a signal: `StopSource.installSignalHandlers`); never by default.
         public var stop = StopSource.never
         /// Where the pending-URL spools go (unlinked files). `$TMPDIR` or `/tmp` by default.
         public var spoolFolder = environmentValue("TMPDIR") ?? "/tmp"
@@ -134,7 +147,15 @@ public final class PrefetchJob {
             }
             summary = classifyWithoutNetwork(scheduler)
         } else {
-            summary = try download(scheduler)
+            do {
+                summary = try download(scheduler)
+            } catch {
+                // The lists were read and are reported (invalid lines, duplicates); nothing else
+                // started, and the report says so rather than going missing.
+                totals.addNotStarted(scheduler.pendingCount)
+                summary = PrefetchSummary(totals: totals, duration: 0)
+                summary.startFailure = error
+            }
             finishState(interrupted: summary.interrupted)
         }
         summary.totals = totals

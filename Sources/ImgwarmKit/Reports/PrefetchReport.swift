@@ -107,14 +107,16 @@ public final class PrefetchReport {
         if writer.bytes.count >= 1 << 16 { file.write(writer.take()) }
     }
 
-    /// Writes the totals and closes the document; the file appears complete only now.
-    public func finish(totals: PrefetchTotals, finishedAt: Timestamp, startedAt: Timestamp, interrupted: Bool)
-        throws(ReportFile.OpenError)
-    {
+    /// Writes the totals and closes the document; the file appears complete only now. `error` is
+    /// the run-level problem that ended the run (exit code 3), if one did.
+    public func finish(
+        totals: PrefetchTotals, finishedAt: Timestamp, startedAt: Timestamp, interrupted: Bool, error: String? = nil
+    ) throws(ReportFile.OpenError) {
         writer.endArray()
         writer.field("finishedAt", finishedAt.iso8601)
         writer.field("durationSeconds", finishedAt.secondsSinceEpoch - startedAt.secondsSinceEpoch)
         writer.field("interrupted", interrupted)
+        writer.field("error", error)
         writer.key("totals")
         writer.beginObject()
         writer.field("lines", totals.lines)

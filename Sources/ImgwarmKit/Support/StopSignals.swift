@@ -1,7 +1,8 @@
 import ImgwarmSystem
 
-/// How a run learns it must stop: SIGINT or SIGTERM, recorded by a signal handler that only
-/// sets a flag and writes to a pipe, so the download loop's poll wakes up at once.
+/// How a run learns it must stop: SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2 or SIGTERM, recorded
+/// by a signal handler that only sets a flag and writes to a pipe, so the download loop's poll
+/// wakes up at once.
 public struct StopSource: Sendable {
     /// Readable when a stop was requested; nil when there is none to watch.
     public let descriptor: FileDescriptor?
@@ -12,7 +13,8 @@ public struct StopSource: Sendable {
         readSignal = signal
     }
 
-    /// The signal that asked to stop (SIGINT = 2, SIGTERM = 15), or 0.
+    /// The signal that asked to stop (SIGHUP = 1, SIGINT = 2, SIGQUIT = 3, SIGUSR1 = 10,
+    /// SIGUSR2 = 12, SIGTERM = 15), or 0.
     public var signal: Int32 { readSignal() }
 
     /// Empties the pipe so a poll on it does not wake up again.
@@ -23,8 +25,9 @@ public struct StopSource: Sendable {
     /// Never stops.
     public static let never = StopSource(descriptor: nil) { 0 }
 
-    /// Installs the handlers for this process: the first SIGINT/SIGTERM asks the run to stop
-    /// cleanly; a second one ends the process at once (exit 130 or 143).
+    /// Installs the handlers for this process: the first stop signal asks the run to stop
+    /// cleanly; a second one ends the process at once (exit 128 + its number). A signal other
+    /// than SIGTERM that was ignored on entry stays ignored.
     public static func installSignalHandlers() -> StopSource {
         StopSource(descriptor: StopSignals.install()) { StopSignals.received }
     }

@@ -138,7 +138,11 @@ struct Clean: ParsableCommand {
         let finished = Timestamp.now()
 
         if let document {
-            do { try document.finish(result, startedAt: started, finishedAt: finished) } catch {
+            do {
+                try document.finish(result, startedAt: started, finishedAt: finished)
+            } catch  where error.readerWentAway {
+                // `--report - | head`: the reader has what it wanted; the clean's verdict stands.
+            } catch {
                 throw CommandFailure.cache(error.description)
             }
         }

@@ -273,7 +273,8 @@ struct Prefetch: ParsableCommand {
         var configuration = try configuration(environment: Environment.current)
         let reportFile = try report.map(ReportFile.openForCommand)
         ProcessTuning.keepHeapForBodies()
-        // From here a first SIGINT/SIGTERM stops the run cleanly; a second one ends it at once.
+        // From here a first stop signal (SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGTERM) stops
+        // the run cleanly; a second one ends it at once.
         configuration.stop = StopSource.installSignalHandlers()
         let console = PrefetchConsole(output: output, sources: sources, dryRun: dryRun, reportPath: report)
         if insecure && !output.quiet {
@@ -307,7 +308,10 @@ struct Prefetch: ParsableCommand {
         }
         do {
             try job.report?.finish(
-                totals: summary.totals, finishedAt: .now(), startedAt: started, interrupted: summary.interrupted)
+                totals: summary.totals, finishedAt: .now(), startedAt: started, interrupted: summary.interrupted,
+                error: summary.failureMessage)
+        } catch  where error.readerWentAway {
+            // `--report - | head`: the reader has what it wanted; the run's verdict stands.
         } catch {
             console.finish(summary)
             throw CommandFailure.cache(error.description)
@@ -318,7 +322,8 @@ struct Prefetch: ParsableCommand {
 
     /// The exit code of a finished run (thrown, as every command's is, `.success` included).
     private func exitStatus(_ summary: PrefetchSummary) -> Error {
-        if summary.interrupted { return summary.signal == SIGTERM ? ExitStatus.terminated : ExitStatus.interrupted }
+        if let failure = summary.startFailure { return CommandFailure.cache(failure.description) }
+        if summary.interrupted { return ExitStatus.stopped(by: summary.signal) }
         if let failure = summary.stateFailure { return CommandFailure.cache(failure.description) }
         if let failure = summary.lockFailure { return CommandFailure.cache(failure.description) }
         if summary.diskFull { return ExitStatus.cacheUnusable }  // the warning said so when it happened

@@ -36,14 +36,16 @@ enum Console {
     /// symmetry at exit.
     static func flush() {}
 
-    /// Writes every byte, retrying after interruptions; a closed pipe ends the process quietly.
+    /// Writes every byte, retrying after interruptions. Standard output's reader going away
+    /// (`| head -1`: EPIPE) ends the process quietly with exit code 0, as it asked for no more;
+    /// on standard error the text is dropped and the command goes on (nobody is left to tell).
     static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) {
         var offset = 0
         while offset < buffer.count {
             let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
-                if errno == EPIPE { exit(ExitStatus.success.rawValue) }
+                if errno == EPIPE && descriptor == STDOUT_FILENO { exit(ExitStatus.success.rawValue) }
                 return
             }
             offset += written

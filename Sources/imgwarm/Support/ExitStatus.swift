@@ -1,5 +1,9 @@
 import ImgwarmKit
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// imgwarm's exit codes (README, "The report" and "Exit codes"), the same for every command.
 enum ExitStatus: Int32, Error {
     /// Every URL ended in the cache; the command did all it was asked.
@@ -10,9 +14,31 @@ enum ExitStatus: Int32, Error {
     case usage = 2
     /// The cache or the state could not be used: not writable, disk full, a lock held too long.
     case cacheUnusable = 3
-    /// Interrupted by SIGINT (130) or SIGTERM (143).
+    /// Stopped by a signal: 128 + its number (`prefetch` writes its report first).
+    case hangup = 129
     case interrupted = 130
+    case quit = 131
+    case userSignal1 = 138
+    case userSignal2 = 140
     case terminated = 143
+
+    /// The exit code of a run that `signal` stopped (SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2 or
+    /// SIGTERM, the signals `StopSignals` handles).
+    static func stopped(by signal: Int32) -> ExitStatus {
+        ExitStatus(rawValue: 128 + signal) ?? .interrupted
+    }
+
+    /// The name of a stop signal, for messages ("SIGHUP").
+    static func signalName(_ signal: Int32) -> String {
+        switch signal {
+        case SIGHUP: return "SIGHUP"
+        case SIGQUIT: return "SIGQUIT"
+        case SIGUSR1: return "SIGUSR1"
+        case SIGUSR2: return "SIGUSR2"
+        case SIGTERM: return "SIGTERM"
+        default: return "SIGINT"
+        }
+    }
 
     static let helpText = """
         Exit codes:
@@ -20,7 +46,8 @@ enum ExitStatus: Int32, Error {
           1    some URLs failed, were blacklisted or were invalid; the rest went on
           2    usage error or unreadable input: nothing was done
           3    cache or state unusable: not writable, disk full, lock held too long
-          130  interrupted by SIGINT; 143 terminated by SIGTERM
+          128+N  stopped by signal N: 129 SIGHUP, 130 SIGINT, 131 SIGQUIT,
+                 138 SIGUSR1, 140 SIGUSR2, 143 SIGTERM
         """
 }
 
@@ -42,4 +69,10 @@ extension ReportFile {
             throw CommandFailure.usage(error.description)
         }
     }
+}
+
+extension ReportFile.OpenError {
+    /// The report went to standard output and its reader went away (`| head`, EPIPE): there is
+    /// nobody to tell, and the command's own exit code stands.
+    var readerWentAway: Bool { path == "-" && reason == .system(EPIPE) }
 }

@@ -198,7 +198,7 @@ final class PrefetchConsole: PrefetchObserver {
         if t.otherShard > 0 { text += " \(t.otherShard) lines left to other shards." }
         if summary.interrupted {
             text +=
-                " Interrupted by \(summary.signal == SIGTERM ? "SIGTERM" : "SIGINT"): \(t.notStarted) URLs did not finish; run the same list again to complete it."
+                " Interrupted by \(ExitStatus.signalName(summary.signal)): \(t.notStarted) URLs did not finish; run the same list again to complete it."
         }
         if let reportPath, reportPath != "-" { text += " Report: \(reportPath)." }
         return text
