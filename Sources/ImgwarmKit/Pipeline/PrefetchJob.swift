@@ -92,6 +92,10 @@ public final class PrefetchJob {
         public var stop = StopSource.never
         /// Where the pending-URL spools go (unlinked files). `$TMPDIR` or `/tmp` by default.
         public var spoolFolder = environmentValue("TMPDIR") ?? "/tmp"
+        /// Distinct keys the duplicate check keeps in memory; the lines past them are checked
+        /// after the lists are read, from scratch files in `spoolFolder` (`DuplicateFilter`).
+        /// `131072` by default: 2 MiB of fingerprints.
+        public var duplicateMemoryLimit = DuplicateFilter.defaultMemoryLimit
         /// How the key of a line without an explicit `"key"` is computed from its URL (docs/cache-contract.md §6).
         /// No filter (the key is the URL as given) by default.
         public var keyFilters = KeyFilterChain()
@@ -185,10 +189,18 @@ public final class PrefetchJob {
         } catch {
             throw .cache(error.description)
         }
-        var seen = FingerprintSet()
+        let duplicates = DuplicateFilter(
+            memoryLimit: configuration.duplicateMemoryLimit, folder: configuration.spoolFolder)
+        // A line's place in the run (`ordinal`): the lines of the lists before its own, plus its number.
+        var ordinalBases: [UInt64] = []
+        var linesBefore: UInt64 = 0
         for (index, source) in sources.enumerated() {
+            ordinalBases.append(linesBefore)
+            var lastLine = 0
+            defer { linesBefore += UInt64(lastLine) }
             do {
                 try ListIngest.read(source, index: index, descriptor: descriptors[index]) { line, parsed in
+                    lastLine = line
                     if line & 0xFFF == 0 && configuration.stop.signal != 0 { throw ListIngest.Stopped() }
                     switch parsed {
                     case .ignored:
@@ -218,11 +230,9 @@ public final class PrefetchJob {
                         }
                         total += 1
                         let priority = linePriority ?? source.priority
-                        if !seen.insert(digest) {
-                            var result = EntryResult(line: line, input: index, url: url, key: key, outcome: .duplicate)
-                            result.fileName = SDFileName.forKey(key)
-                            result.priority = priority
-                            record(result)
+                        let ordinal = ordinalBases[index] + UInt64(line)
+                        if try duplicates.check(digest, ordinal: ordinal) == .duplicate {
+                            recordDuplicate(line: line, input: index, url: url, key: key, priority: priority)
                             return
                         }
                         try spools[priority.rank].append(line: line, input: index, url: url, key: key)
@@ -239,10 +249,31 @@ public final class PrefetchJob {
         total += totals.invalid
         do {
             for spool in spools { try spool.finishWriting(order: configuration.order) }
+            // Lines past what memory holds are judged now (DuplicateFilter), before any starts.
+            let marks = try duplicates.finish()
+            if marks.count > 0 {
+                let isDuplicate = { (entry: PendingEntry) in
+                    marks.contains(ordinalBases[entry.input] + UInt64(entry.line))
+                }
+                for spool in spools {
+                    spool.remove(where: isDuplicate) { entry in
+                        recordDuplicate(
+                            line: entry.line, input: entry.input, url: entry.url, key: entry.key,
+                            priority: entry.priority)
+                    }
+                }
+            }
         } catch {
             throw .cache(error.description)
         }
         return spools
+    }
+
+    private func recordDuplicate(line: Int, input: Int, url: String, key: String, priority: Priority) {
+        var result = EntryResult(line: line, input: input, url: url, key: key, outcome: .duplicate)
+        result.fileName = SDFileName.forKey(key)
+        result.priority = priority
+        record(result)
     }
 
     // MARK: - Dry run

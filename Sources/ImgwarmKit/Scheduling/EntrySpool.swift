@@ -102,13 +102,38 @@ final class EntrySpool {
 
     /// The next entry in the chosen order, or nil when all were handed out.
     func next() -> PendingEntry? {
-        if loadedIndex >= loaded.count {
-            guard loadSegment() else { return nil }
+        while true {
+            if loadedIndex >= loaded.count {
+                guard loadSegment() else { return nil }
+            }
+            let entry = loaded[loadedIndex]
+            loadedIndex += 1
+            if let skipped, skipped(entry) { continue }
+            remaining -= 1
+            return entry
         }
-        let entry = loaded[loadedIndex]
-        loadedIndex += 1
-        remaining -= 1
-        return entry
+    }
+
+    /// Entries `next()` passes over (removed by `remove(where:)`).
+    private var skipped: ((PendingEntry) -> Bool)?
+
+    /// Takes out every entry `isRemoved` says, handing each to `body` in list order (one segment
+    /// in memory at a time); `next()` never returns them. Call once, after `finishWriting`.
+    func remove(where isRemoved: @escaping (PendingEntry) -> Bool, _ body: (PendingEntry) -> Void) {
+        let chosen = order
+        order = .fifo
+        nextSegment = 0
+        while loadSegment() {
+            for entry in loaded where isRemoved(entry) {
+                remaining -= 1
+                body(entry)
+            }
+        }
+        order = chosen
+        nextSegment = order == .fifo ? 0 : segmentStarts.count - 2
+        loaded.removeAll(keepingCapacity: true)
+        loadedIndex = 0
+        skipped = isRemoved
     }
 
     private func loadSegment() -> Bool {

@@ -21,6 +21,9 @@ public struct FingerprintSet: Sendable {
         mask = capacity - 1
     }
 
+    /// Every fingerprint held, in no order.
+    public var fingerprints: [UInt64] { (holdsZero ? [0] : []) + slots.filter { $0 != 0 } }
+
     public static func fingerprint(_ digest: MD5.Digest) -> UInt64 {
         UInt64(digest.a) | UInt64(digest.b) << 32
     }

@@ -290,4 +290,35 @@ import Testing
         #expect(try again.result(line: 1).bytes == bench.routes.valid["photo.jpg"]?.count)
         #expect(bench.server.requests.count == 2, "cached files are not requested")
     }
+
+    // MARK: - Duplicates past memory
+
+    /// With room for 3 keys in memory, the lines past them are judged after the lists are read:
+    /// every line that repeats an earlier key is a duplicate, whether that key is in memory or not,
+    /// nothing is requested twice, and a dry run finds the same lines.
+    @Test(arguments: [false, true])
+    func duplicatesPastTheMemoryLimit(dryRun: Bool) throws {
+        let bench = try Bench()
+        let names = [
+            "A": "photo.jpg?a", "B": "gradient.png?b", "C": "anim.gif?c", "D": "sticker.webp?d", "E": "icon.bmp?e",
+        ]
+        let order = ["A", "B", "A", "C", "D", "A", "E", "D", "B", "E"]
+        let run = try bench.run(order.map { bench.url("/img/" + names[$0]!) }) {
+            $0.duplicateMemoryLimit = 3
+            $0.dryRun = dryRun
+        }
+        for line in [1, 2, 4, 5, 7] {
+            #expect(try run.result(line: line).outcome == (dryRun ? .wouldFetch : .downloaded), "line \(line)")
+        }
+        for line in [3, 6, 8, 9, 10] {
+            let result = try run.result(line: line)
+            #expect(result.outcome == .duplicate, "line \(line)")
+            #expect(result.fileName == SDFileName.forKey(bench.url("/img/" + names[order[line - 1]]!)))
+        }
+        #expect(run.totals.duplicates == 5)
+        #expect(run.observer.results.count == 10)
+        for name in names.values {
+            #expect(bench.requests("/img/" + name) == (dryRun ? 0 : 1), "\(name)")
+        }
+    }
 }
