@@ -27,6 +27,7 @@ struct Imgwarm: ParsableCommand {
         ProcessTuning.ignoreBrokenPipe()
         let status: ExitStatus
         do {
+            try checkHelpTopic(Array(CommandLine.arguments.dropFirst()))
             var command = try parseAsRoot()
             try command.run()
             status = .success
@@ -46,5 +47,30 @@ struct Imgwarm: ParsableCommand {
         }
         Console.flush()
         Glibc.exit(status.rawValue)
+    }
+
+    /// `imgwarm help TOPIC…` names commands that exist: argument-parser prints the top-level help
+    /// and exits 0 for any word it does not know, which hides a typo in a script.
+    static func checkHelpTopic(_ arguments: [String]) throws {
+        guard arguments.first == "help" else { return }
+        let words = arguments.dropFirst().filter { !$0.hasPrefix("-") }
+        for count in 0..<words.count {
+            let parent = Array(words.prefix(count))
+            let known = commandNames(under: parent)
+            guard !known.contains(words[words.startIndex + count]) else { continue }
+            let path = (["imgwarm"] + parent).joined(separator: " ")
+            let list = known.isEmpty ? "it has no subcommands" : "its commands are " + known.joined(separator: ", ")
+            throw CommandFailure.usage("'\(path)' has no command '\(words[words.startIndex + count])': \(list)")
+        }
+    }
+
+    /// The names of the subcommands of `imgwarm PATH…`.
+    static func commandNames(under path: [String]) -> [String] {
+        var level = Imgwarm.configuration.subcommands
+        for word in path {
+            guard let match = level.first(where: { $0._commandName == word }) else { return [] }
+            level = match.configuration.subcommands
+        }
+        return level.map { $0._commandName }
     }
 }

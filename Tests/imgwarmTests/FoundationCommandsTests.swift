@@ -161,8 +161,12 @@ import Testing
         // Width × height past Int.max once trapped (SIGILL) instead of being refused.
         (["prefetch", "--max-pixels", "99999999999x99999999999", "-"], "invalid pixel limit"),
         (["prefetch", "--max-decode-memory", "lots", "-"], "--max-decode-memory"),
+        // argument-parser's help printed the top-level help and exited 0 for an unknown topic.
+        (["help", "nope"], "'imgwarm' has no command 'nope': its commands are prefetch, path"),
+        (["help", "blacklist", "nope"], "'imgwarm blacklist' has no command 'nope': its commands are list"),
     ])
     func usageErrorsExitWithTwo(arguments: [String], message: String) throws {
+        // (Each help topic that exists still prints its help: `helpTopicsThatExist`.)
         let temp = try TemporaryFolder()
         let result = try CLI.run(arguments, home: temp.path)
         #expect(result.status == 2)
@@ -204,5 +208,15 @@ import Testing
             #expect(result.status == 0)
             #expect(result.stdoutText.contains("Exit codes:"), "\(command)")
         }
+    }
+
+    /// `imgwarm help` of a command that exists, at any depth, prints that command's help and exits 0.
+    @Test(arguments: [["help"], ["help", "prefetch"], ["help", "blacklist", "list"]])
+    func helpTopicsThatExist(arguments: [String]) throws {
+        let temp = try TemporaryFolder()
+        let result = try CLI.run(arguments, home: temp.path)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stdoutText.hasPrefix("OVERVIEW: "), "\(result.stdoutText.prefix(80))")
+        if arguments.count == 3 { #expect(result.stdoutText.contains("List the blacklisted URLs")) }
     }
 }
