@@ -192,6 +192,11 @@ import Testing
             "\(list2.stderrText)")
         let stats = try CLI.run(["stats"], home: temp.path)
         #expect(stats.stdoutText.contains("does not exist yet"))
+        // prefetch --dry-run said nothing of it (issue 23); it warns, under --quiet too.
+        let dryRun = try CLI.run(["prefetch", "--dry-run", "--quiet", list], home: temp.path)
+        #expect(dryRun.status == 0)
+        #expect(
+            dryRun.stderrText.contains("does not exist yet: every URL would be fetched"), "\(dryRun.stderrText)")
     }
 
     /// A mistyped folder in a quiet cron line is still heard of.

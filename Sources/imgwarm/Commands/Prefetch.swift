@@ -1,5 +1,6 @@
 import ArgumentParser
 import ImgwarmKit
+import ImgwarmSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -283,6 +284,10 @@ struct Prefetch: ParsableCommand {
         // Printed under --quiet too, as warnings are: a cron job's mail is where it will be read.
         if let netrc = configuration.fetch.netrcFile, let warning = NetrcFile.unsafeOwnership(path: netrc) {
             Console.warning(warning)
+        }
+        if dryRun && !FileSystem.exists(location.folder) {
+            // README: the read-only commands say so on a cache that does not exist, and change nothing.
+            Console.warning("\(location.folder) does not exist yet: every URL would be fetched")
         }
         let job = PrefetchJob(location: location, sources: sources, configuration: configuration)
         job.observer = console
