@@ -42,6 +42,9 @@ import Testing
     @Test func devNullStaysACharacterDevice() throws {
         let h = try PrefetchHarness()
         let before = try #require(status("/dev/null"))
+        // A machine whose /dev/null some older tool already replaced cannot show it (and a regular
+        // file there is rightly replaced atomically): say so instead.
+        try #require(before.st_mode & S_IFMT == S_IFCHR, "/dev/null is not a character device on this machine")
         for command in try commands(h) {
             let run = try h.run(command.arguments + ["--report", "/dev/null"])
             #expect(run.status == 0, "\(command.name): \(run.stderr)")
