@@ -18,8 +18,9 @@ struct Prefetch: ParsableCommand {
             names the file, the URL is fetched (and blacklisted). --shard K/N handles only the \
             lines of one shard of a fleet. A URL already in the cache is a \
             hit: no request, its access time is set. Every download is checked (2xx, complete, \
-            within --max-bytes, an image whose format is recognised and whose header ImageMagick \
-            reads within the pixel limits) and then stored atomically under SDWebImage's file name.
+            within --max-bytes, an image whose format is recognised and whose header is read within \
+            the pixel limits: by imgwarm for JPEG, PNG, GIF and WebP, by ImageMagick's coder of \
+            that format for the others) and then stored atomically under SDWebImage's file name.
 
             Transient failures (timeouts, resets, 408, 429, 5xx) are retried with back-off \
             (--retries, --retry-delay, Retry-After up to --max-retry-wait). Any other failure \
@@ -29,8 +30,9 @@ struct Prefetch: ParsableCommand {
             folder (--state).
 
             Invalid lines are reported with their line number and skipped; duplicates are fetched \
-            once. Failures are printed on standard error as they happen (unless --quiet), and a \
-            summary at the end; a live progress line appears when standard error is a terminal.
+            once. Failures are printed on standard error as they happen, also under --quiet (which \
+            leaves out the progress and the summary), and a summary at the end; a live progress \
+            line appears when standard error is a terminal.
 
             Examples:
               imgwarm prefetch urls.txt
@@ -40,8 +42,9 @@ struct Prefetch: ParsableCommand {
               imgwarm prefetch --key-filter drop-params:token,expires signed.txt
               imgwarm prefetch --shard "$((JOB_COMPLETION_INDEX + 1))/8" feed.txt
               # CI, before UI tests: fail the job if any image is missing
-              imgwarm prefetch --disk-cache-path "$SIM_CACHES/com.hackemist.SDImageCache/default" \\
-                  --report prefetch.json ci/images.txt
+              imgwarm prefetch --report prefetch.json \\
+                  --disk-cache-path "$SIM_CACHES/com.hackemist.SDImageCache/default" \\
+                  ci/images.txt
 
             \(ExitStatus.helpText)
             """)
