@@ -16,9 +16,11 @@
 #   PREFIX/share/imgwarm/*.schema.json                         the report schemas
 #   PREFIX/share/doc/imgwarm/examples/systemd/                 units from contrib/systemd
 #   PREFIX/share/imgwarm/install-manifest                      what --uninstall removes
+#   PREFIX/share/imgwarm/install-folders                       the folders the install created
 #
 # Running it again replaces every file (and removes the files of the previous install that the
-# new one no longer has); --uninstall removes exactly what the manifest lists.
+# new one no longer has); --uninstall removes exactly what the manifest lists, then the folders
+# the install created that are left empty (a folder that held something else stays).
 # Options for packaging (scripts/package-deb.sh): --destdir DIR stages under DIR instead of /,
 # --no-manifest writes no manifest, --no-build installs the binary of the last build.
 set -euo pipefail
@@ -51,6 +53,7 @@ prefix=${prefix%/}
 [ -n "$prefix" ] || { echo "install.sh: --prefix / is not supported: use /usr or /usr/local" >&2; exit 2; }
 target="$destdir$prefix"
 manifest_file="$target/share/imgwarm/install-manifest"
+folders_file="$target/share/imgwarm/install-folders"
 
 # Removes the files a manifest lists (paths relative to the prefix), then the folders of imgwarm's
 # own that are left empty; shared folders (share/man/man1, bin) stay.
@@ -76,9 +79,16 @@ if $uninstall; then
     exit 1
   fi
   count=$(grep -c . "$manifest_file" || true)
+  created=""
+  [ -f "$folders_file" ] && created=$(cat "$folders_file")
   remove_listed "$manifest_file"
-  rm -f "$manifest_file"
+  rm -f "$manifest_file" "$folders_file"
   remove_own_folders
+  # Deepest first, so a parent is empty by the time it comes.
+  while IFS= read -r relative; do
+    case "$relative" in ""|/*|*..*) continue ;; esac
+    [ -d "$target/$relative" ] && rmdir --ignore-fail-on-non-empty "$target/$relative"
+  done < <(printf '%s\n' "$created" | awk '{ print gsub("/", "/"), $0 }' | sort -rn | cut -d' ' -f2-)
   echo "install.sh: removed imgwarm ($count files) from $target"
   exit 0
 fi
@@ -111,9 +121,17 @@ for schema in docs/*.schema.json; do files+=("0644 $root/$schema share/imgwarm/$
 for unit in contrib/systemd/*; do files+=("0644 $root/$unit share/doc/imgwarm/examples/systemd/$(basename "$unit")"); done
 
 : > "$stage/manifest"
+: > "$stage/folders"
+[ -f "$folders_file" ] && cat "$folders_file" > "$stage/folders"
 for entry in "${files[@]}"; do
   read -r mode source relative <<< "$entry"
   destination="$target/$relative"
+  # Each folder this install creates is noted, for --uninstall to remove once it is empty.
+  folder=$(dirname "$relative")
+  while [ "$folder" != . ] && [ ! -d "$target/$folder" ]; do
+    echo "$folder" >> "$stage/folders"
+    folder=$(dirname "$folder")
+  done
   mkdir -p "$(dirname "$destination")"
   case "$relative" in
     bin/*)
@@ -134,5 +152,8 @@ if $manifest; then
   [ -f "$manifest_file" ] && remove_listed "$manifest_file" "$stage/manifest"
   install -m 0644 "$stage/manifest" "$manifest_file"
   echo "share/imgwarm/install-manifest" >> "$manifest_file"
+  sort -u "$stage/folders" > "$stage/folders.sorted"
+  install -m 0644 "$stage/folders.sorted" "$folders_file"
+  echo "share/imgwarm/install-folders" >> "$manifest_file"
 fi
 echo "install.sh: installed imgwarm $("$target/bin/imgwarm" --version) into $target (${#files[@]} files)"

@@ -224,6 +224,7 @@ if out=$(bash scripts/install.sh --prefix "$prefix" 2>&1); then
   echo keep > "$prefix/share/man/man1/other-tool.1"
   if out=$(bash scripts/install.sh --prefix "$prefix" --uninstall 2>&1); then
     check "--uninstall removes every installed file and keeps the others" test "$(cd "$prefix" && find . -type f)" = "./share/man/man1/other-tool.1"
+    check "--uninstall removes the folders it created that are empty" test "$(cd "$prefix" && find . -type d | sort | tr '\n' ' ')" = ". ./share ./share/man ./share/man/man1 "
     check "--uninstall again says there is nothing to remove" bash -c "! bash scripts/install.sh --prefix '$prefix' --uninstall 2>/dev/null"
   else
     fail "--uninstall" "$out"
