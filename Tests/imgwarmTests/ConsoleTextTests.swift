@@ -27,4 +27,30 @@ import Testing
         #expect(PrefetchConsole.barLine(progress) == "[#########...........]  45% 45/100, 5/s, 0 B, 3 failed, ETA 0:11")
         #expect(PrefetchConsole.status(progress) == "45/100 (45%), 5/s, 0 B, 3 failed, ETA 0:11")
     }
+
+    /// Counts agree with their nouns, invalid lines are not URLs, and a slow run's rate is not 0.
+    @Test func wordsAndCounts() {
+        var totals = PrefetchTotals()
+        totals.lines = 5
+        totals.downloaded = 3
+        totals.invalid = 1
+        totals.duplicates = 1
+        let text = PrefetchConsole.summaryText(
+            PrefetchSummary(totals: totals, duration: 10), dryRun: false, reportPath: nil)
+        #expect(text.contains("3 of 3 URLs in the cache"), "\(text)")
+        #expect(text.contains("1 duplicate;") || text.contains("1 duplicate,"), "\(text)")
+        #expect(!text.contains("1 duplicates"), "\(text)")
+        #expect(text.contains("(0.5 lines/s)"), "\(text)")
+        var one = PrefetchTotals()
+        one.lines = 1
+        one.wouldFetch = 1
+        let dry = PrefetchConsole.summaryText(PrefetchSummary(totals: one, duration: 1), dryRun: true, reportPath: nil)
+        #expect(dry.contains("(dry run): 1 line: 1 would be fetched"), "\(dry)")
+        #expect(dry.contains("0 duplicates."), "\(dry)")
+        one.downloaded = 1
+        let single = PrefetchConsole.summaryText(
+            PrefetchSummary(totals: one, duration: 0), dryRun: false, reportPath: nil)
+        #expect(single.contains("1 of 1 URL in the cache"), "\(single)")
+        #expect(!single.contains("lines/s"), "no rate for a run that took no time: \(single)")
+    }
 }

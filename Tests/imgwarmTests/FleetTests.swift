@@ -78,10 +78,13 @@ import Testing
             #expect(totals["lines"] as? Int == lines.count)
             #expect(totals["otherShard"] as? Int == lines.count - 1 - mine - dupes)
             #expect(totals["finishedCount"] as? Int == 1 + mine + dupes)
-            // The invalid line is the one URL not in the cache.
+            // The invalid line is no URL: every URL of the shard is in the cache.
             #expect(
-                shards[k - 1].stderr.contains("\(mine) of \(mine + 1) URLs in the cache"), "\(shards[k - 1].stderr)")
-            #expect(shards[k - 1].stderr.contains("\(lines.count - 1 - mine - dupes) lines left to other shards."))
+                shards[k - 1].stderr.contains("\(mine) of \(plural(mine, "URL")) in the cache"),
+                "\(shards[k - 1].stderr)")
+            #expect(
+                shards[k - 1].stderr.contains("\(plural(lines.count - 1 - mine - dupes, "line")) left to other shards.")
+            )
             #expect(entries.count == 1 + mine + dupes, "other shards' lines are not listed")
             for entry in entries where entry["outcome"] as? String != "invalid" {
                 let key = try #require(entry["key"] as? String)
@@ -192,11 +195,14 @@ import Testing
             #expect(try run.totals["wouldFetch"] as? Int == own)
             #expect(try run.totals["otherShard"] as? Int == lines.count - own)
             #expect(try run.entries.count == own)
-            #expect(run.stderr.contains("(dry run): \(own) lines: \(own) would be fetched"), "\(run.stderr)")
-            #expect(run.stderr.contains("\(lines.count - own) lines left to other shards."))
+            #expect(run.stderr.contains("(dry run): \(plural(own, "line")): \(own) would be fetched"), "\(run.stderr)")
+            #expect(run.stderr.contains("\(plural(lines.count - own, "line")) left to other shards."))
             wouldFetch += own
         }
         #expect(wouldFetch == lines.count)
         #expect(h.server.requests.isEmpty)
     }
 }
+
+/// "1 line", "2 lines", as the summary says them.
+private func plural(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }

@@ -7,8 +7,10 @@ import Testing
 /// the clean guard, read-only commands that create nothing, and options that take negative or
 /// ambiguous values.
 @Suite struct QuietAndProgressTests {
-    /// Under `--quiet` each failed, blacklisted or invalid line still gets its line, up to 50,
-    /// then one line with the count of the rest and where the report is; nothing else.
+    /// Under `--quiet` each failed or invalid line still gets its line, up to 50, then one line
+    /// with the count of the rest and where the report is; nothing else. Quiet is loud on change:
+    /// the next run skips the URLs this one blacklisted and prints nothing of them (cron mailed the
+    /// same dead URL every hour before); without --quiet it still lists them.
     @Test func quietPrintsTheFirstFiftyProblemsThenTheirCount() throws {
         let h = try PrefetchHarness()
         let lines = (0..<57).map { h.url("/status/404?n=\($0)") } + ["not a url", h.url("/img/photo.jpg")]
@@ -20,19 +22,26 @@ import Testing
         #expect(printed.count == 51, "\(run.stderr)")
         #expect(printed.prefix(50).allSatisfy { $0.hasPrefix("imgwarm: " + list + ":") }, "\(printed)")
         #expect(
-            printed.last?.contains("and 8 more failed, blacklisted or invalid lines") == true, "\(printed.last ?? "")")
+            printed.last?.contains("and 8 more failed or invalid lines") == true, "\(printed.last ?? "")")
         #expect(printed.last?.contains(report) == true)
         #expect(!run.stderr.contains("imgwarm prefetch:"), "no summary under --quiet")
 
-        // The second run: every URL blacklisted, still heard of, and the hint is on the first.
-        let again = try h.run(["prefetch", "--disk-cache-path", h.folder, "--quiet", list])
+        // The second run, quiet: the 57 URLs are skipped as blacklisted and not printed; the
+        // invalid line is; the exit code still says some URLs are not in the cache.
+        let again = try h.run(["prefetch", "--disk-cache-path", h.folder, "--quiet", "--report", report, list])
+        #expect(again.status == 1)
         let second = again.stderr.split(separator: "\n")
-        #expect(second.count == 51)
-        let blacklisted = second.filter { $0.contains(": blacklisted: ") }
-        #expect(blacklisted.count == 49, "\(again.stderr)")
+        #expect(second.count == 1, "\(again.stderr)")
+        #expect(second.first?.contains("\(list):58: ") == true, "\(again.stderr)")
+        let secondReport = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report)))
+        #expect(((secondReport as? [String: Any])?["totals"] as? [String: Any])?["blacklisted"] as? Int == 57)
+
+        // Without --quiet they are listed, and the first says how to request them again.
+        let loud = try h.run(["prefetch", "--disk-cache-path", h.folder, list])
+        let blacklisted = loud.stderr.split(separator: "\n").filter { $0.contains(": blacklisted: ") }
+        #expect(blacklisted.count == 57, "\(loud.stderr)")
         #expect(blacklisted.first?.contains("--retry-failed") == true, "the first says how to request them again")
         #expect(blacklisted.dropFirst().allSatisfy { !$0.contains("--retry-failed") }, "and only the first")
-        #expect(second.last?.contains("run with --report FILE") == true, "\(second.last ?? "")")
     }
 
     /// A list with no URL warns, even quietly: a cron line pointing at an emptied file is a bug.

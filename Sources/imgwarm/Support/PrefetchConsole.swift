@@ -8,9 +8,11 @@ import ImgwarmKit
 /// bar on a terminal, or timestamped log lines), and a summary paragraph at the end. Standard
 /// output stays for results.
 ///
-/// `--quiet` (cron mails whatever a job prints): nothing on success, but every failed,
-/// blacklisted or invalid line still gets its line, up to `quietLineLimit` and then one line
-/// with the count of the rest; warnings and run-level errors are always printed.
+/// `--quiet` (cron mails whatever a job prints): nothing on success, but every failed or invalid
+/// line still gets its line, up to `quietLineLimit` and then one line with the count of the rest;
+/// warnings and run-level errors are always printed. Quiet is loud on change: a URL that an
+/// earlier run blacklisted and this one skips prints nothing (the run that blacklisted it said
+/// so; it still counts, in the report and the exit status).
 final class PrefetchConsole: PrefetchObserver {
     /// Problem lines printed under `--quiet` before the rest are only counted.
     static let quietLineLimit = 50
@@ -40,6 +42,7 @@ final class PrefetchConsole: PrefetchObserver {
     func prefetchDidFinish(_ result: EntryResult, source: ListSource) {
         let problem = result.outcome == .failed || result.outcome == .invalid || result.outcome == .blacklisted
         guard problem || (output.verbose && !output.quiet) else { return }
+        if output.quiet && result.outcome == .blacklisted { return }
         if problem && output.quiet {
             guard problemLines < PrefetchConsole.quietLineLimit else {
                 unprintedProblems += 1
@@ -153,7 +156,7 @@ final class PrefetchConsole: PrefetchObserver {
                     $0 == "-" ? "the report on standard output lists them all" : "the report lists them all: \($0)"
                 }
                 ?? "run with --report FILE to list them all"
-            print("… and \(unprintedProblems) more failed, blacklisted or invalid lines; \(whereListed)")
+            print("… and \(unprintedProblems) more failed or invalid lines; \(whereListed)")
         }
         if t.lines == 0 && !summary.interrupted {
             Console.warning("the lists hold no URL (only blank lines and # comments): nothing to do")
@@ -167,16 +170,19 @@ final class PrefetchConsole: PrefetchObserver {
         let seconds = Quantities.formatDecimal(summary.duration, digits: 2)
         // Lines that never started took no time: the rate counts the ones that finished.
         let finished = t.lines - t.notStarted - t.otherShard
-        let rate = summary.duration > 0 ? Quantities.formatDecimal(Double(finished) / summary.duration, digits: 0) : "-"
+        let perSecond = summary.duration > 0 ? Double(finished) / summary.duration : 0
+        // A slow run says "0.4 lines/s", not "0 lines/s".
+        let rate = Quantities.formatDecimal(perSecond, digits: perSecond < 10 ? 1 : 0)
         var text: String
         if dryRun {
             text =
-                "imgwarm prefetch (dry run): \(t.lines - t.otherShard) lines: \(t.wouldFetch) would be fetched, \(t.cached) cached, "
-                + "\(t.blacklisted) blacklisted, \(t.invalid) invalid, \(t.duplicates) duplicates."
+                "imgwarm prefetch (dry run): \(count(t.lines - t.otherShard, "line")): \(t.wouldFetch) would be fetched, "
+                + "\(t.cached) cached, \(t.blacklisted) blacklisted, \(t.invalid) invalid, "
+                + "\(count(t.duplicates, "duplicate"))."
         } else {
             let inCache = t.downloaded + t.cached + t.revalidated
             text =
-                "imgwarm prefetch: \(inCache) of \(t.lines - t.duplicates - t.otherShard) URLs in the cache (\(t.downloaded) downloaded, "
+                "imgwarm prefetch: \(inCache) of \(count(t.lines - t.duplicates - t.otherShard - t.invalid, "URL")) in the cache (\(t.downloaded) downloaded, "
                 + "\(t.cached) cached\(t.revalidated > 0 ? ", \(t.revalidated) revalidated" : "")); "
             var problems: [String] = []
             if t.failed > 0 {
@@ -190,12 +196,13 @@ final class PrefetchConsole: PrefetchObserver {
                 problems.append("\(t.blacklisted) blacklisted (skipped; --retry-failed requests them again)")
             }
             if t.invalid > 0 { problems.append("\(t.invalid) invalid") }
-            if t.duplicates > 0 { problems.append("\(t.duplicates) duplicates") }
+            if t.duplicates > 0 { problems.append(count(t.duplicates, "duplicate")) }
             if t.notStarted > 0 { problems.append("\(t.notStarted) not started") }
             text += problems.isEmpty ? "nothing failed" : problems.joined(separator: ", ")
-            text += "; \(Quantities.formatBytes(UInt64(max(0, t.bytesReceived)))) in \(seconds) s (\(rate) lines/s)."
+            text += "; \(Quantities.formatBytes(UInt64(max(0, t.bytesReceived)))) in \(seconds) s"
+            text += finished > 0 && summary.duration > 0 ? " (\(rate) lines/s)." : "."
         }
-        if t.otherShard > 0 { text += " \(t.otherShard) lines left to other shards." }
+        if t.otherShard > 0 { text += " \(count(t.otherShard, "line")) left to other shards." }
         if summary.interrupted {
             text +=
                 " Interrupted by \(ExitStatus.signalName(summary.signal)): \(t.notStarted) URLs did not finish; run the same list again to complete it."
@@ -203,6 +210,9 @@ final class PrefetchConsole: PrefetchObserver {
         if let reportPath, reportPath != "-" { text += " Report: \(reportPath)." }
         return text
     }
+
+    /// "1 line", "2 lines".
+    static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
 
     private func print(_ line: String) {
         clearProgress()
