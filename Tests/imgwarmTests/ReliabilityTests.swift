@@ -78,9 +78,13 @@ import Testing
                 with: Data(contentsOf: h.temp.url.appendingPathComponent("list.txt.report.json"))) as? [String: Any])
         #expect(report["interrupted"] as? Bool == true)
         let totals = try #require(report["totals"] as? [String: Any])
-        #expect((totals["notStarted"] as? Int ?? 0) > 0)
+        #expect((totals["notStarted"] as? Int ?? 0) + (totals["interrupted"] as? Int ?? 0) > 0)
         #expect(totals["lines"] as? Int == lines.count)
         let entries = try #require(report["entries"] as? [[String: Any]])
+        // Every line has its entry; the abandoned transfers are `interrupted`, never stored.
+        #expect(entries.count == lines.count)
+        #expect(entries.filter { $0["outcome"] as? String == "interrupted" }.count == totals["interrupted"] as? Int)
+        #expect(entries.filter { $0["outcome"] as? String == "not-started" }.count == totals["notStarted"] as? Int)
         #expect(entries.filter { $0["outcome"] as? String == "downloaded" }.count == totals["downloaded"] as? Int)
         Self.expectOnlyCompleteFiles(h, expected)
         #expect(
@@ -261,6 +265,7 @@ import Testing
         #expect(h.server.requests.isEmpty)
         #expect((try run.report["error"] as? String)?.contains("Read-only file system") == true)
         #expect(try run.totals["notStarted"] as? Int == 1)
+        #expect(try run.entries.map { $0["outcome"] as? String } == ["not-started"])
     }
 
     /// A folder the user may not write (run as `nobody`): a clear error before any download.

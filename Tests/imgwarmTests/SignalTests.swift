@@ -30,6 +30,43 @@ import Testing
         return (run, report)
     }
 
+    /// SIGTERM during a 6-line run at `--concurrency 1` (issue 23): two lines done, the third
+    /// downloading, three queued. Every line has its entry: the two downloaded, the running one
+    /// `interrupted`, the queued ones `not-started` (before, lines 3 to 6 had none).
+    @Test func everyLineOfAnInterruptedRunHasAnEntry() throws {
+        let h = try PrefetchHarness()
+        let lines =
+            [h.url("/img/photo.jpg"), h.url("/img/gradient.png"), h.url("/slow-headers/anim.gif?delay=20")]
+            + (0..<3).map { h.url("/img/sticker.webp?n=\($0)") }
+        let list = try h.temp.write("six.txt", Data((lines.joined(separator: "\n") + "\n").utf8))
+        let report = h.temp.path("six.report.json")
+        let run = try BackgroundProcess(
+            CLI.binary, ["prefetch", "--disk-cache-path", h.folder, "--concurrency", "1", "--report", report, list],
+            environment: CLI.environment(home: h.temp.path), folder: h.temp.url)
+        #expect(eventually { h.server.requests.count >= 3 })
+        run.signal(SIGTERM)
+        let end = run.wait(timeout: 15)
+        #expect(end.status == 143, "\(run.stderr)")
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
+        let schema = try JSONSchema(
+            contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/prefetch-report.schema.json"))
+        #expect(schema.validate(document) == [])
+        let entries = try #require(document["entries"] as? [[String: Any]])
+        var outcomes: [Int: String] = [:]
+        for entry in entries { outcomes[entry["line"] as? Int ?? 0] = entry["outcome"] as? String }
+        #expect(
+            outcomes == [
+                1: "downloaded", 2: "downloaded", 3: "interrupted", 4: "not-started", 5: "not-started",
+                6: "not-started",
+            ], "\(outcomes)")
+        let totals = try #require(document["totals"] as? [String: Any])
+        #expect(totals["notStarted"] as? Int == 3)
+        #expect(totals["interrupted"] as? Int == 1)
+        #expect(totals["finishedCount"] as? Int == 2)
+        #expect(run.stderr.contains("4 URLs did not finish"), "\(run.stderr)")
+    }
+
     /// SIGHUP (a dropped ssh session), SIGQUIT (Ctrl-\), SIGUSR1 and SIGUSR2 end the run as
     /// SIGTERM does: a report marked interrupted, nothing partial, exit code 128 + the signal.
     /// Before, SIGHUP, SIGUSR1 and SIGUSR2 killed the process without a report, and SIGQUIT

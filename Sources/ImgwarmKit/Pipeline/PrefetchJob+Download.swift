@@ -88,7 +88,7 @@ extension PrefetchJob {
             downloader.poll(milliseconds: timeout, stop: summary.interrupted ? nil : configuration.stop.descriptor)
         }
         // Whatever was still waiting when the run had to stop never started.
-        totals.addNotStarted(scheduler.pendingCount)
+        scheduler.drain(recordNotStarted)
         summary.totals = totals
         return summary
     }
@@ -135,7 +135,7 @@ extension PrefetchJob {
                     lockFailure = error
                     observer?.prefetchWarning(
                         "\(error.description): no new downloads start; the run ends with exit code 3")
-                    totals.addNotStarted(1)
+                    recordNotStarted(entry)
                     return false
                 }
                 store.touch(name)

@@ -52,11 +52,20 @@ extension PrefetchJob {
 
     /// A transfer abandoned because the run was interrupted: it did not finish.
     func recordInterrupted(_ entry: PendingEntry) {
-        var result = EntryResult(entry, outcome: .notStarted)
+        var result = EntryResult(entry, outcome: .interrupted)
         result.fileName = entry.cacheFileName
         result.attempts = entry.attempts
         result.duration = entry.firstStarted > 0 ? Monotonic.now() - entry.firstStarted : 0
         result.failure = Failure(.interrupted, "the run was interrupted while this URL was downloading")
+        record(result)
+    }
+
+    /// A URL the run stopped before it started (interrupted, or a run-level problem): every line
+    /// gets its entry.
+    func recordNotStarted(_ entry: PendingEntry) {
+        var result = EntryResult(entry, outcome: .notStarted)
+        result.fileName = entry.cacheFileName
+        result.attempts = entry.attempts
         record(result)
     }
 

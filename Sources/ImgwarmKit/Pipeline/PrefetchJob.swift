@@ -156,7 +156,7 @@ public final class PrefetchJob {
             } catch {
                 // The lists were read and are reported (invalid lines, duplicates); nothing else
                 // started, and the report says so rather than going missing.
-                totals.addNotStarted(scheduler.pendingCount)
+                scheduler.drain(recordNotStarted)
                 summary = PrefetchSummary(totals: totals, duration: 0)
                 summary.startFailure = error
             }

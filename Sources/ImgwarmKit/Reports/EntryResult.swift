@@ -16,8 +16,12 @@ public enum Outcome: String, Codable, Sendable, CaseIterable {
     case duplicate
     /// `--dry-run`: would be requested.
     case wouldFetch = "would-fetch"
-    /// The run was interrupted before this URL finished.
+    /// The run was interrupted before this URL started (it was still queued, or waiting for a
+    /// retry or for its host).
     case notStarted = "not-started"
+    /// The run was interrupted while this URL was downloading: the transfer was abandoned and
+    /// nothing was stored.
+    case interrupted
 
     /// In the cache at the end of the run.
     public var isInCache: Bool { self == .downloaded || self == .cached || self == .revalidated }
@@ -76,6 +80,8 @@ public struct PrefetchTotals: Sendable, Equatable {
     public var duplicates = 0
     public var wouldFetch = 0
     public var notStarted = 0
+    /// Transfers the interruption abandoned.
+    public var interrupted = 0
     /// `--shard K/N`: lines whose key belongs to another shard (counted in `lines`, not listed).
     public var otherShard = 0
     /// Body bytes received (after content decoding) for stored images.
@@ -87,18 +93,12 @@ public struct PrefetchTotals: Sendable, Equatable {
 
     /// SDWebImage's `finishedCount`: every URL this process brought to a final state (lines left
     /// to other shards are not among them).
-    public var finishedCount: Int { lines - notStarted - otherShard }
+    public var finishedCount: Int { lines - notStarted - interrupted - otherShard }
     /// SDWebImage's `skippedCount`: those that ended in an error or were blacklisted (invalid
     /// lines included, as SDWebImage counts a nil URL).
     public var skippedCount: Int { failed + blacklisted + invalid }
     /// True when every URL ended in the cache (exit code 0).
-    public var allInCache: Bool { skippedCount == 0 && notStarted == 0 }
-
-    /// Lines that never started (the run stopped early); they get no report entry.
-    mutating func addNotStarted(_ count: Int) {
-        lines += count
-        notStarted += count
-    }
+    public var allInCache: Bool { skippedCount == 0 && notStarted == 0 && interrupted == 0 }
 
     /// A line whose key belongs to another shard: counted, never listed (README, "Running on many machines").
     mutating func addOtherShard() {
@@ -120,6 +120,7 @@ public struct PrefetchTotals: Sendable, Equatable {
         case .duplicate: duplicates += 1
         case .wouldFetch: wouldFetch += 1
         case .notStarted: notStarted += 1
+        case .interrupted: interrupted += 1
         }
         if let failure = result.failure, result.outcome == .failed || result.outcome == .invalid {
             errorClasses[failure.reason.rawValue, default: 0] += 1

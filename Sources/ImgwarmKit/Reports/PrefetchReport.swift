@@ -131,6 +131,7 @@ public final class PrefetchReport {
         writer.field("duplicates", totals.duplicates)
         writer.field("wouldFetch", totals.wouldFetch)
         writer.field("notStarted", totals.notStarted)
+        writer.field("interrupted", totals.interrupted)
         writer.field("otherShard", totals.otherShard)
         writer.field("bytesReceived", totals.bytesReceived)
         writer.key("errorClasses")

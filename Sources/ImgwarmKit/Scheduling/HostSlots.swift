@@ -69,19 +69,31 @@ final class HostSlots {
     func nextReady() -> PendingEntry? {
         guard waitingCount > 0 else { return nil }
         for (index, key) in hostsWaiting.enumerated() {
-            guard var host = hosts[key], host.inFlight < limit(host) else { continue }
-            let entry = host.waiting[host.waitingStart]
-            host.waitingStart += 1
-            if host.waitingStart == host.waiting.count {
-                host.waiting = []
-                host.waitingStart = 0
-                hostsWaiting.remove(at: index)
-            }
-            hosts[key] = host
-            waitingCount -= 1
-            return entry
+            guard let host = hosts[key], host.inFlight < limit(host) else { continue }
+            return takeWaiting(at: index)
         }
         return nil
+    }
+
+    /// The first waiting entry of the host `hostsWaiting[index]`.
+    private func takeWaiting(at index: Int) -> PendingEntry {
+        let key = hostsWaiting[index]
+        var host = hosts[key]!
+        let entry = host.waiting[host.waitingStart]
+        host.waitingStart += 1
+        if host.waitingStart == host.waiting.count {
+            host.waiting = []
+            host.waitingStart = 0
+            hostsWaiting.remove(at: index)
+        }
+        hosts[key] = host
+        waitingCount -= 1
+        return entry
+    }
+
+    /// Any waiting entry, whatever its host's room (the run stops: they will not start).
+    func takeAnyWaiting() -> PendingEntry? {
+        hostsWaiting.isEmpty ? nil : takeWaiting(at: 0)
     }
 
     /// A transfer of `entry` started.

@@ -59,9 +59,14 @@ final class Scheduler {
         delayed.insert((due, entry), at: index)
     }
 
-    /// Takes every URL that has not started (an interrupted run reports none of them as fetched).
-    func drainDelayed() -> [PendingEntry] {
-        defer { delayed.removeAll() }
-        return delayed.map(\.entry)
+    /// Hands every URL that has not started to `body` — retries waiting for their time, URLs
+    /// waiting for their host, then the lists' queued URLs in order — and keeps none.
+    func drain(_ body: (PendingEntry) -> Void) {
+        for item in delayed { body(item.entry) }
+        delayed.removeAll()
+        while let entry = hosts?.takeAnyWaiting() { body(entry) }
+        for spool in spools {
+            while let entry = spool.next() { body(entry) }
+        }
     }
 }

@@ -169,7 +169,7 @@ final class PrefetchConsole: PrefetchObserver {
         let t = summary.totals
         let seconds = Quantities.formatDecimal(summary.duration, digits: 2)
         // Lines that never started took no time: the rate counts the ones that finished.
-        let finished = t.lines - t.notStarted - t.otherShard
+        let finished = t.lines - t.notStarted - t.interrupted - t.otherShard
         let perSecond = summary.duration > 0 ? Double(finished) / summary.duration : 0
         // A slow run says "0.4 lines/s", not "0 lines/s".
         let rate = Quantities.formatDecimal(perSecond, digits: perSecond < 10 ? 1 : 0)
@@ -198,6 +198,7 @@ final class PrefetchConsole: PrefetchObserver {
             if t.invalid > 0 { problems.append("\(t.invalid) invalid") }
             if t.duplicates > 0 { problems.append(count(t.duplicates, "duplicate")) }
             if t.notStarted > 0 { problems.append("\(t.notStarted) not started") }
+            if t.interrupted > 0 { problems.append("\(t.interrupted) interrupted") }
             text += problems.isEmpty ? "nothing failed" : problems.joined(separator: ", ")
             text += "; \(Quantities.formatBytes(UInt64(max(0, t.bytesReceived)))) in \(seconds) s"
             text += finished > 0 && summary.duration > 0 ? " (\(rate) lines/s)." : "."
@@ -205,7 +206,7 @@ final class PrefetchConsole: PrefetchObserver {
         if t.otherShard > 0 { text += " \(count(t.otherShard, "line")) left to other shards." }
         if summary.interrupted {
             text +=
-                " Interrupted by \(ExitStatus.signalName(summary.signal)): \(t.notStarted) URLs did not finish; run the same list again to complete it."
+                " Interrupted by \(ExitStatus.signalName(summary.signal)): \(count(t.notStarted + t.interrupted, "URL")) did not finish; run the same list again to complete it."
         }
         if let reportPath, reportPath != "-" { text += " Report: \(reportPath)." }
         return text
