@@ -95,6 +95,8 @@ public final class CurlEasy {
             try setLong(CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue), "CURLOPT_NETRC")
             try setString(CURLOPT_NETRC_FILE, netrc, "CURLOPT_NETRC_FILE")
         }
+        if let proxy = options.proxy { try setString(CURLOPT_PROXY, proxy, "CURLOPT_PROXY") }
+        if let noProxy = options.noProxy { try setString(CURLOPT_NOPROXY, noProxy, "CURLOPT_NOPROXY") }
     }
 
     /// Connects directly, whatever `http_proxy`, `https_proxy` and `all_proxy` say (`CURLOPT_PROXY` "").

@@ -43,6 +43,12 @@ public struct CurlTransferOptions: Sendable {
     /// A netrc file whose credentials are used where it names the host (`CURLOPT_NETRC_FILE`,
     /// `CURL_NETRC_OPTIONAL`); nil for none.
     public var netrcFile: String?
+    /// The proxy every request goes through (`CURLOPT_PROXY`), `""` for none; nil leaves libcurl
+    /// to the environment (`http_proxy`, `https_proxy`, `all_proxy`). None by default.
+    public var proxy: String?
+    /// Hosts reached without the proxy, comma-separated, `*` for all (`CURLOPT_NOPROXY`); nil
+    /// leaves libcurl to `no_proxy`. None by default.
+    public var noProxy: String?
 
     public init() {}
 }

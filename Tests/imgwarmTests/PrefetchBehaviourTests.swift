@@ -179,6 +179,30 @@ import Testing
         h.expectCache(exactly: [key: h.routes.valid["photo.jpg"]!])
     }
 
+    /// `--proxy` sends every request through the proxy, whatever the environment says; `--proxy ''`
+    /// and `--noproxy` bypass one the environment sets (curl's spelling of both).
+    @Test func proxyFromTheCommandLine() throws {
+        let h = try PrefetchHarness()
+        let key = "http://images.example.invalid/img/photo.jpg"
+        let run = try h.prefetch(
+            [key], options: ["--proxy", h.server.baseURL], env: ["http_proxy": "http://127.0.0.1:9"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(h.server.requests.first?.viaProxy == true)
+        h.expectCache(exactly: [key: h.routes.valid["photo.jpg"]!])
+        // A proxy in the environment that would fail every request is bypassed both ways.
+        for options in [["--proxy", ""], ["--noproxy", "127.0.0.1"]] {
+            let direct = h.url("/img/gradient.png?\(options[0])")
+            let bypassed = try h.prefetch([direct], options: options, env: ["http_proxy": "http://127.0.0.1:9"])
+            #expect(bypassed.status == 0, "\(options): \(bypassed.stderr)")
+            #expect(h.server.requests.last?.viaProxy == false)
+        }
+        // A scheme libcurl does not speak to proxies is a usage error, and the password is not printed.
+        let bad = try h.prefetch([key], options: ["--proxy", "ftp://user:s3cret@proxy:21"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("invalid --proxy: the scheme 'ftp'"), "\(bad.stderr)")
+        #expect(!bad.stderr.contains("s3cret"), "\(bad.stderr)")
+    }
+
     @Test func exitCodes() throws {
         let h = try PrefetchHarness()
         let missing = try h.run(["prefetch", "--disk-cache-path", h.folder, h.temp.path("no-such-list.txt")])

@@ -123,6 +123,8 @@ final class Downloader {
         options.certificateAuthorities = c.caCertificates
         options.verifyTLS = !c.insecure
         options.netrcFile = c.netrcFile
+        options.proxy = c.proxy
+        options.noProxy = c.noProxy
         return options
     }
 

@@ -64,6 +64,12 @@ public struct FetchConfiguration: Sendable {
 
     /// A netrc file with credentials (used only for hosts it names). None by default.
     public var netrcFile: String?
+    /// The proxy for every request, `[scheme://][user:password@]host[:port]` (http, https,
+    /// socks4, socks4a, socks5, socks5h), `""` for none whatever the environment says; nil takes
+    /// the environment's (`http_proxy`, `https_proxy`, `all_proxy`). None by default.
+    public var proxy: String?
+    /// Hosts reached directly, comma-separated (`*`: all); nil takes `no_proxy`. None by default.
+    public var noProxy: String?
     /// Bodies up to this size stay in memory; larger ones are written to a temporary file as
     /// they arrive. `4 MiB` by default.
     public var memoryBodyLimit = 4 << 20

@@ -28,6 +28,8 @@ extension Prefetch {
         configuration.fetch.userAgent = userAgent ?? configuration.fetch.userAgent
         configuration.fetch.http1Only = http11
         configuration.fetch.caCertificates = cacert
+        configuration.fetch.proxy = proxy
+        configuration.fetch.noProxy = noproxy
         configuration.fetch.insecure = insecure
         if netrc, let home = environment["HOME"] {
             configuration.fetch.netrcFile = home + "/.netrc"

@@ -181,6 +181,20 @@ struct Prefetch: ParsableCommand {
     var insecure = false
 
     @Option(
+        help: ArgumentHelp(
+            "Send every request through this proxy, [scheme://][user:password@]host[:port] (http, https, socks4, socks4a, socks5, socks5h); '' for none.",
+            discussion:
+                "Left out, the proxies of the environment apply (http_proxy, https_proxy, all_proxy, no_proxy), as for curl.",
+            valueName: "url"))
+    var proxy: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Hosts to reach without a proxy, comma-separated; * for all (left out: no_proxy).",
+            valueName: "hosts"))
+    var noproxy: String?
+
+    @Option(
         name: .customLong("netrc-file"),
         help: ArgumentHelp(
             "Credentials for hosts, in netrc format (default $IMGWARM_NETRC_FILE, else none).",
@@ -266,6 +280,8 @@ struct Prefetch: ParsableCommand {
             throw ValidationError("--retries must be between 0 and 100, e.g. 3")
         }
         if maxBytes == 0 { throw ValidationError("--max-bytes must be above 0, e.g. 50MiB") }
+        // Checked here, not in a transform: argument-parser would print the value, password and all.
+        if let proxy { try Parse.checkProxy(proxy) }
         if maxDecodeMemory == 0 { throw ValidationError("--max-decode-memory must be above 0, e.g. 100MiB") }
         if timeout == 0 { throw ValidationError("--timeout must be above 0, e.g. 15") }
         if netrc && netrcFile != nil { throw ValidationError("--netrc and --netrc-file name two netrc files: use one") }
