@@ -203,6 +203,28 @@ import Testing
         #expect(!bad.stderr.contains("s3cret"), "\(bad.stderr)")
     }
 
+    /// A URL blacklisted for 403 is requested again once the configuration changes (a header
+    /// added: the fix a user makes), and skipped while it does not; a 404 stays skipped (issue 23).
+    @Test func fixingTheConfigurationLiftsClientDependentEntries() throws {
+        let h = try PrefetchHarness()
+        let forbidden = h.url("/status/403")
+        let missing = h.url("/status/404")
+        _ = try h.prefetch([forbidden, missing])
+        let same = try h.prefetch([forbidden, missing])
+        #expect(try same.entry(line: 1)["outcome"] as? String == "blacklisted")
+        #expect(try same.entry(line: 2)["outcome"] as? String == "blacklisted")
+        let fixed = try h.prefetch([forbidden, missing], options: ["-H", "Authorization: Bearer t0ken"])
+        #expect(try fixed.entry(line: 1)["outcome"] as? String == "failed", "requested again")
+        #expect(try fixed.entry(line: 2)["outcome"] as? String == "blacklisted")
+        #expect(h.server.requests.filter { $0.path == "/status/403" }.count == 2)
+        #expect(h.server.requests.filter { $0.path == "/status/404" }.count == 1)
+        // The token is not in the state database: only a fingerprint of the configuration.
+        let database = try Data(
+            contentsOf: URL(
+                fileURLWithPath: h.temp.path("caches/com.hackemist.SDImageCache/.imgwarm/default/state.sqlite")))
+        #expect(database.range(of: Data("t0ken".utf8)) == nil)
+    }
+
     @Test func exitCodes() throws {
         let h = try PrefetchHarness()
         let missing = try h.run(["prefetch", "--disk-cache-path", h.folder, h.temp.path("no-such-list.txt")])

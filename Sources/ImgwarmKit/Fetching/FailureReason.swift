@@ -58,6 +58,17 @@ public enum FailureReason: String, Codable, Sendable, CaseIterable {
         }
     }
 
+    /// True when the failure depends on the client's configuration more than on the URL: a TLS
+    /// failure (a CA file, `--insecure`), 401, 403 and 407 (credentials, headers, a proxy). Such a
+    /// blacklist entry holds only while that configuration is unchanged.
+    public func dependsOnClient(status: Int?) -> Bool {
+        switch self {
+        case .tls: return true
+        case .httpStatus: return [401, 403, 407].contains(status ?? 0)
+        default: return false
+        }
+    }
+
     /// Whether this failure goes on the blacklist: every permanent failure of the URL itself.
     /// Local trouble (a full disk, an interruption, a validation limit) says nothing about the URL
     /// and never does.

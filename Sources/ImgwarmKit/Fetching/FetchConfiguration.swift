@@ -86,6 +86,20 @@ public struct FetchConfiguration: Sendable {
         }
     }
 
+    /// A fingerprint of what decides whether a server accepts this client, for the blacklist
+    /// entries of failures that depend on it (TLS, 401, 403, 407: `FailureReason.dependsOnClient`):
+    /// the CA file, `insecure`, the request headers, the netrc file, the user agent and the
+    /// proxy. The first 16 hex digits of an MD5 of them: the headers (which may carry tokens) and
+    /// the proxy (which may carry a password) are never stored as such.
+    public var clientFingerprint: String {
+        let parts =
+            [
+                "ca=\(caCertificates ?? "")", "insecure=\(insecure)", "netrc=\(netrcFile ?? "")",
+                "agent=\(userAgent)", "proxy=\(proxy ?? "(environment)")", "noproxy=\(noProxy ?? "(environment)")",
+            ] + requestHeaders.map { "header=" + $0 }
+        return String(MD5.digest(Array(parts.joined(separator: "\n").utf8)).hex.prefix(16))
+    }
+
     /// `timeout` in whole milliseconds (at least 1), for the progress callback's comparison.
     var timeoutMilliseconds: Int64 { max(1, Int64((timeout * 1000).rounded())) }
 

@@ -44,7 +44,8 @@ extension PrefetchJob {
             blacklistMayHoldEntries = true
             let listed = StateStore.BlacklistEntry(
                 url: entry.url, failedAt: Timestamp.now().secondsSinceEpoch, errorClass: failure.reason.rawValue,
-                message: failure.message, httpStatus: failure.httpStatus, attempts: entry.attempts)
+                message: failure.message, httpStatus: failure.httpStatus, attempts: entry.attempts,
+                client: failure.reason.dependsOnClient(status: failure.httpStatus) ? clientFingerprint : nil)
             writeState { state throws(StateError) in try state.blacklist(listed) }
         }
         record(result)
@@ -147,7 +148,8 @@ extension PrefetchJob {
     func activeBlacklistEntry(url: String) -> StateStore.BlacklistEntry? {
         let now = Timestamp.now().secondsSinceEpoch
         let ttl = configuration.blacklistTTL
-        return readState { state in try? state.blacklistEntry(forURL: url, now: now, ttl: ttl) }
+        let client = clientFingerprint
+        return readState { state in try? state.blacklistEntry(forURL: url, now: now, ttl: ttl, client: client) }
     }
 
     func blacklistFailure(_ listed: StateStore.BlacklistEntry) -> Failure {

@@ -124,6 +124,8 @@ public final class PrefetchJob {
     var stateWriter: StateWriter?
     var stateFailure: StateError?
     var lockFailure: CacheLock.Timeout?
+    /// `configuration.fetch.clientFingerprint`, computed once.
+    lazy var clientFingerprint = configuration.fetch.clientFingerprint
     /// False while the blacklist is known to be empty: a download then needs no DELETE.
     var blacklistMayHoldEntries = true
 

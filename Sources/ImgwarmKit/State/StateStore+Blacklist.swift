@@ -11,6 +11,23 @@ extension StateStore {
         public var message: String
         public var httpStatus: Int?
         public var attempts: Int
+        /// For a failure that depends on the client's configuration (TLS, 401, 403, 407), a
+        /// fingerprint of that configuration (`FetchConfiguration.clientFingerprint`): the entry
+        /// holds only while it is the same. Nil for the others.
+        public var client: String?
+
+        public init(
+            url: String, failedAt: Double, errorClass: String, message: String, httpStatus: Int?, attempts: Int,
+            client: String? = nil
+        ) {
+            self.url = url
+            self.failedAt = failedAt
+            self.errorClass = errorClass
+            self.message = message
+            self.httpStatus = httpStatus
+            self.attempts = attempts
+            self.client = client
+        }
     }
 
     /// Puts (or refreshes) `entry.url` on the blacklist.
@@ -18,25 +35,29 @@ extension StateStore {
         try run(
             try statement(
                 """
-                INSERT OR REPLACE INTO blacklist(key, failed_at, error_class, message, http_status, attempts) VALUES (?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO blacklist(key, failed_at, error_class, message, http_status, attempts, client) VALUES (?, ?, ?, ?, ?, ?, ?)
                 """),
             [
                 .text(entry.url), .real(entry.failedAt), .text(entry.errorClass), .text(entry.message),
-                integer(entry.httpStatus), .integer(Int64(entry.attempts)),
+                integer(entry.httpStatus), .integer(Int64(entry.attempts)), entry.client.map { .text($0) } ?? .null,
             ])
     }
 
-    /// The blacklist entry of `url` that is still in force at `now` (nil when absent or expired).
-    public func blacklistEntry(forURL url: String, now: Double, ttl: Expiry) throws(StateError) -> BlacklistEntry? {
+    /// The blacklist entry of `url` that is still in force at `now` for a client whose
+    /// configuration has the fingerprint `client` (nil when absent, expired, or recorded for
+    /// another configuration).
+    public func blacklistEntry(forURL url: String, now: Double, ttl: Expiry, client: String? = nil) throws(StateError)
+        -> BlacklistEntry?
+    {
         var found: BlacklistEntry?
-        try query(
-            "SELECT key, failed_at, error_class, message, http_status, attempts FROM blacklist WHERE key = ?",
-            [.text(url)]
-        ) { row in
+        let columns = "key, failed_at, error_class, message, http_status, attempts" + (version >= 2 ? ", client" : "")
+        try query("SELECT \(columns) FROM blacklist WHERE key = ?", [.text(url)]) { row in
             found = StateStore.decodeBlacklist(row)
+            if version >= 2, !row.isNull(6) { found?.client = row.text(6) }
         }
         guard let found else { return nil }
         if ttl.hasExpired(found.failedAt, now: now) { return nil }
+        if let recorded = found.client, recorded != client { return nil }
         return found
     }
 

@@ -15,7 +15,10 @@ public final class StateStore {
     public private(set) var movedAside: String?
 
     /// The schema version this build writes (`PRAGMA user_version`).
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
+    /// The schema version of the open database: `schemaVersion`, or an older one a read-only
+    /// opening still reads (the columns a newer version added are then absent).
+    private(set) var version = StateStore.schemaVersion
 
     /// The default location: `<private folder>/state.sqlite`.
     public static func defaultPath(for location: CacheLocation) -> String {
@@ -47,6 +50,7 @@ public final class StateStore {
             } catch {
                 throw StateStore.classify(error, path: path)
             }
+            version = Int((try? db.scalarText("PRAGMA user_version")) ?? "") ?? StateStore.schemaVersion
             return
         }
         try StateStore.makeParent(of: path)
@@ -134,7 +138,8 @@ public final class StateStore {
         let check = try db.scalarText("PRAGMA quick_check(1)")
         if check != "ok" { throw SQLiteError(code: 11, message: "quick_check: \(check ?? "no answer")") }
         let version = Int(try db.scalarText("PRAGMA user_version") ?? "0") ?? 0
-        if version != schemaVersion {
+        // Versions 1 and 2 differ by a column reads do without (blacklist.client).
+        if version < 1 || version > schemaVersion {
             let advice = version > schemaVersion ? "use a newer imgwarm" : "run a prefetch to upgrade it"
             throw SQLiteError(
                 code: 1,
@@ -216,7 +221,12 @@ public final class StateStore {
             invalid INTEGER NOT NULL,
             interrupted INTEGER NOT NULL
         );
+        """,
+        // 2: a blacklist entry of a failure that depends on the client's configuration (TLS, 401,
+        // 403, 407) holds only while that configuration is unchanged (FetchConfiguration.clientFingerprint).
         """
+        ALTER TABLE blacklist ADD COLUMN client TEXT;
+        """,
     ]
 
     private static func migrate(_ db: SQLiteDatabase) throws(SQLiteError) {

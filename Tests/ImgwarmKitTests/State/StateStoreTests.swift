@@ -31,7 +31,7 @@ import Testing
         }
         #expect(chmod(path(temp), 0o644) == 0)
         let store = try StateStore(path: path(temp))
-        #expect(try store.db.scalarText("PRAGMA user_version") == "1")
+        #expect(try store.db.scalarText("PRAGMA user_version") == "\(StateStore.schemaVersion)")
         #expect(try store.counts() == (trackedKeys: 0, blacklisted: 0))
         var info = stat()
         #expect(stat(path(temp), &info) == 0 && info.st_mode & 0o077 == 0)
@@ -108,5 +108,48 @@ import Testing
         var names: [String] = []
         try store.forEachTrackedFileName { names.append($0) }
         #expect(names == ["f.png"])
+    }
+
+    /// A blacklist entry of a failure that depends on the client (TLS, 401, 403, 407) holds only
+    /// for the configuration that produced it; one without a fingerprint holds for every one.
+    @Test func clientDependentEntriesHoldForTheirConfigurationOnly() throws {
+        let temp = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: temp.path("private"), withIntermediateDirectories: true)
+        let store = try StateStore(path: path(temp))
+        let now = 1_000_000.0
+        try store.blacklist(
+            .init(
+                url: "u403", failedAt: now, errorClass: "http-status", message: "403", httpStatus: 403, attempts: 1,
+                client: "aaaa"))
+        try store.blacklist(
+            .init(url: "u404", failedAt: now, errorClass: "http-status", message: "404", httpStatus: 404, attempts: 1))
+        let ttl = Expiry.after(seconds: 3600)
+        #expect(try store.blacklistEntry(forURL: "u403", now: now, ttl: ttl, client: "aaaa")?.client == "aaaa")
+        #expect(try store.blacklistEntry(forURL: "u403", now: now, ttl: ttl, client: "bbbb") == nil)
+        #expect(try store.blacklistEntry(forURL: "u404", now: now, ttl: ttl, client: "bbbb") != nil)
+        #expect(try store.blacklistEntries().count == 2, "nothing is removed by a lookup")
+    }
+
+    /// A database of schema 1 (before the blacklist's client column) is read by the read-only
+    /// commands as it is, and migrated by the next writer with its entries kept.
+    @Test func schemaOneIsReadThenMigrated() throws {
+        let temp = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: temp.path("private"), withIntermediateDirectories: true)
+        do {
+            let db = try SQLiteDatabase(path: path(temp))
+            try db.execute(StateStore.migrations[0])
+            try db.execute("PRAGMA user_version = 1")
+            try db.execute(
+                "INSERT INTO blacklist(key, failed_at, error_class, message, http_status, attempts) VALUES ('u', 5, 'tls', 'm', NULL, 1)"
+            )
+        }
+        let reader = try #require(try StateStore.openExisting(path: path(temp)))
+        #expect(try reader.blacklistEntry(forURL: "u", now: 6, ttl: .never, client: "any")?.errorClass == "tls")
+        #expect(try reader.db.scalarText("PRAGMA user_version") == "1", "a reader migrates nothing")
+        let writer = try StateStore(path: path(temp))
+        #expect(try writer.db.scalarText("PRAGMA user_version") == "2")
+        #expect(try writer.blacklistEntries().map(\.url) == ["u"])
+        #expect(
+            try writer.blacklistEntry(forURL: "u", now: 6, ttl: .never, client: "any") != nil, "no fingerprint: holds")
     }
 }
