@@ -11,4 +11,4 @@ source scripts/env.sh
 iterations=${1:-300000}
 seed=${2:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "fuzz: $iterations iterations, seed $seed"
-IMGWARM_FUZZ_ITERATIONS=$iterations IMGWARM_FUZZ_SEED=$seed IMGWARM_FUZZ_SECONDS=${IMGWARM_FUZZ_SECONDS:-300} swift test --filter "PropertyTests|NativeHeaderTests|HeaderFuzzTests"
+IMGWARM_FUZZ_ITERATIONS=$iterations IMGWARM_FUZZ_SEED=$seed IMGWARM_FUZZ_SECONDS=${IMGWARM_FUZZ_SECONDS:-300} swift test --disable-xctest --filter "PropertyTests|NativeHeaderTests|HeaderFuzzTests"

@@ -13,6 +13,7 @@ swift --version
 # Formatting is a habit, not a chore: `swift format -i -r -p Sources Tests Package.swift` fixes it.
 swift format lint --strict -r -p Sources Tests Package.swift
 swift build
-swift test "$@"
+# --disable-xctest: the tests are Swift Testing only; XCTest would print "Executed 0 tests" first.
+swift test --disable-xctest "$@"
 # scripts/install.sh and the .deb, end to end (a release build; skipped parts say why).
 if [ $# -eq 0 ]; then bash scripts/test-install.sh; fi
