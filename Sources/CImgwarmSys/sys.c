@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -154,6 +155,14 @@ int imgwarm_link_anonymous(int fd, int dirfd, const char *name) {
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     return linkat(AT_FDCWD, path, dirfd, name, AT_SYMLINK_FOLLOW);
+}
+
+int imgwarm_terminal_columns(int fd) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) != 0) {
+        return 0;
+    }
+    return size.ws_col;
 }
 
 void imgwarm_tune_malloc(int mmap_threshold, int trim_threshold) {

@@ -19,6 +19,13 @@ public enum ProcessTuning {
         imgwarm_ignore_sigpipe()
     }
 
+    /// The width in columns of the terminal standard error is, nil when it is none. Asked anew
+    /// each time: a window resized (SIGWINCH) is followed at the next call.
+    public static func standardErrorColumns() -> Int? {
+        let columns = Int(imgwarm_terminal_columns(2))
+        return columns > 0 ? columns : nil
+    }
+
     /// Names the calling thread as `top` and `gdb` show it (15 characters are kept).
     public static func nameCurrentThread(_ name: String) {
         imgwarm_set_thread_name(String(name.prefix(15)))

@@ -53,4 +53,19 @@ import Testing
         #expect(single.contains("1 of 1 URL in the cache"), "\(single)")
         #expect(!single.contains("lines/s"), "no rate for a run that took no time: \(single)")
     }
+
+    /// The bar line fits the terminal, leaving its last column free: a 40-column terminal once
+    /// wrapped it, and every redraw left a stale line. A wide terminal gets the whole line.
+    @Test(arguments: [200, 80, 70, 40, 20, 2])
+    func barLineFitsTheTerminal(columns: Int) {
+        var totals = PrefetchTotals()
+        totals.lines = 4500
+        totals.failed = 3
+        totals.bytesReceived = 12_900_000
+        let progress = PrefetchProgress(total: 10000, totals: totals, elapsed: 5.5, inFlight: 16, isFinal: false)
+        let line = PrefetchConsole.barLine(progress, columns: columns)
+        #expect(line.count <= max(1, columns - 1), "\(columns): '\(line)'")
+        if columns >= 80 { #expect(line == PrefetchConsole.barLine(progress), "nothing cut at \(columns)") }
+        if columns == 70 { #expect(line.hasPrefix("[") && line.contains("45%"), "a narrower bar: '\(line)'") }
+    }
 }

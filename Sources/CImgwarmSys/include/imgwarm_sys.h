@@ -51,4 +51,8 @@ void imgwarm_tune_malloc(int mmap_threshold, int trim_threshold);
 /* Names the calling thread (at most 15 characters are kept). */
 void imgwarm_set_thread_name(const char *name);
 
+/* The width in columns of the terminal `fd` is, or 0 when it is none (ioctl TIOCGWINSZ, which
+   Swift cannot call: ioctl is variadic). */
+int imgwarm_terminal_columns(int fd);
+
 #endif

@@ -96,7 +96,10 @@ final class PrefetchConsole: PrefetchObserver {
         guard !progress.isFinal else { return }
         switch progressMode {
         case .bar:
-            Console.writeError("\r\u{1B}[K" + PrefetchConsole.barLine(progress))
+            // The terminal's width is asked at every redraw, so a resized window is followed; a
+            // line wider than the terminal would wrap, and every redraw would leave a stale line.
+            let columns = ProcessTuning.standardErrorColumns() ?? 80
+            Console.writeError("\r\u{1B}[K" + PrefetchConsole.barLine(progress, columns: columns))
             progressShown = true
         case .log:
             guard progress.elapsed >= nextLogLine else { return }
@@ -108,6 +111,23 @@ final class PrefetchConsole: PrefetchObserver {
     }
 
     /// `[#########...........]  45% 4500/10000, 812/s, 12.3 MiB, 3 failed, ETA 0:07`
+    /// The bar line fitted to `columns` (one column is left free, where the cursor waits): the
+    /// bar narrows, then goes, then the text is cut with an ellipsis.
+    static func barLine(_ progress: PrefetchProgress, columns: Int) -> String {
+        let room = max(1, columns - 1)
+        for width in [20, 10, 5] {
+            let line = barLine(progress, width: width)
+            if line.count <= room { return line }
+        }
+        let text = counts(progress, percent: percentDone(progress))
+        return text.count <= room ? text : String(text.prefix(max(0, room - 1))) + "…"
+    }
+
+    private static func percentDone(_ progress: PrefetchProgress) -> Int {
+        progress.total > 0
+            ? Int((min(1, Double(progress.totals.lines) / Double(progress.total)) * 100).rounded(.down)) : 0
+    }
+
     static func barLine(_ progress: PrefetchProgress, width: Int = 20) -> String {
         let fraction = progress.total > 0 ? min(1, Double(progress.totals.lines) / Double(progress.total)) : 0
         let filled = Int((fraction * Double(width)).rounded(.down))
@@ -119,10 +139,7 @@ final class PrefetchConsole: PrefetchObserver {
 
     /// `4500/10000 (45%), 812/s, 12.3 MiB, 3 failed, ETA 0:07`: a log line's text.
     static func status(_ progress: PrefetchProgress) -> String {
-        let percent =
-            progress.total > 0
-            ? Int((min(1, Double(progress.totals.lines) / Double(progress.total)) * 100).rounded(.down)) : 0
-        return counts(progress, percent: percent)
+        counts(progress, percent: percentDone(progress))
     }
 
     private static func counts(_ progress: PrefetchProgress, percent: Int?) -> String {
