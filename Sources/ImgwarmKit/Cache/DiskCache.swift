@@ -125,6 +125,21 @@ public struct DiskCache: Sendable {
         return scan
     }
 
+    /// SDWebImage's totals of the folder (`totalDiskCount`, `totalDiskSize`) in one walk that
+    /// keeps no entry; nil when the folder does not exist.
+    public func totals() throws(DiskCacheError) -> DiskTotals? {
+        guard let directory = try openExistingFolder() else { return nil }
+        defer { directory.close() }
+        var totals = DiskTotals()
+        try walk(directory, expireType: .modification) { entry in
+            totals.add(logical: entry.logicalSize, allocated: entry.allocatedSize)
+        } folders: { name, info in
+            totals.add(logical: info.size, allocated: info.allocatedSize)
+            DiskCache.addTree(parent: directory, name: name, to: &totals)
+        }
+        return totals
+    }
+
     /// Opens the cache folder (following a link to it); nil when it does not exist.
     func openExistingFolder() throws(DiskCacheError) -> FileDescriptor? {
         let folder = location.folder

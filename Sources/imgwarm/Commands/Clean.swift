@@ -71,6 +71,9 @@ struct Clean: ParsableCommand {
     @Option(help: Defaults.reportHelp)
     var report: String?
 
+    @Option(help: Defaults.metricsHelp)
+    var metrics: String?
+
     @Flag(
         name: .shortAndLong,
         help: """
@@ -93,6 +96,43 @@ struct Clean: ParsableCommand {
 
     func run() throws {
         let location = try location.location()
+        let metricsOutput = try MetricsOutput.open(metrics)
+        var result: DiskCache.CleanResult?
+        var duration = 0.0
+        do {
+            try clean(location: location, result: &result, duration: &duration)
+        } catch {
+            if let metricsOutput {
+                metricsOutput.write(
+                    metricsFile(result, duration: duration, location: location),
+                    status: MetricsOutput.status(of: error),
+                    location: location)
+            }
+            throw error
+        }
+        metricsOutput?.write(metricsFile(result, duration: duration, location: location), status: 0, location: location)
+    }
+
+    /// The clean figures (the run and cache ones are added by `MetricsOutput.write`).
+    private func metricsFile(_ result: DiskCache.CleanResult?, duration: Double, location: CacheLocation) -> MetricsFile
+    {
+        var file = MetricsFile(command: "clean", cacheFolder: location.folder)
+        file.gauge(
+            "clean_removed_files", "Entries the last clean removed (or would have, with --dry-run), by reason.",
+            [
+                ([("reason", "expired")], Double(result?.expired ?? 0)),
+                ([("reason", "trimmed")], Double(result?.trimmed ?? 0)),
+                ([("reason", "cleared")], Double(result?.cleared ?? 0)),
+            ])
+        file.gauge("clean_removed_bytes", "Bytes the last clean removed.", Double(result?.removedLogicalBytes ?? 0))
+        file.gauge("clean_failed_files", "Entries the last clean could not remove.", Double(result?.failed ?? 0))
+        file.gauge("clean_duration_seconds", "How long the last clean ran.", duration)
+        return file
+    }
+
+    private func clean(location: CacheLocation, result outcome: inout DiskCache.CleanResult?, duration: inout Double)
+        throws
+    {
         var configuration = CleanJob.Configuration()
         configuration.policy.expireType = expireType
         configuration.policy.maxAge = maxAge ?? configuration.policy.maxAge
@@ -136,6 +176,8 @@ struct Clean: ParsableCommand {
             throw CommandFailure.cache(error.description)
         }
         let finished = Timestamp.now()
+        outcome = result
+        duration = finished.secondsSinceEpoch - started.secondsSinceEpoch
 
         if let document {
             do {

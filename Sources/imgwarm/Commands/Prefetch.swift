@@ -252,6 +252,9 @@ struct Prefetch: ParsableCommand {
     @Option(help: Defaults.reportHelp)
     var report: String?
 
+    @Option(help: Defaults.metricsHelp)
+    var metrics: String?
+
     @Flag(
         name: .customLong("dry-run"),
         help: "Read and classify the lists (would fetch, cached, invalid) without network.")
@@ -289,6 +292,45 @@ struct Prefetch: ParsableCommand {
 
     func run() throws {
         let location = try location.location()
+        let metricsOutput = try MetricsOutput.open(metrics)
+        let outcome = RunOutcome()
+        do {
+            try prefetch(location: location, outcome: outcome)
+        } catch {
+            if let metricsOutput {
+                metricsOutput.write(
+                    metricsFile(outcome.summary, location: location), status: MetricsOutput.status(of: error),
+                    location: location)
+            }
+            throw error
+        }
+    }
+
+    /// What a run got to know, for `--metrics` whatever ends it.
+    final class RunOutcome {
+        var summary: PrefetchSummary?
+    }
+
+    /// The prefetch figures (the run and cache ones are added by `MetricsOutput.write`).
+    private func metricsFile(_ summary: PrefetchSummary?, location: CacheLocation) -> MetricsFile {
+        var file = MetricsFile(command: "prefetch", cacheFolder: location.folder)
+        let t = summary?.totals ?? PrefetchTotals()
+        let counts: [(Outcome, Int)] = [
+            (.downloaded, t.downloaded), (.cached, t.cached), (.revalidated, t.revalidated), (.failed, t.failed),
+            (.blacklisted, t.blacklisted), (.invalid, t.invalid), (.duplicate, t.duplicates),
+            (.wouldFetch, t.wouldFetch), (.notStarted, t.notStarted), (.interrupted, t.interrupted),
+        ]
+        file.gauge(
+            "prefetch_lines", "Lines of the last prefetch by outcome.",
+            counts.map { ([("outcome", $0.0.rawValue)], Double($0.1)) })
+        file.gauge(
+            "prefetch_received_bytes", "Body bytes the last prefetch stored (after content decoding).",
+            Double(t.bytesReceived))
+        file.gauge("prefetch_duration_seconds", "How long the last prefetch ran.", summary?.duration ?? 0)
+        return file
+    }
+
+    private func prefetch(location: CacheLocation, outcome: RunOutcome) throws {
         let sources = listSources()
         var configuration = try configuration(environment: Environment.current)
         let reportFile = try report.map(ReportFile.openForCommand)
@@ -323,6 +365,7 @@ struct Prefetch: ParsableCommand {
         let summary: PrefetchSummary
         do {
             summary = try job.run()
+            outcome.summary = summary
         } catch PrefetchError.unreadableInput(let message) {
             console.clearProgress()
             throw CommandFailure.usage(message)

@@ -5,6 +5,13 @@ import ImgwarmKit
 /// is defined once, there, and an option left out leaves the engine's value in place.
 enum Defaults {
     /// `--report`'s help, the same for prefetch and clean (ReportFile).
+    /// `--metrics`' help, the same for prefetch and clean (MetricsOutput).
+    static let metricsHelp = ArgumentHelp(
+        "Write the run's figures to this file in the Prometheus text format (node_exporter's textfile collector), at the end of the run.",
+        discussion:
+            "Outcome counts, bytes, duration, exit status, the end of the last run and of the last successful one, and the cache folder's entries and size after the run; written like --report (atomically; a device or FIFO is written into).",
+        valueName: "file")
+
     static let reportHelp = ArgumentHelp(
         "Write a JSON report to this file, or - for standard output.",
         discussion:
