@@ -225,6 +225,27 @@ import Testing
         #expect(database.range(of: Data("t0ken".utf8)) == nil)
     }
 
+    /// A URL another prefetch blacklists while this one runs is skipped when this one reaches it:
+    /// an empty blacklist is looked at again (at most once a second), not only at the start.
+    @Test func aBlacklistFilledByAnotherProcessIsConsulted() throws {
+        let h = try PrefetchHarness()
+        let shared = h.url("/status/404?shared")
+        let list = try h.temp.write(
+            "long.txt", Data((h.url("/slow-headers/photo.jpg?delay=3") + "\n" + shared + "\n").utf8))
+        let long = try BackgroundProcess(
+            CLI.binary, ["prefetch", "--disk-cache-path", h.folder, "-c", "1", "--report", "-", list],
+            environment: CLI.environment(home: h.temp.path), folder: h.temp.url)
+        #expect(eventually { h.server.requests.count >= 1 }, "the long run is under way")
+        let other = try h.prefetch([shared])
+        #expect(try other.entry(line: 1)["errorClass"] as? String == "http-status")
+        let end = long.wait(timeout: 30)
+        #expect(end.status == 1, "\(long.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(long.stdout.utf8)) as? [String: Any])
+        let entries = try #require(report["entries"] as? [[String: Any]])
+        #expect(entries.first { $0["line"] as? Int == 2 }?["outcome"] as? String == "blacklisted", "\(entries)")
+        #expect(h.server.requests.filter { $0.target == "/status/404?shared" }.count == 1)
+    }
+
     @Test func exitCodes() throws {
         let h = try PrefetchHarness()
         let missing = try h.run(["prefetch", "--disk-cache-path", h.folder, h.temp.path("no-such-list.txt")])

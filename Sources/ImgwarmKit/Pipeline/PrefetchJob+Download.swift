@@ -158,7 +158,7 @@ extension PrefetchJob {
             record(result)
             return false
         case .miss:
-            if entry.attempts == 0, !configuration.retryFailed, blacklistMayHoldEntries,
+            if entry.attempts == 0, !configuration.retryFailed, blacklistMayHoldEntriesNow(),
                 let listed = activeBlacklistEntry(url: entry.url)
             {
                 var result = EntryResult(entry, outcome: .blacklisted)

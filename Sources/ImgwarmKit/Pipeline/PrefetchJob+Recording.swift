@@ -97,7 +97,8 @@ extension PrefetchJob {
                 )
             }
             try opened.checkWritable()
-            blacklistMayHoldEntries = try opened.counts().blacklisted > 0
+            blacklistMayHoldEntries = try opened.hasBlacklistEntries()
+            blacklistCheckedAt = Monotonic.now()
             state = opened
         } catch {
             throw .cache(error.description)
@@ -142,6 +143,17 @@ extension PrefetchJob {
 
     func stateRecord(_ key: String) -> StateStore.Record? {
         readState { state in try? state.record(forKey: key) }
+    }
+
+    /// Whether the blacklist may hold entries now. An empty blacklist is looked at again at most
+    /// once a second: another process (a prefetch beside this one) may blacklist URLs meanwhile.
+    func blacklistMayHoldEntriesNow() -> Bool {
+        if blacklistMayHoldEntries { return true }
+        let now = Monotonic.now()
+        guard now - blacklistCheckedAt >= 1 else { return false }
+        blacklistCheckedAt = now
+        blacklistMayHoldEntries = readState { state in (try? state.hasBlacklistEntries()) ?? true } ?? false
+        return blacklistMayHoldEntries
     }
 
     /// The blacklist entry in force for `url` (the blacklist is by URL, not key), if any.

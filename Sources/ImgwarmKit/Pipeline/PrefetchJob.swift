@@ -126,6 +126,8 @@ public final class PrefetchJob {
     var lockFailure: CacheLock.Timeout?
     /// `configuration.fetch.clientFingerprint`, computed once.
     lazy var clientFingerprint = configuration.fetch.clientFingerprint
+    /// When the blacklist was last found empty (monotonic seconds; `blacklistMayHoldEntriesNow`).
+    var blacklistCheckedAt = 0.0
     /// False while the blacklist is known to be empty: a download then needs no DELETE.
     var blacklistMayHoldEntries = true
 

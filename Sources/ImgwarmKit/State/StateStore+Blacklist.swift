@@ -61,6 +61,13 @@ extension StateStore {
         return found
     }
 
+    /// True when the blacklist holds any entry (one index probe, whatever its size).
+    public func hasBlacklistEntries() throws(StateError) -> Bool {
+        var found = false
+        try query("SELECT EXISTS(SELECT 1 FROM blacklist)") { row in found = row.int64(0) != 0 }
+        return found
+    }
+
     /// Takes `url` off the blacklist; true when it was on it.
     @discardableResult
     public func unblacklist(_ url: String) throws(StateError) -> Bool {
