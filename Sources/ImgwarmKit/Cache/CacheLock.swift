@@ -49,7 +49,7 @@ public final class CacheLock {
         public var description: String {
             let who = exclusive ? "another imgwarm (a prefetch writing)" : "another imgwarm (a clean deleting)"
             return
-                "the cache lock \(path) is held by \(who) for longer than \(Quantities.formatDecimal(seconds, digits: 1)) s (--lock-timeout)"
+                "the cache lock \(path) is held by \(who) for longer than \(Quantities.formatDecimal(seconds, digits: 1)) s (\(Setting.lockTimeout))"
         }
     }
 

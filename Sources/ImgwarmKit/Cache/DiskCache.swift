@@ -79,7 +79,7 @@ public enum DiskCacheError: Error, Equatable, Sendable, CustomStringConvertible 
             return message
         case .noBirthTime(let path):
             return "the file system of \(path) records no creation (birth) time; "
-                + "use --expire-type modification, access or change"
+                + "use \(Setting.expireType) modification, access or change"
         }
     }
 }

@@ -77,7 +77,7 @@ public struct CleanJob: Sendable {
         for (folder, what) in configuration.protectedFolders where CleanJob.resolved(folder) == target {
             throw .refused(
                 "refusing to clean \(location.folder): it is \(what), not a disk cache folder; "
-                    + "name the cache folder itself, e.g. --disk-cache-path ~/.cache/com.hackemist.SDImageCache/default"
+                    + "name the cache folder itself, e.g. \(Setting.diskCachePath) ~/.cache/com.hackemist.SDImageCache/default"
             )
         }
     }
@@ -91,7 +91,7 @@ public struct CleanJob: Sendable {
         throw .refused(
             "refusing to clean \(location.folder): it does not look like an image disk cache (\(named)\(more) "
                 + "\(survey.foreignCount == 1 ? "is not a cache file name" : "are not cache file names"): 32 hex digits and an extension); "
-                + "nothing was deleted. Check the folder, or add --force to clean it anyway")
+                + "nothing was deleted. Check the folder, or add \(Setting.force) to clean it anyway")
     }
 
     /// `path` with symbolic links resolved, or as given when it cannot be resolved.
