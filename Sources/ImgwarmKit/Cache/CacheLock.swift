@@ -12,7 +12,7 @@ import ImgwarmSystem
 ///   during it.
 ///
 /// Each holder opens its own descriptor (flock locks belong to the open file, so threads must
-/// not share one). Waits are bounded (`--lock-timeout`); running out is exit code 3.
+/// not share one). Waits are bounded (`--lock-timeout`); running out is a run-level failure.
 public final class CacheLock {
     /// Seconds any imgwarm command waits for a lock another process holds (`--lock-timeout`),
     /// and for the state database's write lock. `30` by default.

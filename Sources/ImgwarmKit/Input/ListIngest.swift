@@ -4,7 +4,7 @@ import ImgwarmSystem
 /// lines and duplicates are reported at once. Reading everything first is what lets a
 /// high-priority line at the end of a list start first, and gives progress its total.
 struct ListIngest {
-    /// Why a list could not be read: a usage error (exit code 2), before any download.
+    /// Why a list could not be read: a usage error, before any download.
     struct ReadError: Error, CustomStringConvertible {
         var path: String
         var code: Int32

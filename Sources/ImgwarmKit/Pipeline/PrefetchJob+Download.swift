@@ -41,12 +41,11 @@ extension PrefetchJob {
                 validating -= 1
                 if outcome.diskFull && !summary.diskFull {
                     summary.diskFull = true
-                    observer?.prefetchWarning("the disk is full: no new downloads start; the run ends with exit code 3")
+                    observer?.prefetchHalted(.diskFull)
                 }
                 if let timeout = outcome.lockTimeout, lockFailure == nil {
                     lockFailure = timeout
-                    observer?.prefetchWarning(
-                        "\(timeout.description): no new downloads start; the run ends with exit code 3")
+                    observer?.prefetchHalted(.lockTimeout(timeout))
                 }
                 // The slot is free again whatever happens next: stored, failed, or retried.
                 record(validated: outcome, scheduler: scheduler)
@@ -73,7 +72,7 @@ extension PrefetchJob {
                 scheduler.hosts?.finished(finished.entry, multiplexed: finished.multiplexed)
                 if finished.diskFull && !summary.diskFull {
                     summary.diskFull = true
-                    observer?.prefetchWarning("the disk is full: no new downloads start; the run ends with exit code 3")
+                    observer?.prefetchHalted(.diskFull)
                 }
                 if let job = handle(finished, store: store, lock: touchLock, scheduler: scheduler) { batch.append(job) }
             }
@@ -133,8 +132,7 @@ extension PrefetchJob {
                     try lock.lockShared(timeout: configuration.lockTimeout)
                 } catch {
                     lockFailure = error
-                    observer?.prefetchWarning(
-                        "\(error.description): no new downloads start; the run ends with exit code 3")
+                    observer?.prefetchHalted(.lockTimeout(error))
                     totals.addNotStarted(1)
                     return false
                 }

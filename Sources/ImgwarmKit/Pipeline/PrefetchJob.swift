@@ -8,6 +8,27 @@ public protocol PrefetchObserver: AnyObject {
     func prefetchProgress(_ progress: PrefetchProgress)
     /// Something the user should know that is not a per-URL failure.
     func prefetchWarning(_ message: String)
+    /// A run-level problem stopped new downloads: the run ends once those under way finish, and
+    /// fails (`PrefetchSummary` says why again). Called once per problem.
+    func prefetchHalted(_ reason: PrefetchHalt)
+}
+
+/// Why a prefetch stopped starting downloads before its lists were done.
+public enum PrefetchHalt: Sendable, CustomStringConvertible {
+    /// A write found the disk full (or the quota used up).
+    case diskFull
+    /// The cache lock could not be had in time.
+    case lockTimeout(CacheLock.Timeout)
+    /// The state database stopped being usable.
+    case stateFailure(StateError)
+
+    public var description: String {
+        switch self {
+        case .diskFull: return "the disk is full"
+        case .lockTimeout(let timeout): return timeout.description
+        case .stateFailure(let error): return error.description
+        }
+    }
 }
 
 /// A snapshot of a running prefetch, for progress lines.
@@ -25,22 +46,22 @@ public struct PrefetchProgress: Sendable {
 public struct PrefetchSummary: Sendable {
     public var totals: PrefetchTotals
     public var duration: Double
-    /// Set when the run stopped early because the disk was full (exit code 3).
+    /// Set when the run stopped early because the disk was full.
     public var diskFull = false
-    /// Set when a signal stopped the run (exit code 128 + the signal: 130 for SIGINT, 143 for SIGTERM).
+    /// Set when a signal stopped the run.
     public var interrupted = false
     /// The signal that interrupted the run, when one did.
     public var signal: Int32 = 0
-    /// Set when the state database stopped being usable during the run (exit code 3).
+    /// Set when the state database stopped being usable during the run.
     public var stateFailure: StateError?
-    /// Set when the cache lock could not be had in time (exit code 3).
+    /// Set when the cache lock could not be had in time.
     public var lockFailure: CacheLock.Timeout?
     /// Set when no download could start after the lists were read: the cache folder, the state
     /// database (another process's lock held past `--lock-timeout`) or libcurl could not be set
-    /// up (exit code 3). Every URL is then counted as not started.
+    /// up. Every URL is then counted as not started.
     public var startFailure: PrefetchError?
 
-    /// The run-level problem that ends the run with exit code 3, in words; nil when none did.
+    /// The run-level problem that ended the run, in words (the report's `error`); nil when none did.
     public var failureMessage: String? {
         if let startFailure { return startFailure.description }
         if let stateFailure { return stateFailure.description }
@@ -50,7 +71,7 @@ public struct PrefetchSummary: Sendable {
     }
 }
 
-/// A run-level failure: nothing useful can go on (exit code 2 for input, 3 for the cache).
+/// A run-level failure: nothing useful can go on (a list cannot be read, or the cache cannot be used).
 public enum PrefetchError: Error, CustomStringConvertible {
     case unreadableInput(String)
     case cache(String)

@@ -311,7 +311,7 @@ public final class StateStore {
     }
 }
 
-/// The state database cannot be used: exit code 3.
+/// The state database cannot be used: a run-level failure.
 public enum StateError: Error, Equatable, Sendable, CustomStringConvertible {
     case locked(String, String)
     case unusable(String, String)

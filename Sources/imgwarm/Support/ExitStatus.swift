@@ -51,6 +51,15 @@ enum ExitStatus: Int32, Error {
         """
 }
 
+extension ExitStatus {
+    /// The exit code of a prefetch that a run-level problem halted.
+    static func of(_ halt: PrefetchHalt) -> ExitStatus {
+        switch halt {
+        case .diskFull, .lockTimeout, .stateFailure: return .cacheUnusable
+        }
+    }
+}
+
 /// A run-level failure: a message for standard error and the exit code it maps to.
 struct CommandFailure: Error {
     var message: String

@@ -2,9 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
-/// docs/ARCHITECTURE.md's rule that the engine never speaks in flags, checked on its sources: no
-/// string literal in `Sources/ImgwarmKit` spells a command-line flag (`--max-bytes`). A message
-/// names a `Setting` instead, and the CLI spells it (`SettingFlags`).
+/// docs/ARCHITECTURE.md's rule that the engine never speaks in flags or exit codes, checked on its
+/// sources: no string literal in `Sources/ImgwarmKit` spells a command-line flag (`--max-bytes`;
+/// a message names a `Setting` instead, and the CLI spells it: `SettingFlags`), and no line, comment
+/// or code, speaks of an exit code (the CLI maps typed errors to them: `ExitStatus`).
 @Suite struct EngineWordsTests {
     /// The engine's source files and their lines.
     static func engineSources() throws -> [(file: String, lines: [Substring])] {
@@ -40,6 +41,14 @@ import Testing
         for (file, lines) in try Self.engineSources() {
             for (number, line) in lines.enumerated() where Self.literals(line).contains(where: Self.spellsAFlag) {
                 Issue.record("\(file):\(number + 1) spells a flag; name a Setting instead: \(line)")
+            }
+        }
+    }
+
+    @Test func noLineOfTheEngineSpeaksOfExitCodes() throws {
+        for (file, lines) in try Self.engineSources() {
+            for (number, line) in lines.enumerated() where line.lowercased().contains("exit code") {
+                Issue.record("\(file):\(number + 1) speaks of an exit code: \(line)")
             }
         }
     }
