@@ -8,7 +8,7 @@ extension PrefetchJob {
             store = try CacheStore(location: location)
             touchLock = try CacheLock(location: location)
         } catch {
-            throw .cache(error.description)
+            throw .cacheFolder(error)
         }
         store.removeStaleTemporaryFiles()
         if store.usesHiddenTemporaryFiles {
@@ -23,7 +23,7 @@ extension PrefetchJob {
                 configuration: configuration.fetch, spillFolder: store.temporaryFolder,
                 spillPrefix: store.temporaryPrefix)
         } catch {
-            throw .cache("cannot start libcurl: \(error.message)")
+            throw .curl(error)
         }
         let wake = UnsafeSendableBox(downloader)
         let pool = ValidationPool(

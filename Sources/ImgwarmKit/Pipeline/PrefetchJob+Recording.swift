@@ -90,7 +90,7 @@ extension PrefetchJob {
             blacklistMayHoldEntries = try opened.counts().blacklisted > 0
             state = opened
         } catch {
-            throw .cache(error.description)
+            throw .state(error)
         }
     }
 

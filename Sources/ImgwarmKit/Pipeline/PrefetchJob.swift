@@ -1,3 +1,4 @@
+import Curl
 import ImgwarmSystem
 
 /// Receives what a prefetch does, on the thread that runs it: the CLI prints from here.
@@ -73,12 +74,24 @@ public struct PrefetchSummary: Sendable {
 
 /// A run-level failure: nothing useful can go on (a list cannot be read, or the cache cannot be used).
 public enum PrefetchError: Error, CustomStringConvertible {
-    case unreadableInput(String)
-    case cache(String)
+    /// A list cannot be read (`code` is the errno value).
+    case unreadableInput(path: String, code: Int32)
+    /// The cache folder or its private folder cannot be used.
+    case cacheFolder(CacheStoreError)
+    /// A scratch file for the pending lines cannot be created or written in this folder.
+    case spoolFolder(String, code: Int32)
+    /// The state database cannot be used.
+    case state(StateError)
+    /// libcurl cannot be set up.
+    case curl(CurlError)
 
     public var description: String {
         switch self {
-        case .unreadableInput(let message), .cache(let message): return message
+        case .unreadableInput(let path, let code): return ListIngest.ReadError(path: path, code: code).description
+        case .cacheFolder(let error): return error.description
+        case .spoolFolder(let folder, let code): return EntrySpool.SpoolError(folder: folder, code: code).description
+        case .state(let error): return error.description
+        case .curl(let error): return "cannot start libcurl: \(error.message)"
         }
     }
 }
@@ -200,7 +213,7 @@ public final class PrefetchJob {
         do {
             descriptors = try ListIngest.open(sources)
         } catch {
-            throw .unreadableInput(error.description)
+            throw .unreadableInput(path: error.path, code: error.code)
         }
         var spools: [EntrySpool] = []
         do {
@@ -208,7 +221,7 @@ public final class PrefetchJob {
                 spools.append(try EntrySpool(priority: priority, folder: configuration.spoolFolder))
             }
         } catch {
-            throw .cache(error.description)
+            throw .spoolFolder(error.folder, code: error.code)
         }
         let duplicates = DuplicateFilter(
             memoryLimit: configuration.duplicateMemoryLimit, folder: configuration.spoolFolder)
@@ -219,13 +232,18 @@ public final class PrefetchJob {
             ordinalBases.append(linesBefore)
             var lastLine = 0
             defer { linesBefore += UInt64(lastLine) }
+            var stopped = false
             do {
-                try ListIngest.read(source, index: index, descriptor: descriptors[index]) { line, parsed in
+                try ListIngest.read(source, index: index, descriptor: descriptors[index]) {
+                    (line, parsed) throws(EntrySpool.SpoolError) -> Bool in
                     lastLine = line
-                    if line & 0xFFF == 0 && configuration.stop.signal != 0 { throw ListIngest.Stopped() }
+                    if line & 0xFFF == 0 && configuration.stop.signal != 0 {
+                        stopped = true
+                        return false
+                    }
                     switch parsed {
                     case .ignored:
-                        return
+                        return true
                     case .invalid(let reason, let text):
                         // Every shard reports invalid lines: they belong to none.
                         var result = EntryResult(line: line, input: index, url: text, outcome: .invalid)
@@ -239,7 +257,7 @@ public final class PrefetchJob {
                                 .invalidURL,
                                 "the key filters (\(configuration.keyFilters)) made the key of this URL empty")
                             record(result)
-                            return
+                            return true
                         }
                         let digest = MD5.digest(Array(key.utf8))
                         // Duplicates of a key belong to the same shard as its first line: that
@@ -247,25 +265,26 @@ public final class PrefetchJob {
                         if let shard = configuration.shard, !shard.owns(digest) {
                             totals.addOtherShard()
                             total += 1
-                            return
+                            return true
                         }
                         total += 1
                         let priority = linePriority ?? source.priority
                         let ordinal = ordinalBases[index] + UInt64(line)
                         if try duplicates.check(digest, ordinal: ordinal) == .duplicate {
                             recordDuplicate(line: line, input: index, url: url, key: key, priority: priority)
-                            return
+                            return true
                         }
                         try spools[priority.rank].append(line: line, input: index, url: url, key: key)
                     }
+                    return true
                 }
-            } catch is ListIngest.Stopped {
-                break
-            } catch let error as ListIngest.ReadError {
-                throw .unreadableInput(error.description)
             } catch {
-                throw .cache("\(error)")
+                switch error {
+                case .read(let error): throw .unreadableInput(path: error.path, code: error.code)
+                case .line(let error): throw .spoolFolder(error.folder, code: error.code)
+                }
             }
+            if stopped { break }
         }
         total += totals.invalid
         do {
@@ -285,7 +304,7 @@ public final class PrefetchJob {
                 }
             }
         } catch {
-            throw .cache(error.description)
+            throw .spoolFolder(error.folder, code: error.code)
         }
         return spools
     }
