@@ -291,9 +291,7 @@ struct Prefetch: ParsableCommand {
             job.report = PrefetchReport(
                 file: reportFile,
                 header: PrefetchReport.Header(
-                    cacheFolder: location.folder, inputs: sources, options: reportOptions(configuration),
-                    startedAt: started,
-                    dryRun: dryRun))
+                    cacheFolder: location.folder, inputs: sources, configuration: configuration, startedAt: started))
         }
 
         let summary: PrefetchSummary
