@@ -1,7 +1,7 @@
 import Curl
-import ImgwarmKit
 import Testing
 
+@testable import ImgwarmKit
 @testable import imgwarm
 
 /// `ExitStatus.of`, the one table from the engine's typed run-level errors to exit codes, and the
@@ -30,6 +30,17 @@ import Testing
             #expect(failure.status == .cacheUnusable, "\(error)")
             #expect(failure.message.hasPrefix(words), "\(failure.message)")
         }
+    }
+
+    @Test func aCleanItRefusesIsAUsageErrorTheRestIsExitCode3() {
+        #expect(ExitStatus.ofClean(.noBirthTime("/c")) == .usage)
+        #expect(ExitStatus.ofClean(.protectedFolder("/", what: "the root folder")) == .usage)
+        #expect(ExitStatus.ofClean(.foreignFolder("/c", names: ["notes.txt"], count: 1)) == .usage)
+        #expect(ExitStatus.ofClean(.notADirectory("/c")) == .cacheUnusable)
+        #expect(ExitStatus.ofClean(.unreadable("/c", 13)) == .cacheUnusable)
+        let timeout = CacheLock.Timeout(path: "/c/lock", seconds: 1, exclusive: true)
+        #expect(ExitStatus.ofClean(.locked(timeout)) == .cacheUnusable)
+        #expect(DiskCacheError.locked(timeout).description == timeout.description)
     }
 
     @Test func everyHaltIsExitCode3() {

@@ -42,7 +42,7 @@ public final class CacheLock {
     }
 
     /// The lock was not granted within the allowed time.
-    public struct Timeout: Error, Sendable, CustomStringConvertible {
+    public struct Timeout: Error, Equatable, Sendable, CustomStringConvertible {
         public var path: String
         public var seconds: Double
         public var exclusive: Bool

@@ -62,6 +62,15 @@ extension ExitStatus {
         }
     }
 
+    /// The exit code of a clean that could not be done: a folder it refuses or an expiry the file
+    /// system cannot tell is a usage error; the rest is the cache's.
+    static func ofClean(_ error: DiskCacheError) -> ExitStatus {
+        switch error {
+        case .noBirthTime, .protectedFolder, .foreignFolder: return .usage
+        case .notADirectory, .unreadable, .locked: return .cacheUnusable
+        }
+    }
+
     /// The exit code of a prefetch that a run-level problem halted.
     static func of(_ halt: PrefetchHalt) -> ExitStatus {
         switch halt {
