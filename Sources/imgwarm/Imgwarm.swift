@@ -25,6 +25,7 @@ struct Imgwarm: ParsableCommand {
         // A reader that goes away (`imgwarm path … | head -1`) makes writes fail with EPIPE, which
         // `Console` and the reports handle, rather than killing the process mid-run.
         ProcessTuning.ignoreBrokenPipe()
+        SettingFlags.install()
         let status: ExitStatus
         do {
             try checkHelpTopic(Array(CommandLine.arguments.dropFirst()))

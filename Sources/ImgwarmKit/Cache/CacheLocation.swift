@@ -49,13 +49,13 @@ public struct CacheLocation: Sendable, Equatable {
         environment: [String: String]
     ) throws(CacheLocationError) -> CacheLocation {
         if let diskCachePath {
-            guard !diskCachePath.isEmpty else { throw .emptyPath("--disk-cache-path") }
+            guard !diskCachePath.isEmpty else { throw .emptyPath(.diskCachePath) }
             if namespace != nil || cacheDir != nil { throw .conflictingOptions }
             return CacheLocation(folder: diskCachePath)
         }
         let root: String
         if let cacheDir {
-            guard !cacheDir.isEmpty else { throw .emptyPath("--cache-dir") }
+            guard !cacheDir.isEmpty else { throw .emptyPath(.cacheDir) }
             root = cacheDir
         } else if let value = environment["IMGWARM_CACHE_DIR"], !value.isEmpty {
             root = value
@@ -147,7 +147,7 @@ public enum CacheLocationError: Error, Equatable, Sendable, CustomStringConverti
     case reservedNamespace(String)
     /// The cache folder is or lies inside a folder named `.imgwarm`.
     case insidePrivateFolder(String)
-    case emptyPath(String)
+    case emptyPath(Setting)
     case conflictingOptions
     case noHome
 
@@ -165,9 +165,9 @@ public enum CacheLocationError: Error, Equatable, Sendable, CustomStringConverti
             return "\(option) needs a folder path, e.g. \(option) /var/cache/app-images"
         case .conflictingOptions:
             return
-                "--disk-cache-path names the folder directly: drop --cache-dir and --namespace, or drop --disk-cache-path"
+                "\(Setting.diskCachePath) names the folder directly: drop \(Setting.cacheDir) and \(Setting.namespace), or drop \(Setting.diskCachePath)"
         case .noHome:
-            return "no cache location: set --cache-dir, IMGWARM_CACHE_DIR, XDG_CACHE_HOME or HOME"
+            return "no cache location: set \(Setting.cacheDir), IMGWARM_CACHE_DIR, XDG_CACHE_HOME or HOME"
         }
     }
 }

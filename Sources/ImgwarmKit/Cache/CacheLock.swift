@@ -12,7 +12,7 @@ import ImgwarmSystem
 ///   during it.
 ///
 /// Each holder opens its own descriptor (flock locks belong to the open file, so threads must
-/// not share one). Waits are bounded (`--lock-timeout`); running out is exit code 3.
+/// not share one). Waits are bounded (`--lock-timeout`); running out is a run-level failure.
 public final class CacheLock {
     /// Seconds any imgwarm command waits for a lock another process holds (`--lock-timeout`),
     /// and for the state database's write lock. `30` by default.
@@ -42,14 +42,14 @@ public final class CacheLock {
     }
 
     /// The lock was not granted within the allowed time.
-    public struct Timeout: Error, Sendable, CustomStringConvertible {
+    public struct Timeout: Error, Equatable, Sendable, CustomStringConvertible {
         public var path: String
         public var seconds: Double
         public var exclusive: Bool
         public var description: String {
             let who = exclusive ? "another imgwarm (a prefetch writing)" : "another imgwarm (a clean deleting)"
             return
-                "the cache lock \(path) is held by \(who) for longer than \(Quantities.formatDecimal(seconds, digits: 1)) s (--lock-timeout)"
+                "the cache lock \(path) is held by \(who) for longer than \(Quantities.formatDecimal(seconds, digits: 1)) s (\(Setting.lockTimeout))"
         }
     }
 

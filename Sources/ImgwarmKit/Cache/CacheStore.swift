@@ -288,7 +288,7 @@ public final class CacheStore: Sendable {
     }
 }
 
-/// The cache folder or its private folder cannot be used: the run stops (exit code 3).
+/// The cache folder or its private folder cannot be used: the run stops.
 public enum CacheStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case notADirectory(String)
     case unusable(String, Int32)

@@ -65,9 +65,13 @@ public enum DiskCacheError: Error, Equatable, Sendable, CustomStringConvertible 
     case unreadable(String, Int32)
     case noBirthTime(String)
     /// Another imgwarm held the cache lock longer than the wait allowed.
-    case locked(String)
-    /// `clean` will not delete here: the folder is protected or does not look like a disk cache.
-    case refused(String)
+    case locked(CacheLock.Timeout)
+    /// `clean` will not delete here: the folder is `what` (`/`, the home folder, a caches root),
+    /// not a disk cache folder.
+    case protectedFolder(String, what: String)
+    /// `clean` will not delete here: `count` files do not have cache file names (`names`: the
+    /// first three).
+    case foreignFolder(String, names: [String], count: Int)
 
     public var description: String {
         switch self {
@@ -75,11 +79,20 @@ public enum DiskCacheError: Error, Equatable, Sendable, CustomStringConvertible 
             return "\(path) is not a folder"
         case .unreadable(let path, let code):
             return "cannot read \(path): \(SystemError.message(code))"
-        case .locked(let message), .refused(let message):
-            return message
+        case .locked(let timeout):
+            return timeout.description
+        case .protectedFolder(let folder, let what):
+            return "refusing to clean \(folder): it is \(what), not a disk cache folder; "
+                + "name the cache folder itself, e.g. \(Setting.diskCachePath) ~/.cache/com.hackemist.SDImageCache/default"
+        case .foreignFolder(let folder, let names, let count):
+            let named = names.map { "'\($0)'" }.joined(separator: ", ")
+            let more = count > 3 ? " and \(count - 3) more" : ""
+            return "refusing to clean \(folder): it does not look like an image disk cache (\(named)\(more) "
+                + "\(count == 1 ? "is not a cache file name" : "are not cache file names"): 32 hex digits and an extension); "
+                + "nothing was deleted. Check the folder, or add \(Setting.force) to clean it anyway"
         case .noBirthTime(let path):
             return "the file system of \(path) records no creation (birth) time; "
-                + "use --expire-type modification, access or change"
+                + "use \(Setting.expireType) modification, access or change"
         }
     }
 }

@@ -250,7 +250,7 @@ final class Downloader {
         case .writeRefused:
             if transfer.tooLarge {
                 return Failure(
-                    .tooLarge, "the body is larger than --max-bytes (\(c.maxBytes) bytes) after decoding",
+                    .tooLarge, "the body is larger than \(Setting.maxBytes) (\(c.maxBytes) bytes) after decoding",
                     httpStatus: httpStatus)
             }
             if let writeError = transfer.writeError {
@@ -259,21 +259,22 @@ final class Downloader {
             return Failure(.transferFailed, detail, httpStatus: httpStatus)
         case .fileTooLarge:
             return Failure(
-                .tooLarge, "the server announced a body larger than --max-bytes (\(c.maxBytes) bytes)",
+                .tooLarge, "the server announced a body larger than \(Setting.maxBytes) (\(c.maxBytes) bytes)",
                 httpStatus: httpStatus)
         case .timedOut:
             if c.maxTime > 0 && duration >= c.maxTime - 0.05 {
                 return Failure(
                     .timeout,
-                    "the transfer took longer than --max-time (\(Quantities.formatDecimal(c.maxTime, digits: 1)) s)",
+                    "the transfer took longer than \(Setting.maxTime) (\(Quantities.formatDecimal(c.maxTime, digits: 1)) s)",
                     httpStatus: httpStatus)
             }
             return Failure(
-                .timeout, "no data for \(Quantities.formatDecimal(c.timeout, digits: 1)) s (--timeout): \(detail)",
+                .timeout,
+                "no data for \(Quantities.formatDecimal(c.timeout, digits: 1)) s (\(Setting.timeout)): \(detail)",
                 httpStatus: httpStatus)
         case .abortedByCallback where transfer.stalled:
             return Failure(
-                .timeout, "no data for \(Quantities.formatDecimal(c.timeout, digits: 1)) s (--timeout)",
+                .timeout, "no data for \(Quantities.formatDecimal(c.timeout, digits: 1)) s (\(Setting.timeout))",
                 httpStatus: httpStatus)
         case .couldNotResolve:
             return Failure(.dns, detail)
@@ -304,7 +305,8 @@ final class Downloader {
             return Failure(.badResponse, "the answer is not a valid HTTP response: \(detail)", httpStatus: httpStatus)
         case .tooManyRedirects:
             return Failure(
-                .tooManyRedirects, "more than \(c.maxRedirects) redirects (--max-redirects)", httpStatus: httpStatus)
+                .tooManyRedirects, "more than \(c.maxRedirects) redirects (\(Setting.maxRedirects))",
+                httpStatus: httpStatus)
         case .tls:
             return Failure(.tls, "TLS: \(detail)")
         case .badContentEncoding:

@@ -38,19 +38,20 @@ extension KeyFilter {
             hint = " (\(spec) needs its parameter names after a colon)"
         }
         if spec == "regex" { hint = " (regex needs /PATTERN/TEMPLATE/ after a colon)" }
-        throw SyntaxError("unknown key filter '\(spec)'\(hint): use \(syntaxSummary), e.g. --key-filter strip-query")
+        throw SyntaxError(
+            "unknown key filter '\(spec)'\(hint): use \(syntaxSummary), e.g. \(Setting.keyFilter) strip-query")
     }
 
     private static func names(_ list: String, spec: String, example: String) throws(SyntaxError) -> [String] {
         let names = list.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         if names.contains(where: \.isEmpty) {
             throw SyntaxError(
-                "key filter '\(spec)' has an empty parameter name: list names separated by commas, e.g. --key-filter \(example)"
+                "key filter '\(spec)' has an empty parameter name: list names separated by commas, e.g. \(Setting.keyFilter) \(example)"
             )
         }
         if let bad = names.first(where: { $0.contains("&") || $0.contains("=") || $0.contains("#") }) {
             throw SyntaxError(
-                "key filter '\(spec)': '\(bad)' cannot be a parameter name (it holds &, = or #), e.g. --key-filter \(example)"
+                "key filter '\(spec)': '\(bad)' cannot be a parameter name (it holds &, = or #), e.g. \(Setting.keyFilter) \(example)"
             )
         }
         return names
@@ -62,7 +63,7 @@ extension RegexReplacement {
     /// any character but a letter, a digit, a backslash or white space; `\<d>` inside PATTERN or
     /// TEMPLATE stands for the delimiter itself.
     public static func parse(_ spec: String) throws(KeyFilter.SyntaxError) -> RegexReplacement {
-        let example = "e.g. --key-filter 'regex:#/v[0-9]+/#/#'"
+        let example = "e.g. \(Setting.keyFilter) 'regex:#/v[0-9]+/#/#'"
         let body = spec.dropFirst("regex:".count)
         guard let delimiter = body.first else {
             throw KeyFilter.SyntaxError(

@@ -4,15 +4,19 @@ import ImgwarmSystem
 /// lines and duplicates are reported at once. Reading everything first is what lets a
 /// high-priority line at the end of a list start first, and gives progress its total.
 struct ListIngest {
-    /// Why a list could not be read: a usage error (exit code 2), before any download.
+    /// Why a list could not be read: a usage error, before any download.
     struct ReadError: Error, CustomStringConvertible {
         var path: String
         var code: Int32
         var description: String { "cannot read \(path == "-" ? "standard input" : path): \(SystemError.message(code))" }
     }
 
-    /// Thrown from the line callback to stop reading (the run was interrupted).
-    struct Stopped: Error {}
+    /// Why reading a list ended with an error: the list could not be read, or the line callback
+    /// threw.
+    enum ReadFailure<LineError: Error>: Error {
+        case read(ReadError)
+        case line(LineError)
+    }
 
     /// Opens every list first, so a missing file stops the run before anything happens.
     static func open(_ sources: [ListSource]) throws(ReadError) -> [FileDescriptor] {
@@ -37,26 +41,30 @@ struct ListIngest {
         return descriptors
     }
 
-    static func read(
+    /// Reads one list, calling `onLine` with each line that is not ignored until it returns false
+    /// (the run was interrupted) or throws.
+    static func read<LineError: Error>(
         _ source: ListSource, index: Int, descriptor: FileDescriptor,
-        onLine: (_ line: Int, _ parsed: ListLine) throws -> Void
-    ) throws {
+        onLine: (_ line: Int, _ parsed: ListLine) throws(LineError) -> Bool
+    ) throws(ReadFailure<LineError>) {
         var reader = LineReader(descriptor: descriptor, maxLineLength: URLRules.maxLineLength)
         let format = source.effectiveFormat
         var lineNumber = 0
-        var failure: Error?
+        var failure: LineError?
+        var stopped = false
         reader.forEachLine { bytes, truncated in
-            guard failure == nil else { return }
+            guard failure == nil, !stopped else { return }
             lineNumber += 1
             var line = bytes
             // A UTF-8 byte order mark at the start of the file is not part of the first line.
             if lineNumber == 1 && line.starts(with: [0xEF, 0xBB, 0xBF]) { line = line.dropFirst(3) }
             let parsed = ListLine.parse(line, format: format, truncated: truncated)
             if parsed == .ignored { return }
-            do { try onLine(lineNumber, parsed) } catch { failure = error }
+            do throws(LineError) { stopped = try !onLine(lineNumber, parsed) } catch { failure = error }
         }
         if descriptor != .standardInput { descriptor.close() }
-        if let failure { throw failure }
-        if let error = reader.readError { throw ReadError(path: source.path, code: error.code) }
+        if let failure { throw .line(failure) }
+        if stopped { return }
+        if let error = reader.readError { throw .read(ReadError(path: source.path, code: error.code)) }
     }
 }

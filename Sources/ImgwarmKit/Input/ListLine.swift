@@ -26,7 +26,7 @@ public enum ListLine: Equatable, Sendable {
             case .failure(let error):
                 let hint =
                     trimmed.first == UInt8(ascii: "{")
-                    ? " (it looks like JSON Lines: name the list .jsonl or use --format jsonl)" : ""
+                    ? " (it looks like JSON Lines: name the list .jsonl or use \(Setting.listFormat) jsonl)" : ""
                 return .invalid(reason: "the line " + error.message + hint, text: display(trimmed))
             }
         }

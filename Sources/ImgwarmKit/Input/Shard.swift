@@ -20,7 +20,9 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     public init(index: Int, count: Int) throws(SyntaxError) {
         guard (1...Shard.maxCount).contains(count), (1...count).contains(index) else {
             throw SyntaxError(
-                message: "invalid shard \(index)/\(count): K/N needs 1 ≤ K ≤ N ≤ \(Shard.maxCount), e.g. --shard 2/8")
+                message:
+                    "invalid shard \(index)/\(count): K/N needs 1 ≤ K ≤ N ≤ \(Shard.maxCount), e.g. \(Setting.shard) 2/8"
+            )
         }
         self.index = index
         self.count = count
@@ -34,7 +36,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
         else {
             throw SyntaxError(
                 message:
-                    "invalid shard '\(text)': write K/N with 1 ≤ K ≤ N ≤ \(Shard.maxCount), e.g. --shard 2/8 (the second of eight)"
+                    "invalid shard '\(text)': write K/N with 1 ≤ K ≤ N ≤ \(Shard.maxCount), e.g. \(Setting.shard) 2/8 (the second of eight)"
             )
         }
         try self.init(index: index, count: count)

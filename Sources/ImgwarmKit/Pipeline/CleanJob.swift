@@ -59,7 +59,7 @@ public struct CleanJob: Sendable {
         do {
             try lock?.lockExclusive(timeout: configuration.lockTimeout)
         } catch {
-            throw .locked(error.description)
+            throw .locked(error)
         }
         defer { lock?.unlock() }
         var result = try cache.clean(
@@ -75,10 +75,7 @@ public struct CleanJob: Sendable {
     private func refuseProtectedFolder() throws(DiskCacheError) {
         let target = CleanJob.resolved(location.folder)
         for (folder, what) in configuration.protectedFolders where CleanJob.resolved(folder) == target {
-            throw .refused(
-                "refusing to clean \(location.folder): it is \(what), not a disk cache folder; "
-                    + "name the cache folder itself, e.g. --disk-cache-path ~/.cache/com.hackemist.SDImageCache/default"
-            )
+            throw .protectedFolder(location.folder, what: what)
         }
     }
 
@@ -86,12 +83,7 @@ public struct CleanJob: Sendable {
     /// (`SDFileName.isCacheFileName`), or nothing is deleted (dry runs included) unless `force`.
     private func refuseForeignFolder(_ survey: DiskCache.Survey) throws(DiskCacheError) {
         guard !configuration.force, survey.foreignCount > 0 else { return }
-        let named = survey.foreignNames.map { "'\($0)'" }.joined(separator: ", ")
-        let more = survey.foreignCount > 3 ? " and \(survey.foreignCount - 3) more" : ""
-        throw .refused(
-            "refusing to clean \(location.folder): it does not look like an image disk cache (\(named)\(more) "
-                + "\(survey.foreignCount == 1 ? "is not a cache file name" : "are not cache file names"): 32 hex digits and an extension); "
-                + "nothing was deleted. Check the folder, or add --force to clean it anyway")
+        throw .foreignFolder(location.folder, names: survey.foreignNames, count: survey.foreignCount)
     }
 
     /// `path` with symbolic links resolved, or as given when it cannot be resolved.

@@ -8,7 +8,7 @@ extension PrefetchJob {
             store = try CacheStore(location: location)
             touchLock = try CacheLock(location: location)
         } catch {
-            throw .cache(error.description)
+            throw .cacheFolder(error)
         }
         store.removeStaleTemporaryFiles()
         if store.usesHiddenTemporaryFiles {
@@ -23,7 +23,7 @@ extension PrefetchJob {
                 configuration: configuration.fetch, spillFolder: store.temporaryFolder,
                 spillPrefix: store.temporaryPrefix)
         } catch {
-            throw .cache("cannot start libcurl: \(error.message)")
+            throw .curl(error)
         }
         let wake = UnsafeSendableBox(downloader)
         let pool = ValidationPool(
@@ -41,12 +41,11 @@ extension PrefetchJob {
                 validating -= 1
                 if outcome.diskFull && !summary.diskFull {
                     summary.diskFull = true
-                    observer?.prefetchWarning("the disk is full: no new downloads start; the run ends with exit code 3")
+                    observer?.prefetchHalted(.diskFull)
                 }
                 if let timeout = outcome.lockTimeout, lockFailure == nil {
                     lockFailure = timeout
-                    observer?.prefetchWarning(
-                        "\(timeout.description): no new downloads start; the run ends with exit code 3")
+                    observer?.prefetchHalted(.lockTimeout(timeout))
                 }
                 // The slot is free again whatever happens next: stored, failed, or retried.
                 record(validated: outcome, scheduler: scheduler)
@@ -73,7 +72,7 @@ extension PrefetchJob {
                 scheduler.hosts?.finished(finished.entry, multiplexed: finished.multiplexed)
                 if finished.diskFull && !summary.diskFull {
                     summary.diskFull = true
-                    observer?.prefetchWarning("the disk is full: no new downloads start; the run ends with exit code 3")
+                    observer?.prefetchHalted(.diskFull)
                 }
                 if let job = handle(finished, store: store, lock: touchLock, scheduler: scheduler) { batch.append(job) }
             }
@@ -133,8 +132,7 @@ extension PrefetchJob {
                     try lock.lockShared(timeout: configuration.lockTimeout)
                 } catch {
                     lockFailure = error
-                    observer?.prefetchWarning(
-                        "\(error.description): no new downloads start; the run ends with exit code 3")
+                    observer?.prefetchHalted(.lockTimeout(error))
                     recordNotStarted(entry)
                     return false
                 }

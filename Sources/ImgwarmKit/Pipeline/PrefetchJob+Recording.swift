@@ -101,7 +101,7 @@ extension PrefetchJob {
             blacklistCheckedAt = Monotonic.now()
             state = opened
         } catch {
-            throw .cache(error.description)
+            throw .state(error)
         }
     }
 
@@ -126,7 +126,7 @@ extension PrefetchJob {
 
     private func failState(_ error: StateError) {
         stateFailure = error
-        observer?.prefetchWarning("\(error.description): no new downloads start; the run ends with exit code 3")
+        observer?.prefetchHalted(.stateFailure(error))
     }
 
     /// Logs the run, then lets the writer commit everything and stop.

@@ -1,3 +1,4 @@
+import Curl
 import ImgwarmSystem
 
 /// Receives what a prefetch does, on the thread that runs it: the CLI prints from here.
@@ -8,6 +9,27 @@ public protocol PrefetchObserver: AnyObject {
     func prefetchProgress(_ progress: PrefetchProgress)
     /// Something the user should know that is not a per-URL failure.
     func prefetchWarning(_ message: String)
+    /// A run-level problem stopped new downloads: the run ends once those under way finish, and
+    /// fails (`PrefetchSummary` says why again). Called once per problem.
+    func prefetchHalted(_ reason: PrefetchHalt)
+}
+
+/// Why a prefetch stopped starting downloads before its lists were done.
+public enum PrefetchHalt: Sendable, CustomStringConvertible {
+    /// A write found the disk full (or the quota used up).
+    case diskFull
+    /// The cache lock could not be had in time.
+    case lockTimeout(CacheLock.Timeout)
+    /// The state database stopped being usable.
+    case stateFailure(StateError)
+
+    public var description: String {
+        switch self {
+        case .diskFull: return "the disk is full"
+        case .lockTimeout(let timeout): return timeout.description
+        case .stateFailure(let error): return error.description
+        }
+    }
 }
 
 /// A snapshot of a running prefetch, for progress lines.
@@ -25,22 +47,22 @@ public struct PrefetchProgress: Sendable {
 public struct PrefetchSummary: Sendable {
     public var totals: PrefetchTotals
     public var duration: Double
-    /// Set when the run stopped early because the disk was full (exit code 3).
+    /// Set when the run stopped early because the disk was full.
     public var diskFull = false
-    /// Set when a signal stopped the run (exit code 128 + the signal: 130 for SIGINT, 143 for SIGTERM).
+    /// Set when a signal stopped the run.
     public var interrupted = false
     /// The signal that interrupted the run, when one did.
     public var signal: Int32 = 0
-    /// Set when the state database stopped being usable during the run (exit code 3).
+    /// Set when the state database stopped being usable during the run.
     public var stateFailure: StateError?
-    /// Set when the cache lock could not be had in time (exit code 3).
+    /// Set when the cache lock could not be had in time.
     public var lockFailure: CacheLock.Timeout?
     /// Set when no download could start after the lists were read: the cache folder, the state
     /// database (another process's lock held past `--lock-timeout`) or libcurl could not be set
-    /// up (exit code 3). Every URL is then counted as not started.
+    /// up. Every URL is then counted as not started.
     public var startFailure: PrefetchError?
 
-    /// The run-level problem that ends the run with exit code 3, in words; nil when none did.
+    /// The run-level problem that ended the run, in words (the report's `error`); nil when none did.
     public var failureMessage: String? {
         if let startFailure { return startFailure.description }
         if let stateFailure { return stateFailure.description }
@@ -50,14 +72,26 @@ public struct PrefetchSummary: Sendable {
     }
 }
 
-/// A run-level failure: nothing useful can go on (exit code 2 for input, 3 for the cache).
+/// A run-level failure: nothing useful can go on (a list cannot be read, or the cache cannot be used).
 public enum PrefetchError: Error, CustomStringConvertible {
-    case unreadableInput(String)
-    case cache(String)
+    /// A list cannot be read (`code` is the errno value).
+    case unreadableInput(path: String, code: Int32)
+    /// The cache folder or its private folder cannot be used.
+    case cacheFolder(CacheStoreError)
+    /// A scratch file for the pending lines cannot be created or written in this folder.
+    case spoolFolder(String, code: Int32)
+    /// The state database cannot be used.
+    case state(StateError)
+    /// libcurl cannot be set up.
+    case curl(CurlError)
 
     public var description: String {
         switch self {
-        case .unreadableInput(let message), .cache(let message): return message
+        case .unreadableInput(let path, let code): return ListIngest.ReadError(path: path, code: code).description
+        case .cacheFolder(let error): return error.description
+        case .spoolFolder(let folder, let code): return EntrySpool.SpoolError(folder: folder, code: code).description
+        case .state(let error): return error.description
+        case .curl(let error): return "cannot start libcurl: \(error.message)"
         }
     }
 }
@@ -183,7 +217,7 @@ public final class PrefetchJob {
         do {
             descriptors = try ListIngest.open(sources)
         } catch {
-            throw .unreadableInput(error.description)
+            throw .unreadableInput(path: error.path, code: error.code)
         }
         var spools: [EntrySpool] = []
         do {
@@ -191,7 +225,7 @@ public final class PrefetchJob {
                 spools.append(try EntrySpool(priority: priority, folder: configuration.spoolFolder))
             }
         } catch {
-            throw .cache(error.description)
+            throw .spoolFolder(error.folder, code: error.code)
         }
         let duplicates = DuplicateFilter(
             memoryLimit: configuration.duplicateMemoryLimit, folder: configuration.spoolFolder)
@@ -202,13 +236,18 @@ public final class PrefetchJob {
             ordinalBases.append(linesBefore)
             var lastLine = 0
             defer { linesBefore += UInt64(lastLine) }
+            var stopped = false
             do {
-                try ListIngest.read(source, index: index, descriptor: descriptors[index]) { line, parsed in
+                try ListIngest.read(source, index: index, descriptor: descriptors[index]) {
+                    (line, parsed) throws(EntrySpool.SpoolError) -> Bool in
                     lastLine = line
-                    if line & 0xFFF == 0 && configuration.stop.signal != 0 { throw ListIngest.Stopped() }
+                    if line & 0xFFF == 0 && configuration.stop.signal != 0 {
+                        stopped = true
+                        return false
+                    }
                     switch parsed {
                     case .ignored:
-                        return
+                        return true
                     case .invalid(let reason, let text):
                         // Every shard reports invalid lines: they belong to none.
                         var result = EntryResult(line: line, input: index, url: text, outcome: .invalid)
@@ -222,7 +261,7 @@ public final class PrefetchJob {
                                 .invalidURL,
                                 "the key filters (\(configuration.keyFilters)) made the key of this URL empty")
                             record(result)
-                            return
+                            return true
                         }
                         let digest = MD5.digest(Array(key.utf8))
                         // Duplicates of a key belong to the same shard as its first line: that
@@ -230,25 +269,26 @@ public final class PrefetchJob {
                         if let shard = configuration.shard, !shard.owns(digest) {
                             totals.addOtherShard()
                             total += 1
-                            return
+                            return true
                         }
                         total += 1
                         let priority = linePriority ?? source.priority
                         let ordinal = ordinalBases[index] + UInt64(line)
                         if try duplicates.check(digest, ordinal: ordinal) == .duplicate {
                             recordDuplicate(line: line, input: index, url: url, key: key, priority: priority)
-                            return
+                            return true
                         }
                         try spools[priority.rank].append(line: line, input: index, url: url, key: key)
                     }
+                    return true
                 }
-            } catch is ListIngest.Stopped {
-                break
-            } catch let error as ListIngest.ReadError {
-                throw .unreadableInput(error.description)
             } catch {
-                throw .cache("\(error)")
+                switch error {
+                case .read(let error): throw .unreadableInput(path: error.path, code: error.code)
+                case .line(let error): throw .spoolFolder(error.folder, code: error.code)
+                }
             }
+            if stopped { break }
         }
         total += totals.invalid
         do {
@@ -268,7 +308,7 @@ public final class PrefetchJob {
                 }
             }
         } catch {
-            throw .cache(error.description)
+            throw .spoolFolder(error.folder, code: error.code)
         }
         return spools
     }

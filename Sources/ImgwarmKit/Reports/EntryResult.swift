@@ -67,7 +67,7 @@ public struct EntryResult: Sendable {
     }
 }
 
-/// Running totals of a prefetch (README, "The report" and "Exit codes").
+/// Running totals of a prefetch (README, "The report").
 public struct PrefetchTotals: Sendable, Equatable {
     /// Lines that hold a URL or an invalid entry (blank and comment lines are not counted).
     public var lines = 0
@@ -97,7 +97,7 @@ public struct PrefetchTotals: Sendable, Equatable {
     /// SDWebImage's `skippedCount`: those that ended in an error or were blacklisted (invalid
     /// lines included, as SDWebImage counts a nil URL).
     public var skippedCount: Int { failed + blacklisted + invalid }
-    /// True when every URL ended in the cache (exit code 0).
+    /// True when every URL ended in the cache: the run did all it was asked.
     public var allInCache: Bool { skippedCount == 0 && notStarted == 0 && interrupted == 0 }
 
     /// A line whose key belongs to another shard: counted, never listed (README, "Running on many machines").

@@ -93,7 +93,9 @@ public struct MetricsFile {
         let prefix = command + "_"
         let now = Double(finishedAt.seconds) + Double(finishedAt.nanoseconds) / 1e9
         gauge(prefix + "last_run_timestamp_seconds", "When the last \(command) ended (Unix time).", now)
-        gauge(prefix + "exit_status", "The exit code of the last \(command) (0 success).", Double(exitStatus))
+        gauge(
+            prefix + "exit_status", "How the last \(command) ended: the status the process exited with (0 success).",
+            Double(exitStatus))
         let lastSuccessName = "imgwarm_" + prefix + "last_success_timestamp_seconds"
         if let success = succeeded ? now : previous.flatMap({ MetricsFile.value(of: lastSuccessName, in: $0) }) {
             gauge(

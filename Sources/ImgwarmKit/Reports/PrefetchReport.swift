@@ -108,7 +108,7 @@ public final class PrefetchReport {
     }
 
     /// Writes the totals and closes the document; the file appears complete only now. `error` is
-    /// the run-level problem that ended the run (exit code 3), if one did.
+    /// the run-level problem that ended the run, if one did.
     public func finish(
         totals: PrefetchTotals, finishedAt: Timestamp, startedAt: Timestamp, interrupted: Bool, error: String? = nil
     ) throws(ReportFile.OpenError) {

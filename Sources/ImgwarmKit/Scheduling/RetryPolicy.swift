@@ -36,7 +36,7 @@ public struct RetryPolicy: Sendable {
                     wait.isFinite
                     ? Quantities.formatDecimal(wait, digits: 0) : digits.count <= 40 ? digits : digits.prefix(40) + "…"
                 return .giveUp(
-                    "the server asked to wait \(asked) s (Retry-After), more than --max-retry-wait \(Quantities.formatDecimal(maxWait, digits: 0)) s"
+                    "the server asked to wait \(asked) s (Retry-After), more than \(Setting.maxRetryWait) \(Quantities.formatDecimal(maxWait, digits: 0)) s"
                 )
             }
             return .retry(after: max(0, wait))

@@ -236,7 +236,7 @@ public final class StateStore {
                 throw SQLiteError(
                     code: 1,
                     message:
-                        "the state database has schema version \(current), newer than this imgwarm (\(schemaVersion)); use a newer imgwarm or --state with another file"
+                        "the state database has schema version \(current), newer than this imgwarm (\(schemaVersion)); use a newer imgwarm or \(Setting.statePath) with another file"
                 )
             }
             return
@@ -321,7 +321,7 @@ public final class StateStore {
     }
 }
 
-/// The state database cannot be used: exit code 3.
+/// The state database cannot be used: a run-level failure.
 public enum StateError: Error, Equatable, Sendable, CustomStringConvertible {
     case locked(String, String)
     case unusable(String, String)
@@ -330,7 +330,7 @@ public enum StateError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .locked(let path, let detail):
             return
-                "the state database \(path) is locked by another process for longer than the wait allowed (--lock-timeout; \(detail))"
+                "the state database \(path) is locked by another process for longer than the wait allowed (\(Setting.lockTimeout); \(detail))"
         case .unusable(let path, let reason):
             return "cannot use the state database \(path): \(reason)"
         }

@@ -12,7 +12,7 @@ import ImgwarmSystem
 /// every `pause` seconds, or as soon as `wakeAt` writes wait, so queueing a write rarely wakes it.
 ///
 /// The first failed write rolls its transaction back and ends writing: `failure` says why (the
-/// download loop then starts nothing new; exit code 3), and later writes are dropped. A `read`
+/// download loop then starts nothing new and the run fails), and later writes are dropped. A `read`
 /// sees every write queued before it.
 final class StateWriter: @unchecked Sendable {
     typealias Write = @Sendable (StateStore) throws(StateError) -> Void

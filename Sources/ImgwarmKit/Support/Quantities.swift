@@ -1,7 +1,7 @@
 /// Parsers for the quantities users type: sizes (`500M`), ages (`7d`) and durations (`1.5`).
 ///
 /// Each failure carries a message that shows a valid example; the CLI turns it into a usage
-/// error (exit code 2).
+/// error.
 public enum Quantities {
     public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
         public var description: String

@@ -131,7 +131,7 @@ final class ImageValidator {
                 .validationLimit,
                 "a full decode of this \(size) \(format.magickCoder) needs about \(mebibytes(cost.working)) MiB for "
                     + "\(cost.what), more than the \(mebibytes(configuration.maxDecodeMemory)) MiB one validation may "
-                    + "use (--max-decode-memory)")
+                    + "use (\(Setting.maxDecodeMemory))")
         }
         let cacheLimit = Magick.memoryLimit
         if UInt64(cost.pixelCache) > cacheLimit {
@@ -170,7 +170,7 @@ final class ImageValidator {
         if area.overflow || area.partialValue > configuration.maxPixels {
             return Failure(
                 .imageTooLarge,
-                "the image \(verb) \(width)×\(height) pixels, more than the limit of \(configuration.maxPixels) (--max-pixels)"
+                "the image \(verb) \(width)×\(height) pixels, more than the limit of \(configuration.maxPixels) (\(Setting.maxPixels))"
             )
         }
         if width > configuration.maxDimension || height > configuration.maxDimension {

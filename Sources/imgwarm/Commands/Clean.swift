@@ -168,12 +168,8 @@ struct Clean: ParsableCommand {
                     )
                 }
             }
-        } catch DiskCacheError.noBirthTime(let path) {
-            throw CommandFailure.usage(DiskCacheError.noBirthTime(path).description)
-        } catch DiskCacheError.refused(let message) {
-            throw CommandFailure.usage(message)
         } catch {
-            throw CommandFailure.cache(error.description)
+            throw CommandFailure(message: error.description, status: .ofClean(error))
         }
         let finished = Timestamp.now()
         outcome = result

@@ -76,34 +76,4 @@ extension Prefetch {
             throw CommandFailure.usage("\(option) \(path): \(SystemError.message(errno))")
         }
     }
-
-    func reportOptions(_ configuration: PrefetchJob.Configuration) -> [(String, PrefetchReport.OptionValue)] {
-        let fetch = configuration.fetch
-        return [
-            ("concurrency", Defaults.concurrencyValue(fetch.concurrency)),
-            ("maxPerHost", .int(fetch.maxPerHost)),
-            ("order", .string(configuration.order.rawValue)),
-            ("timeoutSeconds", .double(fetch.timeout)),
-            ("maxTimeSeconds", .double(fetch.maxTime)),
-            ("maxBytes", .int(fetch.maxBytes)),
-            ("maxPixels", .int(configuration.validation.maxPixels)),
-            ("maxRedirects", .int(fetch.maxRedirects)),
-            ("validate", .string(configuration.validation.mode.rawValue)),
-            ("maxDecodeMemory", .int(configuration.validation.maxDecodeMemory)),
-            ("http1Only", .bool(fetch.http1Only)),
-            ("insecure", .bool(fetch.insecure)),
-            ("userAgent", .string(fetch.userAgent)),
-            // Header values can carry credentials: only their names are recorded.
-            ("headers", .strings(fetch.headers.map { String($0.split(separator: ":", maxSplits: 1).first ?? "") })),
-            ("retries", .int(configuration.retry.retries)),
-            ("retryDelaySeconds", .double(configuration.retry.delay)),
-            ("maxRetryWaitSeconds", .double(configuration.retry.maxWait)),
-            ("retryFailed", .bool(configuration.retryFailed)),
-            ("blacklistTTLSeconds", configuration.blacklistTTL.seconds.map { .double($0) } ?? .string(nil)),
-            ("refresh", .bool(configuration.refresh)),
-            ("lockTimeoutSeconds", .double(configuration.lockTimeout)),
-            ("keyFilters", .strings(configuration.keyFilters.specs)),
-            ("shard", .string(configuration.shard?.description)),
-        ]
-    }
 }

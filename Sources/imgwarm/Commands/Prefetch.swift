@@ -357,21 +357,16 @@ struct Prefetch: ParsableCommand {
             job.report = PrefetchReport(
                 file: reportFile,
                 header: PrefetchReport.Header(
-                    cacheFolder: location.folder, inputs: sources, options: reportOptions(configuration),
-                    startedAt: started,
-                    dryRun: dryRun))
+                    cacheFolder: location.folder, inputs: sources, configuration: configuration, startedAt: started))
         }
 
         let summary: PrefetchSummary
         do {
             summary = try job.run()
             outcome.summary = summary
-        } catch PrefetchError.unreadableInput(let message) {
-            console.clearProgress()
-            throw CommandFailure.usage(message)
         } catch {
             console.clearProgress()
-            throw CommandFailure.cache(error.description)
+            throw CommandFailure(error)
         }
         do {
             try job.report?.finish(
@@ -389,11 +384,11 @@ struct Prefetch: ParsableCommand {
 
     /// The exit code of a finished run (thrown, as every command's is, `.success` included).
     private func exitStatus(_ summary: PrefetchSummary) -> Error {
-        if let failure = summary.startFailure { return CommandFailure.cache(failure.description) }
+        if let failure = summary.startFailure { return CommandFailure(failure) }
         if summary.interrupted { return ExitStatus.stopped(by: summary.signal) }
-        if let failure = summary.stateFailure { return CommandFailure.cache(failure.description) }
-        if let failure = summary.lockFailure { return CommandFailure.cache(failure.description) }
-        if summary.diskFull { return ExitStatus.cacheUnusable }  // the warning said so when it happened
+        if let failure = summary.stateFailure { return CommandFailure(halt: .stateFailure(failure)) }
+        if let failure = summary.lockFailure { return CommandFailure(halt: .lockTimeout(failure)) }
+        if summary.diskFull { return ExitStatus.of(.diskFull) }  // the warning said so when it happened
         if dryRun { return summary.totals.invalid > 0 ? ExitStatus.partial : ExitStatus.success }
         return summary.totals.allInCache ? ExitStatus.success : ExitStatus.partial
     }

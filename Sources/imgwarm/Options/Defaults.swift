@@ -40,12 +40,4 @@ enum Defaults {
         case .fixed(let count): return "\(count)"
         }
     }
-
-    /// The report's `options.concurrency`: the string `auto` or the number.
-    static func concurrencyValue(_ value: FetchConfiguration.Concurrency) -> PrefetchReport.OptionValue {
-        switch value {
-        case .auto: return .string("auto")
-        case .fixed(let count): return .int(count)
-        }
-    }
 }

@@ -51,6 +51,34 @@ enum ExitStatus: Int32, Error {
         """
 }
 
+/// The one table from the engine's run-level errors to exit codes.
+extension ExitStatus {
+    /// The exit code of a prefetch that could not start or go on: a list that cannot be read is a
+    /// usage error; the rest is the cache's or the state's.
+    static func of(_ error: PrefetchError) -> ExitStatus {
+        switch error {
+        case .unreadableInput: return .usage
+        case .cacheFolder, .spoolFolder, .state, .curl: return .cacheUnusable
+        }
+    }
+
+    /// The exit code of a clean that could not be done: a folder it refuses or an expiry the file
+    /// system cannot tell is a usage error; the rest is the cache's.
+    static func ofClean(_ error: DiskCacheError) -> ExitStatus {
+        switch error {
+        case .noBirthTime, .protectedFolder, .foreignFolder: return .usage
+        case .notADirectory, .unreadable, .locked: return .cacheUnusable
+        }
+    }
+
+    /// The exit code of a prefetch that a run-level problem halted.
+    static func of(_ halt: PrefetchHalt) -> ExitStatus {
+        switch halt {
+        case .diskFull, .lockTimeout, .stateFailure: return .cacheUnusable
+        }
+    }
+}
+
 /// A run-level failure: a message for standard error and the exit code it maps to.
 struct CommandFailure: Error {
     var message: String
@@ -58,6 +86,14 @@ struct CommandFailure: Error {
 
     static func usage(_ message: String) -> CommandFailure { CommandFailure(message: message, status: .usage) }
     static func cache(_ message: String) -> CommandFailure { CommandFailure(message: message, status: .cacheUnusable) }
+}
+
+extension CommandFailure {
+    /// A prefetch's run-level error, in its words, with its exit code.
+    init(_ error: PrefetchError) { self.init(message: error.description, status: .of(error)) }
+
+    /// A prefetch's halt, in its words, with its exit code.
+    init(halt: PrefetchHalt) { self.init(message: halt.description, status: .of(halt)) }
 }
 
 extension ReportFile {

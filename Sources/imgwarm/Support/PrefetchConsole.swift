@@ -92,6 +92,11 @@ final class PrefetchConsole: PrefetchObserver {
         Console.warning(message)
     }
 
+    func prefetchHalted(_ reason: PrefetchHalt) {
+        prefetchWarning(
+            "\(reason): no new downloads start; the run ends with exit code \(ExitStatus.of(reason).rawValue)")
+    }
+
     func prefetchProgress(_ progress: PrefetchProgress) {
         guard !progress.isFinal else { return }
         switch progressMode {

@@ -270,7 +270,7 @@ import Testing
         let finished = try Self.fetch(downloader, bench.url(path))
         let failure = try Self.failure(finished)
         #expect(failure.reason == .timeout)
-        #expect(failure.message.contains("--timeout"), "\(failure.message)")
+        #expect(failure.message.contains("(\(Setting.timeout))"), "\(failure.message)")
         #expect(failure.isTransient)
         #expect(bench.spillContents().isEmpty)
     }

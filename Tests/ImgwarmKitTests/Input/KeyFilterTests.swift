@@ -159,7 +159,7 @@ import Testing
             Issue.record("\(spec) parsed as \(filter)")
         } catch {
             #expect(error.message.contains(expected), "\(spec): \(error.message)")
-            #expect(error.message.contains("e.g. --key-filter"), "\(spec): \(error.message)")
+            #expect(error.message.contains("e.g. \(Setting.keyFilter) "), "\(spec): \(error.message)")
         }
     }
 }

@@ -39,8 +39,8 @@ import Testing
 
     /// A JSON Lines object in a plain list says how to read it as JSON Lines.
     @Test func jsonObjectInAPlainListHintsAtJSONLines() {
-        #expect(reason(plain(#"{"url": "https://a.com/x.png"}"#)).contains("--format jsonl"))
-        #expect(!reason(plain("nope")).contains("--format jsonl"))
+        #expect(reason(plain(#"{"url": "https://a.com/x.png"}"#)).contains("\(Setting.listFormat) jsonl"))
+        #expect(!reason(plain("nope")).contains("\(Setting.listFormat) jsonl"))
     }
 
     @Test func binaryAndOversizedLines() {

@@ -49,7 +49,7 @@ import Testing
             let shard = try Shard(parsing: text)
             Issue.record("\(text) parsed as \(shard)")
         } catch {
-            #expect(error.message.contains("e.g. --shard 2/8"), "\(text): \(error.message)")
+            #expect(error.message.contains("e.g. \(Setting.shard) 2/8"), "\(text): \(error.message)")
             #expect(error.message.contains("1 ≤ K ≤ N ≤ 65536"))
         }
     }

@@ -19,6 +19,7 @@ import Testing
         func prefetchDidFinish(_ result: EntryResult, source: ListSource) { results.append(result) }
         func prefetchProgress(_ progress: PrefetchProgress) { if progress.isFinal { finalProgress = progress } }
         func prefetchWarning(_ message: String) { warnings.append(message) }
+        func prefetchHalted(_ reason: PrefetchHalt) { warnings.append("\(reason)") }
 
         /// The result of list line `line` (1-based).
         func result(line: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> EntryResult {

@@ -1,0 +1,51 @@
+extension PrefetchReport.Header {
+    /// The header of a run of `configuration` on `inputs`, its options recorded as the report
+    /// documents them (as `CleanReport` records a clean's).
+    public init(
+        cacheFolder: String, inputs: [ListSource], configuration: PrefetchJob.Configuration, startedAt: Timestamp
+    ) {
+        self.init(
+            cacheFolder: cacheFolder, inputs: inputs, options: Self.recordedOptions(of: configuration),
+            startedAt: startedAt, dryRun: configuration.dryRun)
+    }
+
+    /// The report's `options`: the settings that change what a run does, in the documented order
+    /// (`docs/prefetch-report.schema.json`).
+    static func recordedOptions(of configuration: PrefetchJob.Configuration) -> [(String, PrefetchReport.OptionValue)] {
+        let fetch = configuration.fetch
+        return [
+            ("concurrency", concurrencyValue(fetch.concurrency)),
+            ("maxPerHost", .int(fetch.maxPerHost)),
+            ("order", .string(configuration.order.rawValue)),
+            ("timeoutSeconds", .double(fetch.timeout)),
+            ("maxTimeSeconds", .double(fetch.maxTime)),
+            ("maxBytes", .int(fetch.maxBytes)),
+            ("maxPixels", .int(configuration.validation.maxPixels)),
+            ("maxRedirects", .int(fetch.maxRedirects)),
+            ("validate", .string(configuration.validation.mode.rawValue)),
+            ("maxDecodeMemory", .int(configuration.validation.maxDecodeMemory)),
+            ("http1Only", .bool(fetch.http1Only)),
+            ("insecure", .bool(fetch.insecure)),
+            ("userAgent", .string(fetch.userAgent)),
+            // Header values can carry credentials: only their names are recorded.
+            ("headers", .strings(fetch.headers.map { String($0.split(separator: ":", maxSplits: 1).first ?? "") })),
+            ("retries", .int(configuration.retry.retries)),
+            ("retryDelaySeconds", .double(configuration.retry.delay)),
+            ("maxRetryWaitSeconds", .double(configuration.retry.maxWait)),
+            ("retryFailed", .bool(configuration.retryFailed)),
+            ("blacklistTTLSeconds", configuration.blacklistTTL.seconds.map { .double($0) } ?? .string(nil)),
+            ("refresh", .bool(configuration.refresh)),
+            ("lockTimeoutSeconds", .double(configuration.lockTimeout)),
+            ("keyFilters", .strings(configuration.keyFilters.specs)),
+            ("shard", .string(configuration.shard?.description)),
+        ]
+    }
+
+    /// The report's `options.concurrency`: the string `auto` or the number.
+    static func concurrencyValue(_ value: FetchConfiguration.Concurrency) -> PrefetchReport.OptionValue {
+        switch value {
+        case .auto: return .string("auto")
+        case .fixed(let count): return .int(count)
+        }
+    }
+}

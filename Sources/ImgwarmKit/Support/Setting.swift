@@ -1,0 +1,41 @@
+import Synchronization
+
+/// A setting of a job's configuration that a message can name: the limit a download ran into,
+/// the option a usage error is about.
+///
+/// The engine never spells a command-line flag. Its messages interpolate a `Setting`, whose words
+/// are the configuration's own name (`maxBytes`) unless the program hosting the engine installs
+/// its spelling once at startup (`Setting.useNames`): the imgwarm CLI installs its flags
+/// (`Sources/imgwarm/Options/SettingFlags.swift`), so its users read `--max-bytes`.
+public enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
+    case maxBytes
+    case maxTime
+    case timeout
+    case maxRedirects
+    case maxRetryWait
+    case maxPixels
+    case maxDecodeMemory
+    case lockTimeout
+    case statePath
+    case diskCachePath
+    case cacheDir
+    case namespace
+    case force
+    case expireType
+    case keyFilter
+    case shard
+    case listFormat
+
+    /// How messages name this setting: the installed spelling, else the configuration's name.
+    public var description: String {
+        installedSettingNames.withLock { $0 }?(self) ?? rawValue
+    }
+
+    /// Makes every message name settings with `names` (a command-line program's flags), for
+    /// the rest of the process. Call once, before any job runs.
+    public static func useNames(_ names: @escaping @Sendable (Setting) -> String) {
+        installedSettingNames.withLock { $0 = names }
+    }
+}
+
+private let installedSettingNames = Mutex<(@Sendable (Setting) -> String)?>(nil)

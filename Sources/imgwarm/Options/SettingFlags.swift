@@ -1,0 +1,32 @@
+import ImgwarmKit
+
+/// The one table from the engine's settings to imgwarm's flags: the engine's messages name a
+/// `Setting`, and `Imgwarm.main` installs this spelling before any command runs.
+enum SettingFlags {
+    static func flag(for setting: Setting) -> String {
+        switch setting {
+        case .maxBytes: return "--max-bytes"
+        case .maxTime: return "--max-time"
+        case .timeout: return "--timeout"
+        case .maxRedirects: return "--max-redirects"
+        case .maxRetryWait: return "--max-retry-wait"
+        case .maxPixels: return "--max-pixels"
+        case .maxDecodeMemory: return "--max-decode-memory"
+        case .lockTimeout: return "--lock-timeout"
+        case .statePath: return "--state"
+        case .diskCachePath: return "--disk-cache-path"
+        case .cacheDir: return "--cache-dir"
+        case .namespace: return "--namespace"
+        case .force: return "--force"
+        case .expireType: return "--expire-type"
+        case .keyFilter: return "--key-filter"
+        case .shard: return "--shard"
+        case .listFormat: return "--format"
+        }
+    }
+
+    /// Makes the engine's messages name imgwarm's flags.
+    static func install() {
+        Setting.useNames { flag(for: $0) }
+    }
+}
