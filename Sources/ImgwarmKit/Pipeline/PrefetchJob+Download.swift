@@ -189,10 +189,11 @@ extension PrefetchJob {
         switch finished.result {
         case .success(let body) where body.status == 304:
             guard entry.isRefresh else {
-                recordFailure(
+                retryOrRecord(
                     entry,
                     Failure(
-                        .httpStatus, "the server answered 304 to a request that was not conditional", httpStatus: 304))
+                        .httpStatus, "the server answered 304 to a request that was not conditional", httpStatus: 304),
+                    retryAfter: nil, scheduler: scheduler)
                 return nil
             }
             _ = try? lock.withShared(timeout: configuration.lockTimeout) { store.touch(name) }
@@ -224,18 +225,15 @@ extension PrefetchJob {
     /// transient failure with tries left goes back to the scheduler after its back-off (or the
     /// server's `Retry-After`); anything else is final, reported and, when permanent, blacklisted.
     func retryOrRecord(_ entry: PendingEntry, _ failure: Failure, retryAfter: String?, scheduler: Scheduler) {
-        var failure = failure
-        if failure.isTransient {
-            switch configuration.retry.decide(
-                attempts: entry.attempts, retryAfter: retryAfter, now: Timestamp.now().secondsSinceEpoch)
-            {
-            case .retry(let delay):
-                scheduler.retry(entry, at: Monotonic.now() + delay)
-                return
-            case .giveUp(let why):
-                if let why { failure.message += "; \(why)" }
-            }
+        let policy = FailurePolicy(retry: configuration.retry, clientFingerprint: clientFingerprint)
+        switch policy.verdict(
+            on: failure, url: entry.url, attempts: entry.attempts, retryAfter: retryAfter,
+            now: Timestamp.now().secondsSinceEpoch)
+        {
+        case .retry(let delay):
+            scheduler.retry(entry, at: Monotonic.now() + delay)
+        case .final(let failure, let blacklist):
+            recordFailure(entry, failure, blacklist: blacklist)
         }
-        recordFailure(entry, failure)
     }
 }

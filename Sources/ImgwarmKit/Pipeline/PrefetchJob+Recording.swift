@@ -32,20 +32,16 @@ extension PrefetchJob {
         }
     }
 
-    /// A final failure: reported, and its URL blacklisted when it is permanent.
-    func recordFailure(_ entry: PendingEntry, _ failure: Failure) {
+    /// A final failure: reported, and its URL blacklisted with `blacklist` (FailurePolicy).
+    func recordFailure(_ entry: PendingEntry, _ failure: Failure, blacklist listed: StateStore.BlacklistEntry?) {
         var result = EntryResult(entry, outcome: .failed)
         result.fileName = entry.cacheFileName
         result.httpStatus = failure.httpStatus
         result.attempts = entry.attempts
         result.duration = entry.firstStarted > 0 ? Monotonic.now() - entry.firstStarted : 0
         result.failure = failure
-        if failure.reason.isBlacklisted(status: failure.httpStatus) {
+        if let listed {
             blacklistMayHoldEntries = true
-            let listed = StateStore.BlacklistEntry(
-                url: entry.url, failedAt: Timestamp.now().secondsSinceEpoch, errorClass: failure.reason.rawValue,
-                message: failure.message, httpStatus: failure.httpStatus, attempts: entry.attempts,
-                client: failure.reason.dependsOnClient(status: failure.httpStatus) ? clientFingerprint : nil)
             writeState { state throws(StateError) in try state.blacklist(listed) }
         }
         record(result)
