@@ -213,12 +213,6 @@ public final class PrefetchJob {
     // MARK: - Reading the lists
 
     private func ingest() throws(PrefetchError) -> [EntrySpool] {
-        let descriptors: [FileDescriptor]
-        do {
-            descriptors = try ListIngest.open(sources)
-        } catch {
-            throw .unreadableInput(path: error.path, code: error.code)
-        }
         var spools: [EntrySpool] = []
         do {
             for priority in Priority.allCases.sorted() {
@@ -227,97 +221,26 @@ public final class PrefetchJob {
         } catch {
             throw .spoolFolder(error.folder, code: error.code)
         }
-        let duplicates = DuplicateFilter(
-            memoryLimit: configuration.duplicateMemoryLimit, folder: configuration.spoolFolder)
-        // A line's place in the run (`ordinal`): the lines of the lists before its own, plus its number.
-        var ordinalBases: [UInt64] = []
-        var linesBefore: UInt64 = 0
-        for (index, source) in sources.enumerated() {
-            ordinalBases.append(linesBefore)
-            var lastLine = 0
-            defer { linesBefore += UInt64(lastLine) }
-            var stopped = false
-            do {
-                try ListIngest.read(source, index: index, descriptor: descriptors[index]) {
-                    (line, parsed) throws(EntrySpool.SpoolError) -> Bool in
-                    lastLine = line
-                    if line & 0xFFF == 0 && configuration.stop.signal != 0 {
-                        stopped = true
-                        return false
-                    }
-                    switch parsed {
-                    case .ignored:
-                        return true
-                    case .invalid(let reason, let text):
-                        // Every shard reports invalid lines: they belong to none.
-                        var result = EntryResult(line: line, input: index, url: text, outcome: .invalid)
-                        result.failure = Failure(.invalidURL, reason)
-                        record(result)
-                    case .url(let url, let explicitKey, let linePriority):
-                        let key = explicitKey ?? configuration.keyFilters.key(for: url)
-                        if key.isEmpty {
-                            var result = EntryResult(line: line, input: index, url: url, outcome: .invalid)
-                            result.failure = Failure(
-                                .invalidURL,
-                                "the key filters (\(configuration.keyFilters)) made the key of this URL empty")
-                            record(result)
-                            return true
-                        }
-                        let digest = MD5.digest(Array(key.utf8))
-                        // Duplicates of a key belong to the same shard as its first line: that
-                        // shard counts them, the others count them as other-shard lines.
-                        if let shard = configuration.shard, !shard.owns(digest) {
-                            totals.addOtherShard()
-                            total += 1
-                            return true
-                        }
-                        total += 1
-                        let priority = linePriority ?? source.priority
-                        let ordinal = ordinalBases[index] + UInt64(line)
-                        if try duplicates.check(digest, ordinal: ordinal) == .duplicate {
-                            recordDuplicate(line: line, input: index, url: url, key: key, priority: priority)
-                            return true
-                        }
-                        try spools[priority.rank].append(line: line, input: index, url: url, key: key)
-                    }
-                    return true
-                }
-            } catch {
-                switch error {
-                case .read(let error): throw .unreadableInput(path: error.path, code: error.code)
-                case .line(let error): throw .spoolFolder(error.folder, code: error.code)
-                }
-            }
-            if stopped { break }
-        }
-        total += totals.invalid
+        let stop = configuration.stop
+        let lines = LineIngest(
+            sources: sources, keyFilters: configuration.keyFilters, shard: configuration.shard,
+            duplicateMemoryLimit: configuration.duplicateMemoryLimit, scratchFolder: configuration.spoolFolder,
+            shouldStop: { stop.signal != 0 })
         do {
-            for spool in spools { try spool.finishWriting(order: configuration.order) }
-            // Lines past what memory holds are judged now (DuplicateFilter), before any starts.
-            let marks = try duplicates.finish()
-            if marks.count > 0 {
-                let isDuplicate = { (entry: PendingEntry) in
-                    marks.contains(ordinalBases[entry.input] + UInt64(entry.line))
-                }
-                for spool in spools {
-                    spool.remove(where: isDuplicate) { entry in
-                        recordDuplicate(
-                            line: entry.line, input: entry.input, url: entry.url, key: entry.key,
-                            priority: entry.priority)
-                    }
+            try lines.read(into: spools, order: configuration.order) { event in
+                switch event {
+                case .invalid(let result), .duplicate(let result): record(result)
+                case .otherShard: totals.addOtherShard()
                 }
             }
         } catch {
-            throw .spoolFolder(error.folder, code: error.code)
+            switch error {
+            case .unreadable(let error): throw .unreadableInput(path: error.path, code: error.code)
+            case .scratch(let error): throw .spoolFolder(error.folder, code: error.code)
+            }
         }
+        total = lines.urlLines + totals.invalid
         return spools
-    }
-
-    private func recordDuplicate(line: Int, input: Int, url: String, key: String, priority: Priority) {
-        var result = EntryResult(line: line, input: input, url: url, key: key, outcome: .duplicate)
-        result.fileName = SDFileName.forKey(key)
-        result.priority = priority
-        record(result)
     }
 
     // MARK: - Dry run

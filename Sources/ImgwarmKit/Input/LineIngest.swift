@@ -1,0 +1,151 @@
+import ImgwarmSystem
+
+/// The Input stage of a prefetch: reads every list and turns each line into what the run does
+/// with it — a keyed entry queued in the spool of its priority, an invalid line, a duplicate of
+/// an earlier key, or a line of another shard. Keys, shards and duplicates are decided here
+/// (README, "Keys apps compute", "Running on many machines"); the caller only records.
+final class LineIngest {
+    /// What the caller is told of the lines that are not queued.
+    enum Event {
+        /// Not a URL imgwarm fetches (or one whose key filters left nothing): reported.
+        case invalid(EntryResult)
+        /// The key of an earlier line: reported, not queued.
+        case duplicate(EntryResult)
+        /// `--shard`: the key belongs to another shard (counted, never listed).
+        case otherShard
+    }
+
+    /// Why reading stopped with an error.
+    enum Failure: Error {
+        /// A list could not be read (a usage error).
+        case unreadable(ListIngest.ReadError)
+        /// The spool or the duplicate check could not write its scratch file.
+        case scratch(EntrySpool.SpoolError)
+    }
+
+    let sources: [ListSource]
+    let keyFilters: KeyFilterChain
+    let shard: Shard?
+    let duplicates: DuplicateFilter
+    /// Asked every 4096 lines: true stops reading (a signal).
+    let shouldStop: () -> Bool
+    /// URL lines read (queued, duplicates and other shards' lines; not invalid ones).
+    private(set) var urlLines = 0
+
+    init(
+        sources: [ListSource], keyFilters: KeyFilterChain, shard: Shard?, duplicateMemoryLimit: Int,
+        scratchFolder: String, shouldStop: @escaping () -> Bool = { false }
+    ) {
+        self.sources = sources
+        self.keyFilters = keyFilters
+        self.shard = shard
+        duplicates = DuplicateFilter(memoryLimit: duplicateMemoryLimit, folder: scratchFolder)
+        self.shouldStop = shouldStop
+    }
+
+    /// Reads every list into `spools` (one per priority, by rank), telling `event` of every line
+    /// not queued, in list order; the duplicates found once all is read (`DuplicateFilter`)
+    /// come last, and are taken out of the spools before any starts.
+    func read(into spools: [EntrySpool], order: ExecutionOrder, _ event: (Event) -> Void) throws(Failure) {
+        let descriptors: [FileDescriptor]
+        do {
+            descriptors = try ListIngest.open(sources)
+        } catch {
+            throw .unreadable(error)
+        }
+        // A line's place in the run (`ordinal`): the lines of the lists before its own, plus its number.
+        var ordinalBases: [UInt64] = []
+        var linesBefore: UInt64 = 0
+        for (index, source) in sources.enumerated() {
+            ordinalBases.append(linesBefore)
+            var lastLine = 0
+            defer { linesBefore += UInt64(lastLine) }
+            var stopped = false
+            do {
+                try ListIngest.read(source, index: index, descriptor: descriptors[index]) {
+                    (line, parsed) throws(EntrySpool.SpoolError) -> Bool in
+                    lastLine = line
+                    if line & 0xFFF == 0 && shouldStop() {
+                        stopped = true
+                        return false
+                    }
+                    try take(line, index, source, parsed, ordinalBases[index], spools, event)
+                    return true
+                }
+            } catch {
+                switch error {
+                case .read(let error): throw .unreadable(error)
+                case .line(let error): throw .scratch(error)
+                }
+            }
+            if stopped { break }
+        }
+        do {
+            for spool in spools { try spool.finishWriting(order: order) }
+            // Lines past what memory holds are judged now (DuplicateFilter), before any starts.
+            let marks = try duplicates.finish()
+            if marks.count > 0 {
+                let isDuplicate = { (entry: PendingEntry) in
+                    marks.contains(ordinalBases[entry.input] + UInt64(entry.line))
+                }
+                for spool in spools {
+                    spool.remove(where: isDuplicate) { entry in
+                        event(
+                            .duplicate(
+                                LineIngest.duplicate(entry.line, entry.input, entry.url, entry.key, entry.priority)))
+                    }
+                }
+            }
+        } catch {
+            throw .scratch(error)
+        }
+    }
+
+    /// One parsed line: queued, or told of.
+    private func take(
+        _ line: Int, _ index: Int, _ source: ListSource, _ parsed: ListLine, _ base: UInt64,
+        _ spools: [EntrySpool], _ event: (Event) -> Void
+    ) throws(EntrySpool.SpoolError) {
+        switch parsed {
+        case .ignored:
+            return
+        case .invalid(let reason, let text):
+            // Every shard reports invalid lines: they belong to none.
+            var result = EntryResult(line: line, input: index, url: text, outcome: .invalid)
+            result.failure = ImgwarmKit.Failure(.invalidURL, reason)
+            event(.invalid(result))
+        case .url(let url, let explicitKey, let linePriority):
+            let key = explicitKey ?? keyFilters.key(for: url)
+            if key.isEmpty {
+                var result = EntryResult(line: line, input: index, url: url, outcome: .invalid)
+                result.failure = ImgwarmKit.Failure(
+                    .invalidURL, "the key filters (\(keyFilters)) made the key of this URL empty")
+                event(.invalid(result))
+                return
+            }
+            urlLines += 1
+            let digest = MD5.digest(Array(key.utf8))
+            // Duplicates of a key belong to the same shard as its first line: that shard counts
+            // them, the others count them as other-shard lines.
+            if let shard, !shard.owns(digest) {
+                event(.otherShard)
+                return
+            }
+            let priority = linePriority ?? source.priority
+            if try duplicates.check(digest, ordinal: base + UInt64(line)) == .duplicate {
+                event(.duplicate(LineIngest.duplicate(line, index, url, key, priority)))
+                return
+            }
+            try spools[priority.rank].append(line: line, input: index, url: url, key: key)
+        }
+    }
+
+    static func duplicate(_ line: Int, _ input: Int, _ url: String, _ key: String, _ priority: Priority)
+        -> EntryResult
+    {
+        var result = EntryResult(line: line, input: input, url: url, key: key, outcome: .duplicate)
+        result.fileName = SDFileName.forKey(key)
+        result.priority = priority
+        return result
+    }
+}
