@@ -210,6 +210,18 @@ import Testing
         }
     }
 
+    /// A TMPDIR that is no folder is the environment's mistake: exit 2 naming it, before any
+    /// work, not "cache unusable" (exit 3).
+    @Test func aMissingTemporaryFolderIsAUsageError() throws {
+        let temp = try TemporaryFolder()
+        let list = try temp.write("l.txt", Data("http://127.0.0.1:9/a.jpg\n".utf8))
+        let run = try CLI.run(
+            ["prefetch", "--disk-cache-path", temp.path("c"), list], home: temp.path, env: ["TMPDIR": "/nonexistent"])
+        #expect(run.status == 2, "\(run.stderrText)")
+        #expect(run.stderrText.contains("TMPDIR=/nonexistent: no such folder"), "\(run.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: temp.path("c")), "nothing was done")
+    }
+
     /// `imgwarm help` of a command that exists, at any depth, prints that command's help and exits 0.
     @Test(arguments: [["help"], ["help", "prefetch"], ["help", "blacklist", "list"]])
     func helpTopicsThatExist(arguments: [String]) throws {

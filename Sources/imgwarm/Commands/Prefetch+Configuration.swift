@@ -1,5 +1,6 @@
 import ArgumentParser
 import ImgwarmKit
+import ImgwarmSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -42,6 +43,13 @@ extension Prefetch {
             throw CommandFailure.usage(
                 "--cacert \(cacert): libcurl cannot load certificate authorities from it (PEM certificates, each block valid): \(problem)"
             )
+        }
+        // The spools of the lists' pending URLs go to $TMPDIR: a folder that is not there is the
+        // environment's mistake, said before any work (it read "cache unusable", exit 3).
+        if (try? FileSystem.status(ofPath: configuration.spoolFolder))?.kind != .directory {
+            let variable = environment["TMPDIR"].map { "TMPDIR=\($0)" } ?? configuration.spoolFolder
+            throw CommandFailure.usage(
+                "\(variable): no such folder; imgwarm keeps the pending URLs of the lists in temporary files there")
         }
         try checkReadable(configuration.fetch.netrcFile, option: "--netrc-file")
         if let netrc = configuration.fetch.netrcFile {
