@@ -42,8 +42,8 @@ public struct CleanJob: Sendable {
         try refuseProtectedFolder()
         let survey = try cache.survey(policy: policy, now: now)
         guard survey.exists else {
-            return try cache.clean(survey, in: nil, policy: policy, now: now) { _ throws(SystemError) in
-                throw .notFound
+            return try cache.clean(survey, in: nil, policy: policy, now: now) { _ throws(DiskCache.RemovalError) in
+                throw .system(.notFound)
             }
         }
         try refuseForeignFolder(survey)
@@ -64,7 +64,7 @@ public struct CleanJob: Sendable {
         defer { lock?.unlock() }
         var result = try cache.clean(
             survey, in: directory, policy: policy, now: now,
-            remove: { entry throws(SystemError) in
+            remove: { entry throws(DiskCache.RemovalError) in
                 try cache.removeIfUnchanged(entry, in: directory, expireType: policy.expireType)
             }, observe: observe)
         removeStateRows(&result, directory: directory)
