@@ -20,6 +20,10 @@ public struct FileDescriptor: Sendable, Hashable {
 
     public static let standardInput = FileDescriptor(rawValue: STDIN_FILENO)
     public static let standardOutput = FileDescriptor(rawValue: STDOUT_FILENO)
+    public static let standardError = FileDescriptor(rawValue: STDERR_FILENO)
+
+    /// True when the descriptor is a terminal (`isatty`).
+    public var isTerminal: Bool { isatty(rawValue) == 1 }
 
     private static func check(_ result: Int32, _ call: String, _ path: String?) throws(SystemError) -> FileDescriptor {
         guard result >= 0 else { throw .last(call, path) }

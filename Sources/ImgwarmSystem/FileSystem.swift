@@ -23,6 +23,17 @@ public enum FileSystem {
         access(path, R_OK) == 0
     }
 
+    /// Throws why this process may not read the file at `path` (`access(R_OK)`).
+    public static func checkReadable(_ path: String) throws(SystemError) {
+        guard access(path, R_OK) == 0 else { throw .last("access", path) }
+    }
+
+    /// True when `path` names something once symbolic links are followed (`access(F_OK)`): a
+    /// dangling link does not count.
+    public static func existsFollowingLinks(_ path: String) -> Bool {
+        access(path, F_OK) == 0
+    }
+
     /// Creates the folder at `path`; a folder already there is fine.
     public static func makeFolder(_ path: String, permissions: UInt32 = 0o755) throws(SystemError) {
         if mkdir(path, mode_t(permissions)) != 0 && errno != EEXIST { throw .last("mkdir", path) }

@@ -1,9 +1,6 @@
 import ArgumentParser
 import ImgwarmKit
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import ImgwarmSystem
 
 @main
 struct Imgwarm: ParsableCommand {
@@ -45,6 +42,6 @@ struct Imgwarm: ParsableCommand {
             }
         }
         Console.flush()
-        Glibc.exit(status.rawValue)
+        CurrentProcess.exit(status.rawValue)
     }
 }

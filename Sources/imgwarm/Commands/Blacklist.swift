@@ -1,9 +1,6 @@
 import ArgumentParser
 import ImgwarmKit
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import ImgwarmSystem
 
 /// `imgwarm blacklist list|remove|clear`: the persisted failed-URL list (docs/cache-contract.md §5).
 struct Blacklist: ParsableCommand {
@@ -36,9 +33,8 @@ struct Blacklist: ParsableCommand {
         func openExisting(forWriting: Bool) throws -> StateStore? {
             let location = try location.location()
             let path = state.path(for: location)
-            guard access(path, F_OK) == 0 else {
-                var folder = stat()
-                let cacheExists = stat(location.folder, &folder) == 0
+            guard FileSystem.existsFollowingLinks(path) else {
+                let cacheExists = (try? FileSystem.status(ofPath: location.folder)) != nil
                 Console.warning(
                     cacheExists
                         ? "no state database at \(path): no prefetch has used this cache yet, so nothing is blacklisted"

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ImgwarmKit
+import ImgwarmSystem
 
 /// `imgwarm clean`: SDWebImage's removeExpiredData on demand (docs/cache-contract.md §3).
 struct Clean: ParsableCommand {
@@ -100,7 +101,7 @@ struct Clean: ParsableCommand {
         configuration.policy.removeAll = all
         configuration.force = force
         configuration.protectedFolders = CacheLocation.protectedFolders(
-            cacheDir: self.location.cacheDir, environment: Environment.current)
+            cacheDir: self.location.cacheDir, environment: CurrentProcess.environment)
         configuration.dryRun = dryRun
         configuration.statePath = stateOptions.state
         configuration.lockTimeout = stateOptions.lockTimeout

@@ -1,9 +1,6 @@
 import ArgumentParser
 import ImgwarmKit
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import ImgwarmSystem
 
 /// `imgwarm prefetch LIST...`: warm the cache from lists of image URLs (README, "imgwarm prefetch").
 struct Prefetch: ParsableCommand {
@@ -270,7 +267,7 @@ struct Prefetch: ParsableCommand {
     func run() throws {
         let location = try location.location()
         let sources = listSources()
-        var configuration = try configuration(environment: Environment.current)
+        var configuration = try configuration(environment: CurrentProcess.environment)
         let reportFile = try report.map(ReportFile.openForCommand)
         ProcessTuning.keepHeapForBodies()
         // From here a first stop signal (SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGTERM) stops
