@@ -106,7 +106,7 @@ public struct CleanJob: Sendable {
     /// now (`fstatat` says `ENOENT`); the rows are read in batches, so memory does not grow with
     /// the database.
     private func removeStateRows(_ result: inout DiskCache.CleanResult, directory: FileDescriptor) {
-        let path = configuration.statePath ?? StateStore.defaultPath(for: location)
+        let path = StateStore.path(configuration.statePath, for: location)
         guard FileSystem.exists(path) else { return }
         do {
             let state = try StateStore(path: path, busyTimeout: configuration.lockTimeout)

@@ -60,6 +60,6 @@ struct StateOptions: ParsableArguments {
     var lockTimeout: Double { givenLockTimeout ?? Defaults.lockTimeout }
 
     func path(for location: CacheLocation) -> String {
-        state ?? StateStore.defaultPath(for: location)
+        StateStore.path(state, for: location)
     }
 }
