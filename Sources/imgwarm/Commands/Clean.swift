@@ -110,7 +110,9 @@ struct Clean: ParsableCommand {
 
         let started = Timestamp.now()
         let document = reportFile.map {
-            CleanReport(file: $0, location: location, configuration: configuration, startedAt: started)
+            CleanReport(
+                file: $0, location: location, policy: configuration.policy, dryRun: configuration.dryRun,
+                startedAt: started)
         }
         let result: DiskCache.CleanResult
         do {
