@@ -30,7 +30,7 @@ final class EntrySpool {
         do {
             descriptor = try FileDescriptor.scratchFile(in: folder)
         } catch {
-            throw SpoolError(folder: folder, code: error.code)
+            throw SpoolError(folder: folder, error: error)
         }
         buffer.reserveCapacity(1 << 16)
     }
@@ -39,8 +39,8 @@ final class EntrySpool {
 
     struct SpoolError: Error, CustomStringConvertible {
         var folder: String
-        var code: Int32
-        var description: String { "cannot create a temporary file in \(folder): \(SystemError.message(code))" }
+        var error: SystemError
+        var description: String { "cannot create a temporary file in \(folder): \(error)" }
     }
 
     // MARK: Writing
@@ -79,7 +79,7 @@ final class EntrySpool {
         do throws(SystemError) {
             try descriptor.writeAll(buffer, at: written)
         } catch {
-            throw SpoolError(folder: "the spool", code: error.code)
+            throw SpoolError(folder: "the spool", error: error)
         }
         written += Int64(buffer.count)
         buffer.removeAll(keepingCapacity: true)

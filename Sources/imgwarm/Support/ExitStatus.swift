@@ -62,5 +62,5 @@ extension ReportFile {
 extension ReportFile.OpenError {
     /// The report went to standard output and its reader went away (`| head`, EPIPE): there is
     /// nobody to tell, and the command's own exit code stands.
-    var readerWentAway: Bool { path == "-" && reason == .system(SystemError.brokenPipe.code) }
+    var readerWentAway: Bool { path == "-" && reason == .system(.brokenPipe) }
 }
