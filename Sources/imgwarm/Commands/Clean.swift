@@ -121,8 +121,11 @@ struct Clean: ParsableCommand {
                 document?.add(event)
                 switch event {
                 case .failed(let failure):
+                    // The failed call names the file as the folder holds it: escaped, as the path is.
+                    let error = SystemError(
+                        code: failure.code, call: failure.call, path: EscapedText.escaped(failure.entry.name))
                     Console.error(
-                        "cannot delete \(EscapedText.escaped(location.folder + "/" + failure.entry.name)): \(failure.message)"
+                        "cannot delete \(EscapedText.escaped(location.folder + "/" + failure.entry.name)): \(error)"
                     )
                 case .removed(let removal):
                     guard verbose else { return }
