@@ -83,7 +83,7 @@ final class DuplicateFilter {
             do {
                 buckets.append(try FileDescriptor.scratchFile(in: folder))
             } catch {
-                throw EntrySpool.SpoolError(folder: folder, error: error)
+                throw EntrySpool.SpoolError(folder: folder, code: error.code)
             }
             buffers.append([])
         }
@@ -103,7 +103,7 @@ final class DuplicateFilter {
         buffers[bucket].withUnsafeBytes { raw in
             do throws(SystemError) { try buckets[bucket].writeAll(raw) } catch { failure = error }
         }
-        if let failure { throw EntrySpool.SpoolError(folder: folder, error: failure) }
+        if let failure { throw EntrySpool.SpoolError(folder: folder, code: failure.code) }
         buffers[bucket].removeAll(keepingCapacity: true)
     }
 
@@ -134,7 +134,7 @@ final class DuplicateFilter {
             do {
                 count = try buckets[bucket].read(into: &chunk, at: offset)
             } catch {
-                throw EntrySpool.SpoolError(folder: folder, error: error)
+                throw EntrySpool.SpoolError(folder: folder, code: error.code)
             }
             if count == 0 { break }
             chunk.withUnsafeBytes { raw in

@@ -7,8 +7,8 @@ struct ListIngest {
     /// Why a list could not be read: a usage error (exit code 2), before any download.
     struct ReadError: Error, CustomStringConvertible {
         var path: String
-        var error: SystemError
-        var description: String { "cannot read \(path == "-" ? "standard input" : path): \(error)" }
+        var code: Int32
+        var description: String { "cannot read \(path == "-" ? "standard input" : path): \(SystemError.message(code))" }
     }
 
     /// Thrown from the line callback to stop reading (the run was interrupted).
@@ -31,7 +31,7 @@ struct ListIngest {
                 descriptors.append(descriptor)
             } catch {
                 for open in descriptors where open != .standardInput { open.close() }
-                throw ReadError(path: source.path, error: error)
+                throw ReadError(path: source.path, code: error.code)
             }
         }
         return descriptors
@@ -57,6 +57,6 @@ struct ListIngest {
         }
         if descriptor != .standardInput { descriptor.close() }
         if let failure { throw failure }
-        if let error = reader.readError { throw ReadError(path: source.path, error: error) }
+        if let error = reader.readError { throw ReadError(path: source.path, code: error.code) }
     }
 }

@@ -30,7 +30,7 @@ final class EntrySpool {
         do {
             descriptor = try FileDescriptor.scratchFile(in: folder)
         } catch {
-            throw SpoolError(folder: folder, error: error)
+            throw SpoolError(folder: folder, code: error.code)
         }
         buffer.reserveCapacity(1 << 16)
     }
@@ -39,8 +39,8 @@ final class EntrySpool {
 
     struct SpoolError: Error, CustomStringConvertible {
         var folder: String
-        var error: SystemError
-        var description: String { "cannot create a temporary file in \(folder): \(error)" }
+        var code: Int32
+        var description: String { "cannot create a temporary file in \(folder): \(SystemError.message(code))" }
     }
 
     // MARK: Writing
@@ -79,7 +79,7 @@ final class EntrySpool {
         do throws(SystemError) {
             try descriptor.writeAll(buffer, at: written)
         } catch {
-            throw SpoolError(folder: "the spool", error: error)
+            throw SpoolError(folder: "the spool", code: error.code)
         }
         written += Int64(buffer.count)
         buffer.removeAll(keepingCapacity: true)

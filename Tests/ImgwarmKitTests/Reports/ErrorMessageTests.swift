@@ -19,17 +19,6 @@ import Testing
         }
     }
 
-    @Test func aListThatCannotBeReadNamesTheCall() throws {
-        let temp = try TemporaryFolder()
-        let path = temp.path("missing.txt")
-        do {
-            _ = try ListIngest.open([ListSource(path: path)])
-            Issue.record("a missing list was opened")
-        } catch {
-            #expect(error.description == "cannot read \(path): open(\(path)) failed: No such file or directory")
-        }
-    }
-
     /// A file the clean cannot delete is a failure that names the call; one changed since the
     /// scan is neither removed nor a failure.
     @Test func aFileThatCannotBeDeletedNamesTheCall() throws {
