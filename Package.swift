@@ -40,7 +40,7 @@ let package = Package(
         .executableTarget(
             name: "imgwarm",
             dependencies: [
-                "ImgwarmKit", "Curl", "Magick", "SQLite",
+                "ImgwarmKit", "ImgwarmSystem", "Curl", "Magick", "SQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

@@ -23,7 +23,7 @@ extension FileDescriptor {
     /// Calls `body` with the bytes of every name but `.` and `..` (no String is made: for
     /// folders of hundreds of thousands of files).
     public func forEachRawName(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws {
-        guard let directory = fdopendir(try duplicate().rawValue) else { throw SystemError.last }
+        guard let directory = fdopendir(try duplicate().rawValue) else { throw SystemError.last("fdopendir") }
         defer { closedir(directory) }
         rewinddir(directory)
         while let record = readdir(directory) {

@@ -12,15 +12,21 @@ import CImgwarmSys
 /// cannot redirect them, and never follow a symbolic link unless they say so. Interrupted
 /// calls (`EINTR`) are retried.
 public struct FileDescriptor: Sendable, Hashable {
-    public let rawValue: Int32
+    /// The descriptor number: not public API. Inside the package it is for the calls this layer
+    /// makes and for handing the descriptor to a C library (libcurl's poll).
+    package let rawValue: Int32
 
-    public init(rawValue: Int32) { self.rawValue = rawValue }
+    package init(rawValue: Int32) { self.rawValue = rawValue }
 
     public static let standardInput = FileDescriptor(rawValue: STDIN_FILENO)
     public static let standardOutput = FileDescriptor(rawValue: STDOUT_FILENO)
+    public static let standardError = FileDescriptor(rawValue: STDERR_FILENO)
 
-    private static func check(_ result: Int32) throws(SystemError) -> FileDescriptor {
-        guard result >= 0 else { throw .last }
+    /// True when the descriptor is a terminal (`isatty`).
+    public var isTerminal: Bool { isatty(rawValue) == 1 }
+
+    private static func check(_ result: Int32, _ call: String, _ path: String?) throws(SystemError) -> FileDescriptor {
+        guard result >= 0 else { throw .last(call, path) }
         return FileDescriptor(rawValue: result)
     }
 
@@ -28,17 +34,18 @@ public struct FileDescriptor: Sendable, Hashable {
 
     /// Opens the folder at `path`, following a symbolic link to it.
     public static func openFolder(_ path: String) throws(SystemError) -> FileDescriptor {
-        try check(open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+        try check(open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), "open", path)
     }
 
     /// Opens the subfolder `name`, never through a symbolic link.
     public func openFolder(_ name: String) throws(SystemError) -> FileDescriptor {
-        try FileDescriptor.check(openat(rawValue, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC))
+        try FileDescriptor.check(
+            openat(rawValue, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), "openat", name)
     }
 
     /// Opens the file at `path` for reading (following links: lists are the user's files).
     public static func openForReading(_ path: String) throws(SystemError) -> FileDescriptor {
-        try check(open(path, O_RDONLY | O_CLOEXEC))
+        try check(open(path, O_RDONLY | O_CLOEXEC), "open", path)
     }
 
     /// Opens the file `name` for reading, never through a link. With `keepingAccessTime`
@@ -46,24 +53,25 @@ public struct FileDescriptor: Sendable, Hashable {
     /// fails with `EPERM` otherwise.
     public func openForReading(_ name: String, keepingAccessTime: Bool = false) throws(SystemError) -> FileDescriptor {
         let flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (keepingAccessTime ? imgwarm_o_noatime() : 0)
-        return try FileDescriptor.check(openat(rawValue, name, flags))
+        return try FileDescriptor.check(openat(rawValue, name, flags), "openat", name)
     }
 
     /// Creates the file `name` for writing; fails with `EEXIST` when it exists.
     public func createFile(_ name: String, permissions: UInt32 = 0o644) throws(SystemError) -> FileDescriptor {
-        try FileDescriptor.check(openat(rawValue, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(permissions)))
+        try FileDescriptor.check(
+            openat(rawValue, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(permissions)), "openat", name)
     }
 
     /// Creates the file at `path` for writing; fails with `EEXIST` when it exists.
     public static func createFile(_ path: String, permissions: UInt32 = 0o644) throws(SystemError) -> FileDescriptor {
-        try check(open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(permissions)))
+        try check(open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(permissions)), "open", path)
     }
 
     /// Opens the file at `path` for writing, creating it or emptying what it held.
     public static func createOrTruncate(_ path: String, permissions: UInt32 = 0o644) throws(SystemError)
         -> FileDescriptor
     {
-        try check(open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(permissions)))
+        try check(open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(permissions)), "open", path)
     }
 
     /// Opens the existing file at `path` for writing, following links, never creating or
@@ -73,20 +81,20 @@ public struct FileDescriptor: Sendable, Hashable {
         while true {
             let result = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
             if result >= 0 { return FileDescriptor(rawValue: result) }
-            if errno != EINTR { throw .last }
+            if errno != EINTR { throw .last("open", path) }
         }
     }
 
     /// Opens (creating when missing) the file at `path` for reading and writing: lock files.
     public static func openOrCreate(_ path: String, permissions: UInt32 = 0o644) throws(SystemError) -> FileDescriptor {
-        try check(open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode_t(permissions)))
+        try check(open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode_t(permissions)), "open", path)
     }
 
     /// An unnamed file in this folder (`O_TMPFILE`), open for writing: invisible until linked
     /// with `link(anonymous:as:)`, and gone by itself if the process dies first. Fails where
     /// the file system has no `O_TMPFILE` (`SystemError.isUnsupported`).
     public func createAnonymousFile(permissions: UInt32 = 0o644) throws(SystemError) -> FileDescriptor {
-        try FileDescriptor.check(imgwarm_open_anonymous(rawValue, Int32(permissions)))
+        try FileDescriptor.check(imgwarm_open_anonymous(rawValue, Int32(permissions)), "openat", "O_TMPFILE")
     }
 
     /// A private scratch file in the folder at `path`, open for reading and writing and already
@@ -97,7 +105,7 @@ public struct FileDescriptor: Sendable, Hashable {
         if anonymous >= 0 { return FileDescriptor(rawValue: anonymous) }
         var template = Array("\(path)/imgwarm-spool-XXXXXX".utf8CString)
         let named = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard named >= 0 else { throw .last }
+        guard named >= 0 else { throw .last("mkstemp", path) }
         _ = fcntl(named, F_SETFD, FD_CLOEXEC)
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
         return FileDescriptor(rawValue: named)
@@ -105,7 +113,7 @@ public struct FileDescriptor: Sendable, Hashable {
 
     /// A second descriptor on the same open file.
     public func duplicate() throws(SystemError) -> FileDescriptor {
-        try FileDescriptor.check(fcntl(rawValue, F_DUPFD_CLOEXEC, 0))
+        try FileDescriptor.check(fcntl(rawValue, F_DUPFD_CLOEXEC, 0), "fcntl", nil)
     }
 
     /// Closes the descriptor, ignoring errors (reads, locks, folders).
@@ -115,7 +123,7 @@ public struct FileDescriptor: Sendable, Hashable {
 
     /// Closes a descriptor that was written to: a late write error (NFS, quota) shows here.
     public func closeAfterWriting() throws(SystemError) {
-        if Glibc.close(rawValue) != 0 { throw .last }
+        if Glibc.close(rawValue) != 0 { throw .last("close") }
     }
 
     // MARK: Reading and writing
@@ -125,7 +133,7 @@ public struct FileDescriptor: Sendable, Hashable {
         while true {
             let count = Glibc.read(rawValue, buffer.baseAddress, buffer.count)
             if count >= 0 { return count }
-            if errno != EINTR { throw .last }
+            if errno != EINTR { throw .last("read") }
         }
     }
 
@@ -134,7 +142,7 @@ public struct FileDescriptor: Sendable, Hashable {
         while true {
             let count = pread(rawValue, buffer.baseAddress, buffer.count, off_t(offset))
             if count >= 0 { return count }
-            if errno != EINTR { throw .last }
+            if errno != EINTR { throw .last("pread") }
         }
     }
 
@@ -145,7 +153,7 @@ public struct FileDescriptor: Sendable, Hashable {
             let written = write(rawValue, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
-                throw .last
+                throw .last("write")
             }
             offset += written
         }
@@ -158,7 +166,7 @@ public struct FileDescriptor: Sendable, Hashable {
             let written = pwrite(rawValue, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
             if written < 0 {
                 if errno == EINTR { continue }
-                throw .last
+                throw .last("pwrite")
             }
             done += written
         }
@@ -213,19 +221,19 @@ public struct FileDescriptor: Sendable, Hashable {
     /// `fstat` of the open file.
     public func status() throws(SystemError) -> FileStatus {
         var info = stat()
-        guard fstat(rawValue, &info) == 0 else { throw .last }
+        guard fstat(rawValue, &info) == 0 else { throw .last("fstat") }
         return FileStatus(info)
     }
 
     /// Sets the permission bits of the open file (`fchmod`).
     public func setPermissions(_ permissions: UInt32) throws(SystemError) {
-        guard fchmod(rawValue, mode_t(permissions)) == 0 else { throw .last }
+        guard fchmod(rawValue, mode_t(permissions)) == 0 else { throw .last("fchmod") }
     }
 
     /// `fstatat` of `name` in this folder, not following a link.
     public func status(of name: String) throws(SystemError) -> FileStatus {
         var info = stat()
-        guard fstatat(rawValue, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { throw .last }
+        guard fstatat(rawValue, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { throw .last("fstatat", name) }
         return FileStatus(info)
     }
 
@@ -236,20 +244,22 @@ public struct FileDescriptor: Sendable, Hashable {
         switch imgwarm_birth_time(rawValue, name, &birth) {
         case 0: return Timestamp(birth)
         case 1: return nil
-        default: throw .last
+        default: throw .last("statx", name)
         }
     }
 
     /// Sets only the access time of the open file: to `time`, or to now when nil.
     public func setAccessTime(_ time: Timestamp?) throws(SystemError) {
-        guard imgwarm_set_atime(rawValue, time?.timeValue ?? timespec(), time == nil ? 1 : 0) == 0 else { throw .last }
+        guard imgwarm_set_atime(rawValue, time?.timeValue ?? timespec(), time == nil ? 1 : 0) == 0 else {
+            throw .last("futimens")
+        }
     }
 
     /// Sets only the access time of `name` in this folder (not following a link): to `time`, or
     /// to now when nil. A read counts as a read whatever the mount's atime policy.
     public func setAccessTime(of name: String, to time: Timestamp?) throws(SystemError) {
         guard imgwarm_set_atime_at(rawValue, name, time?.timeValue ?? timespec(), time == nil ? 1 : 0) == 0 else {
-            throw .last
+            throw .last("utimensat", name)
         }
     }
 
@@ -257,19 +267,19 @@ public struct FileDescriptor: Sendable, Hashable {
 
     /// Deletes the file (or link) `name` from this folder.
     public func removeFile(_ name: String) throws(SystemError) {
-        guard unlinkat(rawValue, name, 0) == 0 else { throw .last }
+        guard unlinkat(rawValue, name, 0) == 0 else { throw .last("unlinkat", name) }
     }
 
     /// Renames `name` in this folder to `newName` in `destination`, replacing what is there
     /// atomically (`renameat`).
     public func rename(_ name: String, to newName: String, in destination: FileDescriptor) throws(SystemError) {
-        guard renameat(rawValue, name, destination.rawValue, newName) == 0 else { throw .last }
+        guard renameat(rawValue, name, destination.rawValue, newName) == 0 else { throw .last("renameat", name) }
     }
 
     /// Gives the unnamed file `file` (from `createAnonymousFile`) the name `name` in this
     /// folder. Fails with `EEXIST` when the name is taken: it never replaces a file.
     public func link(anonymous file: FileDescriptor, as name: String) throws(SystemError) {
-        guard imgwarm_link_anonymous(file.rawValue, rawValue, name) == 0 else { throw .last }
+        guard imgwarm_link_anonymous(file.rawValue, rawValue, name) == 0 else { throw .last("linkat", name) }
     }
 
     // MARK: Locks
@@ -278,7 +288,9 @@ public struct FileDescriptor: Sendable, Hashable {
     /// (`EWOULDBLOCK` when it runs out).
     public func lock(exclusive: Bool, timeout: Double) throws(SystemError) {
         let milliseconds = Int32(clamping: Int((timeout * 1000).rounded(.up)))
-        guard imgwarm_flock_timeout(rawValue, exclusive ? LOCK_EX : LOCK_SH, milliseconds) == 0 else { throw .last }
+        guard imgwarm_flock_timeout(rawValue, exclusive ? LOCK_EX : LOCK_SH, milliseconds) == 0 else {
+            throw .last("flock")
+        }
     }
 
     public func unlock() {

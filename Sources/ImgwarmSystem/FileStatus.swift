@@ -21,8 +21,8 @@ public struct FileStatus: Sendable, Equatable {
     /// The permission bits (`st_mode & 0o7777`).
     public var permissions: UInt32
 
-    /// What `info` (from `stat`, `fstat` or `fstatat`) says.
-    public init(_ info: stat) {
+    /// What `info` (from `stat`, `fstat` or `fstatat`) says; this layer makes the calls.
+    init(_ info: stat) {
         switch info.st_mode & S_IFMT {
         case S_IFREG: kind = .file
         case S_IFDIR: kind = .directory

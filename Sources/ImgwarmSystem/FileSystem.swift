@@ -8,7 +8,7 @@ public enum FileSystem {
     public static func status(ofPath path: String, followingLinks: Bool = true) throws(SystemError) -> FileStatus {
         var info = stat()
         let result = followingLinks ? stat(path, &info) : lstat(path, &info)
-        guard result == 0 else { throw .last }
+        guard result == 0 else { throw .last(followingLinks ? "stat" : "lstat", path) }
         return FileStatus(info)
     }
 
@@ -23,24 +23,35 @@ public enum FileSystem {
         access(path, R_OK) == 0
     }
 
+    /// Throws why this process may not read the file at `path` (`access(R_OK)`).
+    public static func checkReadable(_ path: String) throws(SystemError) {
+        guard access(path, R_OK) == 0 else { throw .last("access", path) }
+    }
+
+    /// True when `path` names something once symbolic links are followed (`access(F_OK)`): a
+    /// dangling link does not count.
+    public static func existsFollowingLinks(_ path: String) -> Bool {
+        access(path, F_OK) == 0
+    }
+
     /// Creates the folder at `path`; a folder already there is fine.
     public static func makeFolder(_ path: String, permissions: UInt32 = 0o755) throws(SystemError) {
-        if mkdir(path, mode_t(permissions)) != 0 && errno != EEXIST { throw .last }
+        if mkdir(path, mode_t(permissions)) != 0 && errno != EEXIST { throw .last("mkdir", path) }
     }
 
     /// Sets the permission bits of the file at `path`.
     public static func setPermissions(ofPath path: String, to permissions: UInt32) throws(SystemError) {
-        guard chmod(path, mode_t(permissions)) == 0 else { throw .last }
+        guard chmod(path, mode_t(permissions)) == 0 else { throw .last("chmod", path) }
     }
 
     /// Renames `path` to `newPath` (same file system).
     public static func rename(_ path: String, to newPath: String) throws(SystemError) {
-        guard Glibc.rename(path, newPath) == 0 else { throw .last }
+        guard Glibc.rename(path, newPath) == 0 else { throw .last("rename", path) }
     }
 
     /// Deletes the file at `path`.
     public static func removeFile(_ path: String) throws(SystemError) {
-        guard unlink(path) == 0 else { throw .last }
+        guard unlink(path) == 0 else { throw .last("unlink", path) }
     }
 
     /// `path` with every symbolic link resolved; nil when it cannot be (it does not exist).

@@ -32,6 +32,29 @@ public enum ProcessTuning {
     }
 }
 
+/// This process's environment and its end, for the command line.
+public enum CurrentProcess {
+    /// The process environment as a dictionary.
+    public static var environment: [String: String] {
+        var result: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            pointer += 1
+        }
+        return result
+    }
+
+    /// Ends the process with `status` (`exit`: atexit handlers run, nothing is left unwritten
+    /// since imgwarm writes its output unbuffered).
+    public static func exit(_ status: Int32) -> Never {
+        Glibc.exit(status)
+    }
+}
+
 /// The signals that end a run (SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGTERM), as a flag and
 /// a pipe: the handler only records the signal and writes a byte, the only things a handler may
 /// safely do, so a poll on the pipe wakes up at once.
@@ -49,6 +72,18 @@ public enum StopSignals {
 
     /// The first stop signal received (SIGINT = 2, SIGTERM = 15, …), or 0.
     public static var received: Int32 { imgwarm_stop_signal() }
+
+    /// The name of a stop signal, for messages ("SIGHUP"); SIGINT for any other number.
+    public static func name(of signal: Int32) -> String {
+        switch signal {
+        case SIGHUP: return "SIGHUP"
+        case SIGQUIT: return "SIGQUIT"
+        case SIGUSR1: return "SIGUSR1"
+        case SIGUSR2: return "SIGUSR2"
+        case SIGTERM: return "SIGTERM"
+        default: return "SIGINT"
+        }
+    }
 
     /// Empties the pipe so a poll on it does not wake up again.
     public static func drain(_ pipe: FileDescriptor) {

@@ -12,7 +12,7 @@ public struct Timestamp: Comparable, Hashable, Sendable {
         self.nanoseconds = nanoseconds
     }
 
-    public init(_ time: timespec) {
+    package init(_ time: timespec) {
         self.init(seconds: Int64(time.tv_sec), nanoseconds: Int64(time.tv_nsec))
     }
 
@@ -23,7 +23,7 @@ public struct Timestamp: Comparable, Hashable, Sendable {
         return Timestamp(time)
     }
 
-    public var timeValue: timespec {
+    package var timeValue: timespec {
         Glibc.timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds))
     }
 

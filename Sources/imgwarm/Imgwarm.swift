@@ -1,9 +1,6 @@
 import ArgumentParser
 import ImgwarmKit
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import ImgwarmSystem
 
 @main
 struct Imgwarm: ParsableCommand {
@@ -47,7 +44,7 @@ struct Imgwarm: ParsableCommand {
             }
         }
         Console.flush()
-        Glibc.exit(status.rawValue)
+        CurrentProcess.exit(status.rawValue)
     }
 
     /// `imgwarm help TOPIC…` names commands that exist: argument-parser prints the top-level help

@@ -110,4 +110,32 @@ import Testing
         #expect(SystemError.notFound.description == "No such file or directory")
         #expect(SystemError(code: ENOSPC).isDiskFull)
     }
+
+    /// As swift-nio's `IOError`: the failed call and what it was given, then the C library's words.
+    @Test func errorsNameTheCallThatFailed() throws {
+        let temp = try TemporaryFolder()
+        let folder = try FileDescriptor.openFolder(temp.path)
+        defer { folder.close() }
+        do {
+            _ = try folder.status(of: "missing.png")
+            Issue.record("fstatat of a missing name succeeded")
+        } catch {
+            #expect(error.call == "fstatat" && error.path == "missing.png")
+            #expect(error.description == "fstatat(missing.png) failed: No such file or directory")
+            #expect(error == .notFound, "equal by errno, whichever call failed")
+        }
+        do {
+            _ = try FileDescriptor.openForReading(temp.path("none"))
+            Issue.record("open of a missing path succeeded")
+        } catch {
+            #expect(error.description == "open(\(temp.path("none"))) failed: No such file or directory")
+        }
+        do {
+            try FileSystem.makeFolder(temp.path("none/deeper"))
+            Issue.record("mkdir under a missing folder succeeded")
+        } catch {
+            #expect(error.description == "mkdir(\(temp.path("none/deeper"))) failed: No such file or directory")
+        }
+        #expect(SystemError(code: ENOSPC, call: "write").description == "write() failed: No space left on device")
+    }
 }

@@ -37,7 +37,7 @@ import Testing
         #expect(ExitStatus.ofClean(.protectedFolder("/", what: "the root folder")) == .usage)
         #expect(ExitStatus.ofClean(.foreignFolder("/c", names: ["notes.txt"], count: 1)) == .usage)
         #expect(ExitStatus.ofClean(.notADirectory("/c")) == .cacheUnusable)
-        #expect(ExitStatus.ofClean(.unreadable("/c", 13)) == .cacheUnusable)
+        #expect(ExitStatus.ofClean(.unreadable("/c", SystemError(code: 13))) == .cacheUnusable)
         let timeout = CacheLock.Timeout(path: "/c/lock", seconds: 1, exclusive: true)
         #expect(ExitStatus.ofClean(.locked(timeout)) == .cacheUnusable)
         #expect(DiskCacheError.locked(timeout).description == timeout.description)

@@ -33,7 +33,7 @@ public final class CacheLock {
         do {
             descriptor = try FileDescriptor.openOrCreate(path)
         } catch {
-            throw .unusable(path, error.code)
+            throw .unusable(path, error)
         }
     }
 

@@ -60,7 +60,7 @@ public final class CacheStore: Sendable {
             } catch {
                 folder.close()
                 temporaryFD.close()
-                throw .notWritable(path, error.code)
+                throw .notWritable(path, error)
             }
         }
     }
@@ -71,7 +71,7 @@ public final class CacheStore: Sendable {
     }
 
     private static func openFolder(_ path: String) throws(CacheStoreError) -> FileDescriptor {
-        do { return try FileDescriptor.openFolder(path) } catch { throw .unusable(path, error.code) }
+        do { return try FileDescriptor.openFolder(path) } catch { throw .unusable(path, error) }
     }
 
     /// Removes temporary files left by imgwarm processes that no longer run (after `kill -9`,
@@ -107,7 +107,7 @@ public final class CacheStore: Sendable {
         }
         let (parent, _) = CacheLocation.split(path)
         if parent != path && parent != "/" { try makeFolders(parent) }
-        do { try FileSystem.makeFolder(path) } catch { throw .unusable(path, error.code) }
+        do { try FileSystem.makeFolder(path) } catch { throw .unusable(path, error) }
     }
 
     // MARK: Hits
@@ -231,11 +231,11 @@ public final class CacheStore: Sendable {
             anonymousFiles.withLock { $0 = false }
             return try store(bytes, as: name, publish: publish)
         } catch {
-            throw StoreFailure(code: error.code, step: "create a file")
+            throw StoreFailure(error, step: "create a file")
         }
         anonymousFiles.withLock { $0 = true }
         defer { file.close() }
-        do { try file.writeAll(bytes) } catch { throw StoreFailure(code: error.code, step: "write") }
+        do { try file.writeAll(bytes) } catch { throw StoreFailure(error, step: "write") }
         try publish { () throws(StoreFailure) in
             do throws(SystemError) {
                 try folderDescriptor.link(anonymous: file, as: name)
@@ -243,13 +243,13 @@ public final class CacheStore: Sendable {
             } catch  where error.isAlreadyThere {
                 // Replace: link under a temporary name in the private folder, then rename over.
             } catch {
-                throw StoreFailure(code: error.code, step: "move the file into the cache")
+                throw StoreFailure(error, step: "move the file into the cache")
             }
             let temporary = temporaryName()
             do throws(SystemError) {
                 try temporaryDescriptor.link(anonymous: file, as: temporary)
             } catch {
-                throw StoreFailure(code: error.code, step: "move the file into the cache")
+                throw StoreFailure(error, step: "move the file into the cache")
             }
             try moveIntoPlace(temporaryName: temporary, name: name)
         }
@@ -260,14 +260,14 @@ public final class CacheStore: Sendable {
         let temporary = temporaryName()
         let file: FileDescriptor
         do { file = try temporaryDescriptor.createFile(temporary) } catch {
-            throw StoreFailure(code: error.code, step: "create a temporary file")
+            throw StoreFailure(error, step: "create a temporary file")
         }
         var failure: SystemError?
         do { try file.writeAll(bytes) } catch { failure = error }
         do { try file.closeAfterWriting() } catch { failure = failure ?? error }  // closes in any case
         if let failure {
             try? temporaryDescriptor.removeFile(temporary)
-            throw StoreFailure(code: failure.code, step: "write")
+            throw StoreFailure(failure, step: "write")
         }
         return temporary
     }
@@ -278,7 +278,7 @@ public final class CacheStore: Sendable {
             try temporaryDescriptor.rename(temporaryName, to: name, in: folderDescriptor)
         } catch {
             try? temporaryDescriptor.removeFile(temporaryName)
-            throw StoreFailure(code: error.code, step: "move the file into the cache")
+            throw StoreFailure(error, step: "move the file into the cache")
         }
     }
 
@@ -291,14 +291,14 @@ public final class CacheStore: Sendable {
 /// The cache folder or its private folder cannot be used: the run stops.
 public enum CacheStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case notADirectory(String)
-    case unusable(String, Int32)
-    case notWritable(String, Int32)
+    case unusable(String, SystemError)
+    case notWritable(String, SystemError)
 
     public var description: String {
         switch self {
         case .notADirectory(let path): return "\(path) is not a folder"
-        case .unusable(let path, let code): return "cannot use \(path): \(SystemError.message(code))"
-        case .notWritable(let path, let code): return "cannot write in \(path): \(SystemError.message(code))"
+        case .unusable(let path, let error): return "cannot use \(path): \(error)"
+        case .notWritable(let path, let error): return "cannot write in \(path): \(error)"
         }
     }
 }
@@ -306,6 +306,9 @@ public enum CacheStoreError: Error, Equatable, Sendable, CustomStringConvertible
 /// Storing one file failed (a per-URL failure; a full disk also ends the run).
 public struct StoreFailure: Error, Sendable, CustomStringConvertible {
     public var code: Int32
+    /// The call that failed and what it was given, when known (`SystemError.call`, `.path`).
+    public var call: String?
+    public var path: String?
     public var step: String
     /// Set when the failure is a cache lock wait that ran out.
     public var lockTimeout: CacheLock.Timeout?
@@ -316,11 +319,19 @@ public struct StoreFailure: Error, Sendable, CustomStringConvertible {
         self.lockTimeout = lockTimeout
     }
 
+    /// `step` failed with `error`.
+    public init(_ error: SystemError, step: String) {
+        code = error.code
+        call = error.call
+        path = error.path
+        self.step = step
+    }
+
     /// True when nothing more can be written: disk full or out of quota.
     public var isDiskFull: Bool { SystemError(code: code).isDiskFull }
 
     public var description: String {
         if let lockTimeout { return lockTimeout.description }
-        return "cannot \(step): \(SystemError.message(code))"
+        return "cannot \(step): \(SystemError(code: code, call: call, path: path))"
     }
 }

@@ -48,7 +48,18 @@ extension DiskCache {
     public struct RemovalFailure: Sendable {
         public var entry: CacheEntry
         public var code: Int32
+        /// The call that failed (`"unlinkat"`), when known.
+        public var call: String?
         public var message: String { SystemError.message(code) }
+    }
+
+    /// Why an entry the clean chose was not deleted.
+    public enum RemovalError: Error, Sendable {
+        /// The file is no longer the one scanned: replaced since (another inode), or read since
+        /// (a prefetch hit moved its access time). It is left alone, and it is not a failure.
+        case changedSinceScan
+        /// A system call failed; `SystemError.isNotFound` (gone since the scan) is not a failure.
+        case system(SystemError)
     }
 
     /// What a clean pass tells its observer, as it happens: each removal and each failure once.
@@ -152,7 +163,7 @@ extension DiskCache {
     /// links and other kinds are neither counted in the size pass nor removed. `remove` deletes one
     /// entry or throws why not; a dry run passes one that deletes nothing. As in SDWebImage, a
     /// file that cannot be removed does not lower the size the trim works towards; a file gone or
-    /// changed (`SystemError.stale`) is neither removed nor a failure. `observe` hears of every
+    /// changed since the scan (`RemovalError.changedSinceScan`) is neither removed nor a failure. `observe` hears of every
     /// removal and failure as it happens: the expired files and the trimmed files wholly below
     /// the cut in directory order, then the files at the cut in date-and-name order (every trimmed
     /// file in that order when the files up to the cut are at most `pageCapacity`).
@@ -162,7 +173,7 @@ extension DiskCache {
     public func clean(
         _ survey: Survey, in directory: FileDescriptor?, policy: CleanPolicy, now: Timestamp,
         pageCapacity: Int = DiskCache.pageCapacity,
-        remove: (CacheEntry) throws(SystemError) -> Void,
+        remove: (CacheEntry) throws(RemovalError) -> Void,
         observe: (CleanEvent) -> Void = { _ in }
     ) throws(DiskCacheError) -> CleanResult {
         var result = CleanResult(before: survey.totals, folderExists: survey.exists)
@@ -171,9 +182,9 @@ extension DiskCache {
             do {
                 try remove(entry)
             } catch {
-                if !error.isNotFound && error != .stale {
+                if case .system(let failure) = error, !failure.isNotFound {
                     result.failed += 1
-                    observe(.failed(RemovalFailure(entry: entry, code: error.code)))
+                    observe(.failed(RemovalFailure(entry: entry, code: failure.code, call: failure.call)))
                 }
                 return false
             }
@@ -342,18 +353,19 @@ extension DiskCache {
 
     /// Deletes `entry` from the folder if it is still the file that was scanned, with the date
     /// it was judged by. A file replaced since the scan (another inode), or read since (a
-    /// prefetch hit moved its access time), is left alone (`SystemError.stale`), as is one
-    /// already gone (`ENOENT`).
+    /// prefetch hit moved its access time), is left alone (`RemovalError.changedSinceScan`), as
+    /// is one already gone (`ENOENT`).
     public func removeIfUnchanged(_ entry: CacheEntry, in directory: FileDescriptor, expireType: ExpireType)
-        throws(SystemError)
+        throws(RemovalError)
     {
-        let info = try directory.status(of: entry.name)
-        guard info.inode == entry.inode, info.device == entry.device else { throw .stale }
+        let info: FileStatus
+        do { info = try directory.status(of: entry.name) } catch { throw .system(error) }
+        guard info.inode == entry.inode, info.device == entry.device else { throw .changedSinceScan }
         if entry.kind == .file {
             var date = DiskCache.date(of: info, expireType)
             if expireType == .creation, let birth = try? directory.birthTime(of: entry.name) { date = birth }
-            guard date == entry.date else { throw .stale }
+            guard date == entry.date else { throw .changedSinceScan }
         }
-        try directory.removeFile(entry.name)
+        do { try directory.removeFile(entry.name) } catch { throw .system(error) }
     }
 }

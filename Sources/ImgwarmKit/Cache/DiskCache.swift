@@ -62,7 +62,7 @@ public struct DiskTotals: Codable, Equatable, Sendable {
 /// A run-level problem with the disk cache folder. Per-file trouble is data, not an error.
 public enum DiskCacheError: Error, Equatable, Sendable, CustomStringConvertible {
     case notADirectory(String)
-    case unreadable(String, Int32)
+    case unreadable(String, SystemError)
     case noBirthTime(String)
     /// Another imgwarm held the cache lock longer than the wait allowed.
     case locked(CacheLock.Timeout)
@@ -77,8 +77,8 @@ public enum DiskCacheError: Error, Equatable, Sendable, CustomStringConvertible 
         switch self {
         case .notADirectory(let path):
             return "\(path) is not a folder"
-        case .unreadable(let path, let code):
-            return "cannot read \(path): \(SystemError.message(code))"
+        case .unreadable(let path, let error):
+            return "cannot read \(path): \(error)"
         case .locked(let timeout):
             return timeout.description
         case .protectedFolder(let folder, let what):
@@ -161,7 +161,7 @@ public struct DiskCache: Sendable {
             status = try FileSystem.status(ofPath: folder)
         } catch {
             if error.isNotFound { return nil }
-            throw .unreadable(folder, error.code)
+            throw .unreadable(folder, error)
         }
         guard status.kind == .directory else { throw .notADirectory(folder) }
         return try openFolder()
@@ -235,7 +235,7 @@ public struct DiskCache: Sendable {
         } catch let error as DiskCacheError {
             throw error
         } catch {
-            throw .unreadable(folder, (error as? SystemError)?.code ?? 0)
+            throw .unreadable(folder, (error as? SystemError) ?? SystemError(code: 0))
         }
     }
 
@@ -265,7 +265,7 @@ public struct DiskCache: Sendable {
         do {
             return try FileDescriptor.openFolder(location.folder)
         } catch {
-            throw .unreadable(location.folder, error.code)
+            throw .unreadable(location.folder, error)
         }
     }
 }

@@ -42,8 +42,8 @@ public struct CleanJob: Sendable {
         try refuseProtectedFolder()
         let survey = try cache.survey(policy: policy, now: now)
         guard survey.exists else {
-            return try cache.clean(survey, in: nil, policy: policy, now: now) { _ throws(SystemError) in
-                throw .notFound
+            return try cache.clean(survey, in: nil, policy: policy, now: now) { _ throws(DiskCache.RemovalError) in
+                throw .system(.notFound)
             }
         }
         try refuseForeignFolder(survey)
@@ -64,7 +64,7 @@ public struct CleanJob: Sendable {
         defer { lock?.unlock() }
         var result = try cache.clean(
             survey, in: directory, policy: policy, now: now,
-            remove: { entry throws(SystemError) in
+            remove: { entry throws(DiskCache.RemovalError) in
                 try cache.removeIfUnchanged(entry, in: directory, expireType: policy.expireType)
             }, observe: observe)
         removeStateRows(&result, directory: directory)
@@ -98,7 +98,7 @@ public struct CleanJob: Sendable {
     /// now (`fstatat` says `ENOENT`); the rows are read in batches, so memory does not grow with
     /// the database.
     private func removeStateRows(_ result: inout DiskCache.CleanResult, directory: FileDescriptor) {
-        let path = configuration.statePath ?? StateStore.defaultPath(for: location)
+        let path = StateStore.path(configuration.statePath, for: location)
         guard FileSystem.exists(path) else { return }
         do {
             let state = try StateStore(path: path, busyTimeout: configuration.lockTimeout)

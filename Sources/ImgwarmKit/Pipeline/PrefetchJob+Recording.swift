@@ -130,7 +130,11 @@ extension PrefetchJob {
         guard let stateWriter else { return }
         let run = StateStore.RunRecord(
             command: "prefetch", startedAt: startedAt.secondsSinceEpoch, finishedAt: Timestamp.now().secondsSinceEpoch,
-            totals: totals, interrupted: interrupted)
+            totals: StateStore.RunRecord.Totals(
+                lines: totals.lines, downloaded: totals.downloaded, cached: totals.cached,
+                revalidated: totals.revalidated, failed: totals.failed, blacklisted: totals.blacklisted,
+                invalid: totals.invalid),
+            interrupted: interrupted)
         writeState { state throws(StateError) in try state.recordRun(run) }
         let failure = stateWriter.finish()
         self.stateWriter = nil

@@ -208,7 +208,7 @@ public final class PrefetchJob {
         return summary
     }
 
-    var statePath: String { configuration.statePath ?? StateStore.defaultPath(for: location) }
+    var statePath: String { StateStore.path(configuration.statePath, for: location) }
 
     // MARK: - Reading the lists
 

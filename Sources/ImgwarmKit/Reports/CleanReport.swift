@@ -9,12 +9,13 @@ public final class CleanReport {
     private var writer: JSONWriter
     private var failures: JSONWriter
 
-    public init(file: ReportFile, location: CacheLocation, configuration: CleanJob.Configuration, startedAt: Timestamp)
-    {
+    /// Writes the header of a clean of `location` under `policy` (a dry run when `dryRun`).
+    public init(
+        file: ReportFile, location: CacheLocation, policy: DiskCache.CleanPolicy, dryRun: Bool, startedAt: Timestamp
+    ) {
         self.file = file
         writer = JSONWriter(pretty: false, capacity: 1 << 16)
         failures = JSONWriter(pretty: false, capacity: 256)
-        let policy = configuration.policy
         writer.beginObject()
         writer.reportHeader(schemaVersion: CleanReport.schemaVersion, command: "clean", cacheFolder: location.folder)
         writer.key("options")
@@ -24,7 +25,7 @@ public final class CleanReport {
         if let maxAge = policy.maxAge.seconds { writer.double(maxAge) } else { writer.null() }
         writer.field("maxSizeBytes", policy.maxSize)
         writer.field("all", policy.removeAll)
-        writer.field("dryRun", configuration.dryRun)
+        writer.field("dryRun", dryRun)
         writer.endObject()
         writer.field("startedAt", startedAt.iso8601)
         writer.key("removed")

@@ -24,7 +24,8 @@ public final class ReportFile {
 
     public struct OpenError: Error, CustomStringConvertible {
         public enum Reason: Sendable, Equatable {
-            case system(Int32)
+            /// A system call failed (`SystemError` names it).
+            case system(SystemError)
             case ownedByAnotherUser(UInt32)
             case danglingLink
         }
@@ -32,9 +33,9 @@ public final class ReportFile {
         public var path: String
         public var reason: Reason
 
-        public init(path: String, code: Int32) {
+        public init(path: String, error: SystemError) {
             self.path = path
-            reason = .system(code)
+            reason = .system(error)
         }
 
         public init(path: String, reason: Reason) {
@@ -44,8 +45,8 @@ public final class ReportFile {
 
         public var description: String {
             switch reason {
-            case .system(let code):
-                return "cannot write the report to \(path): \(SystemError.message(code))"
+            case .system(let error):
+                return "cannot write the report to \(path): \(error)"
             case .ownedByAnotherUser(let owner):
                 return
                     "cannot write the report to \(path): the file belongs to another user (uid \(owner)); imgwarm replaces only its own user's report files: remove it or choose another path"
@@ -74,12 +75,12 @@ public final class ReportFile {
         do {
             status = try FileSystem.status(ofPath: path)
         } catch {
-            guard error.isNotFound else { throw OpenError(path: path, code: error.code) }
+            guard error.isNotFound else { throw OpenError(path: path, error: error) }
             if FileSystem.exists(path) { throw OpenError(path: path, reason: .danglingLink) }
             do {
                 return try temporary(replacing: path, permissions: nil)
             } catch {
-                throw OpenError(path: path, code: error.code)
+                throw OpenError(path: path, error: error)
             }
         }
         do throws(SystemError) {
@@ -94,7 +95,7 @@ public final class ReportFile {
             }
             if status.kind == .directory { throw SystemError.isADirectory }
         } catch {
-            throw OpenError(path: path, code: error.code)
+            throw OpenError(path: path, error: error)
         }
         if status.owner != FileSystem.userID {
             throw OpenError(path: path, reason: .ownedByAnotherUser(status.owner))
@@ -102,7 +103,7 @@ public final class ReportFile {
         do {
             return try temporary(replacing: FileSystem.resolvedPath(path) ?? path, permissions: status.permissions)
         } catch {
-            throw OpenError(path: path, code: error.code)
+            throw OpenError(path: path, error: error)
         }
     }
 
@@ -146,7 +147,7 @@ public final class ReportFile {
 
     /// Finishes the report: a file appears under its name only now, complete.
     public func commit() throws(OpenError) {
-        if let failed { throw OpenError(path: path, code: failed.code) }
+        if let failed { throw OpenError(path: path, error: failed) }
         guard descriptor != .standardOutput, !committed else { return }
         committed = true
         do throws(SystemError) {
@@ -154,7 +155,7 @@ public final class ReportFile {
             if let replacement { try FileSystem.rename(replacement.temporary, to: replacement.target) }
         } catch {
             if let replacement { try? FileSystem.removeFile(replacement.temporary) }
-            throw OpenError(path: path, code: error.code)
+            throw OpenError(path: path, error: error)
         }
     }
 }

@@ -1,52 +1,20 @@
-import ImgwarmSystem
-
-/// The JSON document `imgwarm stats --json` prints (schema: `docs/stats.schema.json`).
+/// The JSON document `imgwarm stats --json` prints (schema: `docs/stats.schema.json`): it renders
+/// what `StatsJob` gathered, and reads nothing itself.
 public struct StatsReport {
     public static let schemaVersion = 1
 
     public var location: CacheLocation
     public var expireType: ExpireType
     public var statistics: DiskCache.Statistics
-    public var state: StateSummary
+    public var state: StateStore.Summary
 
-    public init(location: CacheLocation, expireType: ExpireType, statistics: DiskCache.Statistics, state: StateSummary)
-    {
+    public init(
+        location: CacheLocation, expireType: ExpireType, statistics: DiskCache.Statistics, state: StateStore.Summary
+    ) {
         self.location = location
         self.expireType = expireType
         self.statistics = statistics
         self.state = state
-    }
-
-    /// What the state database says, for `stats`.
-    public struct StateSummary: Sendable {
-        public var path: String
-        public var exists = false
-        public var trackedKeys = 0
-        /// Rows whose file is no longer in the folder (ignored; the next clean removes them).
-        public var staleRows = 0
-        public var blacklisted = 0
-        public var lastRun: StateStore.RunRecord?
-        public var problem: String?
-
-        /// Reads the database at `path` if there is one, without creating it.
-        public static func read(path: String, scan: DiskCache.Statistics, lockTimeout: Double) -> StateSummary {
-            var summary = StateSummary(path: path)
-            guard FileSystem.exists(path) else { return summary }
-            summary.exists = true
-            do {
-                let state = try StateStore(path: path, busyTimeout: lockTimeout, readOnly: true)
-                let counts = try state.counts()
-                summary.trackedKeys = counts.trackedKeys
-                summary.blacklisted = counts.blacklisted
-                try state.forEachTrackedFileName { name in
-                    if !scan.containsFile(named: name) { summary.staleRows += 1 }
-                }
-                summary.lastRun = try state.lastRun()
-            } catch {
-                summary.problem = error.description
-            }
-            return summary
-        }
     }
 
     public func json(pretty: Bool = true) -> [UInt8] {

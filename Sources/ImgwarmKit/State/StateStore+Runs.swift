@@ -6,8 +6,40 @@ extension StateStore {
         public var command: String
         public var startedAt: Double
         public var finishedAt: Double
-        public var totals: PrefetchTotals
+        public var totals: Totals
         public var interrupted: Bool
+
+        /// The counts the log keeps of a run (the columns of `runs`).
+        public struct Totals: Sendable, Equatable {
+            public var lines = 0
+            public var downloaded = 0
+            public var cached = 0
+            public var revalidated = 0
+            public var failed = 0
+            public var blacklisted = 0
+            public var invalid = 0
+
+            public init(
+                lines: Int = 0, downloaded: Int = 0, cached: Int = 0, revalidated: Int = 0, failed: Int = 0,
+                blacklisted: Int = 0, invalid: Int = 0
+            ) {
+                self.lines = lines
+                self.downloaded = downloaded
+                self.cached = cached
+                self.revalidated = revalidated
+                self.failed = failed
+                self.blacklisted = blacklisted
+                self.invalid = invalid
+            }
+        }
+
+        public init(command: String, startedAt: Double, finishedAt: Double, totals: Totals, interrupted: Bool) {
+            self.command = command
+            self.startedAt = startedAt
+            self.finishedAt = finishedAt
+            self.totals = totals
+            self.interrupted = interrupted
+        }
     }
 
     public func recordRun(_ run: RunRecord) throws(StateError) {
@@ -34,7 +66,7 @@ extension StateStore {
         try query(
             "SELECT command, started_at, finished_at, lines, downloaded, cached, revalidated, failed, blacklisted, invalid, interrupted FROM runs ORDER BY id DESC LIMIT 1"
         ) { row in
-            var totals = PrefetchTotals()
+            var totals = RunRecord.Totals()
             totals.lines = Int(row.int64(3))
             totals.downloaded = Int(row.int64(4))
             totals.cached = Int(row.int64(5))

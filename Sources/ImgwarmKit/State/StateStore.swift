@@ -25,6 +25,12 @@ public final class StateStore {
         location.privateFolder + "/state.sqlite"
     }
 
+    /// The database a command uses: `given` (`--state`), else the default for `location`. The
+    /// one place every job and command takes it from.
+    public static func path(_ given: String?, for location: CacheLocation) -> String {
+        given ?? defaultPath(for: location)
+    }
+
     /// Opens (creating when missing, migrating when older) the database at `path`.
     ///
     /// A file that is not a database, or fails SQLite's check, is renamed to

@@ -1,10 +1,6 @@
 import ArgumentParser
 import ImgwarmKit
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `imgwarm blacklist list|remove|clear`: the persisted failed-URL list (docs/cache-contract.md §5).
 struct Blacklist: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -29,27 +25,31 @@ struct Blacklist: ParsableCommand {
         @OptionGroup var location: CacheLocationOptions
         @OptionGroup var state: StateOptions
 
-        func statePath() throws -> String { state.path(for: try location.location()) }
-
-        /// Opens the state database when it exists, read-only unless `forWriting`; nil (after a
-        /// warning naming what is missing) when it does not. Creates nothing either way.
-        func openExisting(forWriting: Bool) throws -> StateStore? {
+        /// Opens the state database when it exists, read-only unless `forWriting`, after a warning
+        /// naming what is missing when it does not. Creates nothing either way.
+        func openJob(forWriting: Bool) throws -> BlacklistJob {
             let location = try location.location()
-            let path = state.path(for: location)
-            guard access(path, F_OK) == 0 else {
-                var folder = stat()
-                let cacheExists = stat(location.folder, &folder) == 0
-                Console.warning(
-                    cacheExists
-                        ? "no state database at \(path): no prefetch has used this cache yet, so nothing is blacklisted"
-                        : "no cache at \(location.folder) and no state database at \(path): nothing is blacklisted")
-                return nil
-            }
+            var configuration = BlacklistJob.Configuration()
+            configuration.statePath = state.state
+            configuration.lockTimeout = state.lockTimeout
+            let job: BlacklistJob
             do {
-                return try StateStore(path: path, busyTimeout: state.lockTimeout, readOnly: !forWriting)
+                job = try BlacklistJob(location: location, configuration: configuration, forWriting: forWriting)
             } catch {
                 throw CommandFailure.cache(error.description)
             }
+            let path = job.statePath
+            switch job.missing {
+            case .stateDatabase:
+                Console.warning(
+                    "no state database at \(path): no prefetch has used this cache yet, so nothing is blacklisted")
+            case .cacheAndStateDatabase:
+                Console.warning(
+                    "no cache at \(location.folder) and no state database at \(path): nothing is blacklisted")
+            case nil:
+                break
+            }
+            return job
         }
     }
 
@@ -62,11 +62,10 @@ struct Blacklist: ParsableCommand {
         var json = false
 
         func run() throws {
-            let store = try options.openExisting(forWriting: false)
+            let job = try options.openJob(forWriting: false)
             let entries: [StateStore.BlacklistEntry]
-            do { entries = try store?.blacklistEntries() ?? [] } catch { throw CommandFailure.cache(error.description) }
-            let report = BlacklistReport(
-                statePath: try store?.path ?? options.statePath(), stateExists: store != nil, entries: entries)
+            do { entries = try job.entries() } catch { throw CommandFailure.cache(error.description) }
+            let report = BlacklistReport(statePath: job.statePath, stateExists: job.missing == nil, entries: entries)
             Console.output(json ? report.json() : Array(report.text().utf8))
         }
     }
@@ -85,11 +84,11 @@ struct Blacklist: ParsableCommand {
         }
 
         func run() throws {
-            let store = try options.openExisting(forWriting: true)
+            let job = try options.openJob(forWriting: true)
             var missing = 0
             for url in urls {
                 let removed: Bool
-                do { removed = try store?.unblacklist(url) ?? false } catch {
+                do { removed = try job.remove(url) } catch {
                     throw CommandFailure.cache(error.description)
                 }
                 if removed {
@@ -109,9 +108,9 @@ struct Blacklist: ParsableCommand {
         @OptionGroup var options: Options
 
         func run() throws {
-            let store = try options.openExisting(forWriting: true)
+            let job = try options.openJob(forWriting: true)
             let count: Int
-            do { count = try store?.clearBlacklist() ?? 0 } catch { throw CommandFailure.cache(error.description) }
+            do { count = try job.clear() } catch { throw CommandFailure.cache(error.description) }
             Console.writeError("removed \(count) entries from the blacklist\n")
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ImgwarmKit
+import ImgwarmSystem
 
 /// `imgwarm clean`: SDWebImage's removeExpiredData on demand (docs/cache-contract.md §3).
 struct Clean: ParsableCommand {
@@ -140,7 +141,7 @@ struct Clean: ParsableCommand {
         configuration.policy.removeAll = all
         configuration.force = force
         configuration.protectedFolders = CacheLocation.protectedFolders(
-            cacheDir: self.location.cacheDir, environment: Environment.current)
+            cacheDir: self.location.cacheDir, environment: CurrentProcess.environment)
         configuration.dryRun = dryRun
         configuration.statePath = stateOptions.state
         configuration.lockTimeout = stateOptions.lockTimeout
@@ -149,7 +150,9 @@ struct Clean: ParsableCommand {
 
         let started = Timestamp.now()
         let document = reportFile.map {
-            CleanReport(file: $0, location: location, configuration: configuration, startedAt: started)
+            CleanReport(
+                file: $0, location: location, policy: configuration.policy, dryRun: configuration.dryRun,
+                startedAt: started)
         }
         let result: DiskCache.CleanResult
         do {
@@ -158,8 +161,11 @@ struct Clean: ParsableCommand {
                 document?.add(event)
                 switch event {
                 case .failed(let failure):
+                    // The failed call names the file as the folder holds it: escaped, as the path is.
+                    let error = SystemError(
+                        code: failure.code, call: failure.call, path: EscapedText.escaped(failure.entry.name))
                     Console.error(
-                        "cannot delete \(EscapedText.escaped(location.folder + "/" + failure.entry.name)): \(failure.message)"
+                        "cannot delete \(EscapedText.escaped(location.folder + "/" + failure.entry.name)): \(error)"
                     )
                 case .removed(let removal):
                     guard verbose else { return }

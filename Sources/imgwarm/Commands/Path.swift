@@ -1,10 +1,6 @@
 import ArgumentParser
 import ImgwarmKit
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `imgwarm path KEY...`: where SDWebImage stores each key (README, "Commands").
 struct Path: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,10 +2,6 @@ import ArgumentParser
 import ImgwarmKit
 import ImgwarmSystem
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// From `imgwarm prefetch`'s flags to the engine's configuration: an option left out keeps the
 /// engine's default (`PrefetchJob.Configuration`), which is where every default is defined.
 extension Prefetch {
@@ -80,8 +76,10 @@ extension Prefetch {
 
     private func checkReadable(_ path: String?, option: String) throws {
         guard let path else { return }
-        if access(path, R_OK) != 0 {
-            throw CommandFailure.usage("\(option) \(path): \(SystemError.message(errno))")
+        do throws(SystemError) {
+            try FileSystem.checkReadable(path)
+        } catch {
+            throw CommandFailure.usage("\(option) \(path): \(error.message)")
         }
     }
 }

@@ -2,10 +2,6 @@ import ArgumentParser
 import ImgwarmKit
 import ImgwarmSystem
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `imgwarm prefetch LIST...`: warm the cache from lists of image URLs (README, "imgwarm prefetch").
 struct Prefetch: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -332,7 +328,7 @@ struct Prefetch: ParsableCommand {
 
     private func prefetch(location: CacheLocation, outcome: RunOutcome) throws {
         let sources = listSources()
-        var configuration = try configuration(environment: Environment.current)
+        var configuration = try configuration(environment: CurrentProcess.environment)
         let reportFile = try report.map(ReportFile.openForCommand)
         ProcessTuning.keepHeapForBodies()
         // From here a first stop signal (SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGTERM) stops

@@ -30,14 +30,18 @@ struct Stats: ParsableCommand {
 
     func run() throws {
         let location = try location.location()
-        let stats: DiskCache.Statistics
+        var configuration = StatsJob.Configuration()
+        configuration.expireType = expireType
+        configuration.statePath = stateOptions.state
+        configuration.lockTimeout = stateOptions.lockTimeout
+        let result: StatsJob.Result
         do {
-            stats = try DiskCache(location: location).statistics(expireType: expireType)
+            result = try StatsJob(location: location, configuration: configuration).run()
         } catch {
             throw CommandFailure.cache(error.description)
         }
-        let state = StatsReport.StateSummary.read(
-            path: stateOptions.path(for: location), scan: stats, lockTimeout: stateOptions.lockTimeout)
+        let stats = result.statistics
+        let state = result.state
         if let problem = state.problem { Console.warning(problem) }
         if json {
             Console.output(
@@ -47,7 +51,7 @@ struct Stats: ParsableCommand {
         }
     }
 
-    private func text(location: CacheLocation, stats: DiskCache.Statistics, state: StatsReport.StateSummary) -> String {
+    private func text(location: CacheLocation, stats: DiskCache.Statistics, state: StateStore.Summary) -> String {
         var lines = ["Cache folder:   \(location.folder)\(stats.exists ? "" : " (does not exist yet)")"]
         let totals = stats.totals
         lines.append("Entries:        \(totals.entries) (SDWebImage totalDiskCount)")

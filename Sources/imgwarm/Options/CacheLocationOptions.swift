@@ -1,9 +1,6 @@
 import ArgumentParser
 import ImgwarmKit
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import ImgwarmSystem
 
 /// The cache location options every command accepts (docs/cache-contract.md §1).
 struct CacheLocationOptions: ParsableArguments {
@@ -36,7 +33,7 @@ struct CacheLocationOptions: ParsableArguments {
         do {
             return try CacheLocation.resolve(
                 cacheDir: cacheDir, namespace: namespace, diskCachePath: diskCachePath,
-                environment: Environment.current)
+                environment: CurrentProcess.environment)
         } catch {
             throw CommandFailure.usage(error.description)
         }
@@ -63,22 +60,6 @@ struct StateOptions: ParsableArguments {
     var lockTimeout: Double { givenLockTimeout ?? Defaults.lockTimeout }
 
     func path(for location: CacheLocation) -> String {
-        state ?? StateStore.defaultPath(for: location)
-    }
-}
-
-enum Environment {
-    /// The process environment as a dictionary.
-    static var current: [String: String] {
-        var result: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            pointer += 1
-        }
-        return result
+        StateStore.path(state, for: location)
     }
 }

@@ -1,11 +1,9 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
+import ImgwarmSystem
 
 /// Standard error for people, standard output for results (paths, JSON), so `imgwarm … | jq` works.
 enum Console {
     /// True when standard error is a terminal (progress lines and colour-free live updates).
-    static let stderrIsTerminal = isatty(STDERR_FILENO) == 1
+    static let stderrIsTerminal = FileDescriptor.standardError.isTerminal
 
     /// Writes `imgwarm: message` to standard error.
     static func error(_ message: String) {
@@ -19,17 +17,17 @@ enum Console {
 
     static func writeError(_ text: String) {
         var text = text
-        text.withUTF8 { writeAll(STDERR_FILENO, UnsafeRawBufferPointer($0)) }
+        text.withUTF8 { writeAll(.standardError, UnsafeRawBufferPointer($0)) }
     }
 
     /// Writes `text` to standard output at once (results).
     static func output(_ text: String) {
         var text = text
-        text.withUTF8 { writeAll(STDOUT_FILENO, UnsafeRawBufferPointer($0)) }
+        text.withUTF8 { writeAll(.standardOutput, UnsafeRawBufferPointer($0)) }
     }
 
     static func output(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { writeAll(STDOUT_FILENO, $0) }
+        bytes.withUnsafeBytes { writeAll(.standardOutput, $0) }
     }
 
     /// Output is written unbuffered (see `output`), so there is nothing to flush; kept for
@@ -39,16 +37,13 @@ enum Console {
     /// Writes every byte, retrying after interruptions. Standard output's reader going away
     /// (`| head -1`: EPIPE) ends the process quietly with exit code 0, as it asked for no more;
     /// on standard error the text is dropped and the command goes on (nobody is left to tell).
-    static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) {
-        var offset = 0
-        while offset < buffer.count {
-            let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                if errno == EPIPE && descriptor == STDOUT_FILENO { exit(ExitStatus.success.rawValue) }
-                return
-            }
-            offset += written
+    static func writeAll(_ descriptor: FileDescriptor, _ buffer: UnsafeRawBufferPointer) {
+        do {
+            try descriptor.writeAll(buffer)
+        } catch  where error.isBrokenPipe && descriptor == .standardOutput {
+            CurrentProcess.exit(ExitStatus.success.rawValue)
+        } catch {
+            return
         }
     }
 }

@@ -1,8 +1,5 @@
 import ImgwarmKit
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import ImgwarmSystem
 
 /// imgwarm's exit codes (README, "The report" and "Exit codes"), the same for every command.
 enum ExitStatus: Int32, Error {
@@ -29,16 +26,7 @@ enum ExitStatus: Int32, Error {
     }
 
     /// The name of a stop signal, for messages ("SIGHUP").
-    static func signalName(_ signal: Int32) -> String {
-        switch signal {
-        case SIGHUP: return "SIGHUP"
-        case SIGQUIT: return "SIGQUIT"
-        case SIGUSR1: return "SIGUSR1"
-        case SIGUSR2: return "SIGUSR2"
-        case SIGTERM: return "SIGTERM"
-        default: return "SIGINT"
-        }
-    }
+    static func signalName(_ signal: Int32) -> String { StopSignals.name(of: signal) }
 
     static let helpText = """
         Exit codes:
@@ -110,5 +98,5 @@ extension ReportFile {
 extension ReportFile.OpenError {
     /// The report went to standard output and its reader went away (`| head`, EPIPE): there is
     /// nobody to tell, and the command's own exit code stands.
-    var readerWentAway: Bool { path == "-" && reason == .system(EPIPE) }
+    var readerWentAway: Bool { path == "-" && reason == .system(.brokenPipe) }
 }

@@ -1,9 +1,5 @@
 import ImgwarmKit
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// What `imgwarm prefetch` prints on standard error: problems as they happen, progress (a live
 /// bar on a terminal, or timestamped log lines), and a summary paragraph at the end. Standard
 /// output stays for results.

@@ -24,4 +24,23 @@ import Testing
             }
         }
     }
+
+    /// The command line makes its system calls through ImgwarmSystem too (issue 22): it imports
+    /// no C module, Glibc or Foundation.
+    @Test func theCommandLineImportsNoCModuleGlibcOrFoundation() throws {
+        let allowed = Self.allowed.union(["ImgwarmKit", "ArgumentParser"])
+        let root = Fixtures.repositoryRoot.appendingPathComponent("Sources/imgwarm")
+        let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 10, "the command line's sources were found")
+        for file in files {
+            let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+            for line in text.split(separator: "\n") {
+                let words = line.trimmingCharacters(in: .whitespaces).split(separator: " ")
+                guard let first = words.first, first == "import" || first.hasPrefix("@") && words.contains("import")
+                else { continue }
+                #expect(allowed.contains(String(words.last ?? "")), "\(file): \(line)")
+            }
+        }
+    }
 }

@@ -90,8 +90,8 @@ import Testing
             var failed = 0
             let result = try cache.clean(
                 survey, in: directory, policy: policy, now: now, pageCapacity: pageCapacity,
-                remove: { entry throws(SystemError) in
-                    if failing.contains(entry.name) { throw SystemError(code: EACCES) }
+                remove: { entry throws(DiskCache.RemovalError) in
+                    if failing.contains(entry.name) { throw .system(SystemError(code: EACCES)) }
                     try cache.removeIfUnchanged(entry, in: directory, expireType: .access)
                 },
                 observe: { event in

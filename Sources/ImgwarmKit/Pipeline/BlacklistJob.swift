@@ -1,0 +1,63 @@
+import ImgwarmSystem
+
+/// `imgwarm blacklist list|remove|clear`: the persisted blacklist of one cache's state database
+/// (docs/cache-contract.md §5). It creates nothing: without a database there is nothing
+/// blacklisted, and `missing` says what was not there.
+public final class BlacklistJob {
+    public struct Configuration: Sendable {
+        /// The state database; nil for the default.
+        public var statePath: String?
+        /// Seconds to wait for another process's lock on the state database. `30` by default.
+        public var lockTimeout = CacheLock.defaultTimeout
+
+        public init() {}
+    }
+
+    /// What was not there when the job opened.
+    public enum Missing: Sendable, Equatable {
+        /// The cache folder exists, its state database does not: no prefetch has used it yet.
+        case stateDatabase
+        /// Neither the cache folder nor its state database exists.
+        case cacheAndStateDatabase
+    }
+
+    public let location: CacheLocation
+    /// The state database read (or that would be).
+    public let statePath: String
+    /// Nil when the database exists and is open.
+    public let missing: Missing?
+    private let store: StateStore?
+
+    /// Opens the state database when it exists, read-only unless `forWriting`; creates nothing.
+    /// Throws when the database exists and cannot be opened.
+    public init(location: CacheLocation, configuration: Configuration, forWriting: Bool) throws(StateError) {
+        self.location = location
+        let path = StateStore.path(configuration.statePath, for: location)
+        guard FileSystem.existsFollowingLinks(path) else {
+            let cacheExists = (try? FileSystem.status(ofPath: location.folder)) != nil
+            statePath = path
+            missing = cacheExists ? .stateDatabase : .cacheAndStateDatabase
+            store = nil
+            return
+        }
+        let store = try StateStore(path: path, busyTimeout: configuration.lockTimeout, readOnly: !forWriting)
+        self.store = store
+        statePath = store.path
+        missing = nil
+    }
+
+    /// The blacklisted URLs, oldest failure first; none without a database.
+    public func entries() throws(StateError) -> [StateStore.BlacklistEntry] {
+        try store?.blacklistEntries() ?? []
+    }
+
+    /// Takes `url` off the blacklist; false when it was not on it.
+    public func remove(_ url: String) throws(StateError) -> Bool {
+        try store?.unblacklist(url) ?? false
+    }
+
+    /// Empties the blacklist; returns how many entries it held.
+    public func clear() throws(StateError) -> Int {
+        try store?.clearBlacklist() ?? 0
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// docs/ARCHITECTURE.md's "a URL flows Input → … → Cache → State → Reports", checked on the
+/// sources for the stages issue 22 untangled: the cache knows nothing of the state database,
+/// the reports or the jobs; the state database nothing of the reports or the jobs; the reports
+/// nothing of the jobs (a job gathers, a report renders).
+@Suite struct StageDependencyTests {
+    static let rules: [(stage: String, mustNotName: [String])] = [
+        ("Cache", ["State", "Reports", "Pipeline"]),
+        ("State", ["Reports", "Pipeline"]),
+        ("Reports", ["Pipeline"]),
+    ]
+
+    static let root = Fixtures.repositoryRoot.appendingPathComponent("Sources/ImgwarmKit")
+
+    /// The code lines of every Swift file of `stage` (comment lines left out), by file name.
+    static func codeLines(_ stage: String) throws -> [(file: String, line: String)] {
+        let folder = root.appendingPathComponent(stage)
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }
+        var result: [(String, String)] = []
+        for file in files.sorted() {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                result.append(("\(stage)/\(file)", String(line)))
+            }
+        }
+        return result
+    }
+
+    /// The names of the types declared at the top level of `stage`'s files.
+    static func declaredTypes(_ stage: String) throws -> Set<String> {
+        let modifiers: Set<Substring> = ["public", "package", "internal", "final", "private", "fileprivate"]
+        let kinds: Set<Substring> = ["struct", "class", "enum", "protocol", "typealias", "actor"]
+        var names: Set<String> = []
+        for (_, line) in try codeLines(stage) where !(line.first?.isWhitespace ?? true) {
+            let words = line.split(separator: " ")
+            guard let kind = words.firstIndex(where: { kinds.contains($0) }), kind + 1 < words.count,
+                words[..<kind].allSatisfy({ modifiers.contains($0) })
+            else { continue }
+            names.insert(String(words[kind + 1].prefix { $0.isLetter || $0.isNumber || $0 == "_" }))
+        }
+        return names
+    }
+
+    static func identifiers(_ line: String) -> Set<String> {
+        Set(line.split { !($0.isLetter || $0.isNumber || $0 == "_") }.map(String.init))
+    }
+
+    @Test func laterStagesAreNotNamedByEarlierOnes() throws {
+        for (stage, later) in Self.rules {
+            var forbidden: [String: String] = [:]
+            for other in later {
+                let names = try Self.declaredTypes(other)
+                #expect(!names.isEmpty, "\(other)'s types were found")
+                for name in names { forbidden[name] = other }
+            }
+            let lines = try Self.codeLines(stage)
+            #expect(!lines.isEmpty, "\(stage)'s sources were found")
+            for (file, line) in lines {
+                for name in Self.identifiers(line) {
+                    if let other = forbidden[name] {
+                        Issue.record("\(file) names \(other)'s \(name): \(line.trimmingCharacters(in: .whitespaces))")
+                    }
+                }
+            }
+        }
+    }
+}
