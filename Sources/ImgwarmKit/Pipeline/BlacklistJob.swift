@@ -51,9 +51,27 @@ public final class BlacklistJob {
         try store?.blacklistEntries() ?? []
     }
 
-    /// Takes `url` off the blacklist; false when it was not on it.
-    public func remove(_ url: String) throws(StateError) -> Bool {
-        try store?.unblacklist(url) ?? false
+    /// What `remove` did with one URL.
+    public enum Removal: Sendable, Equatable {
+        /// Taken off the blacklist (the URL as stored, which `list` shows with `user:***@`).
+        case removed(String)
+        /// Not on the blacklist.
+        case notListed
+        /// The URL as `list` shows it (`user:***@host`) stands for several entries: none removed.
+        case ambiguous(Int)
+    }
+
+    /// Takes `url` off the blacklist: the URL as fetched, or as `list` shows it, with the password
+    /// hidden (`https://user:***@host/x.png`), when exactly one entry shows so.
+    public func remove(_ url: String) throws(StateError) -> Removal {
+        guard let store else { return .notListed }
+        if try store.unblacklist(url) { return .removed(url) }
+        guard Redaction.redact(url) == url, url.contains(":***@") else { return .notListed }
+        let shownSo = try store.blacklistEntries().map(\.url).filter { Redaction.redact($0) == url }
+        guard shownSo.count == 1, let stored = shownSo.first else {
+            return shownSo.isEmpty ? .notListed : .ambiguous(shownSo.count)
+        }
+        return try store.unblacklist(stored) ? .removed(stored) : .notListed
     }
 
     /// Empties the blacklist; returns how many entries it held.

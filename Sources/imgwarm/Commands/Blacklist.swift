@@ -76,7 +76,10 @@ struct Blacklist: ParsableCommand {
 
         @OptionGroup var options: Options
 
-        @Argument(help: ArgumentHelp("The URLs, exactly as in the lists.", valueName: "url"))
+        @Argument(
+            help: ArgumentHelp(
+                "The URLs, exactly as in the lists, or as 'blacklist list' shows them (a password as ***).",
+                valueName: "url"))
         var urls: [String] = []
 
         func validate() throws {
@@ -87,14 +90,20 @@ struct Blacklist: ParsableCommand {
             let job = try options.openJob(forWriting: true)
             var missing = 0
             for url in urls {
-                let removed: Bool
-                do { removed = try job.remove(url) } catch {
+                let removal: BlacklistJob.Removal
+                do { removal = try job.remove(url) } catch {
                     throw CommandFailure.cache(error.description)
                 }
-                if removed {
-                    Console.writeError("removed \(Redaction.redact(url))\n")
-                } else {
+                switch removal {
+                case .removed(let stored):
+                    Console.writeError("removed \(Redaction.redact(stored))\n")
+                case .notListed:
                     Console.error("\(Redaction.redact(url)) is not on the blacklist")
+                    missing += 1
+                case .ambiguous(let count):
+                    Console.error(
+                        "\(url) stands for \(count) blacklisted URLs with different passwords: give the one to remove "
+                            + "with its password, or use 'imgwarm blacklist clear'")
                     missing += 1
                 }
             }

@@ -32,10 +32,31 @@ import Testing
             ], "oldest failure first")
 
         let writer = try BlacklistJob(location: location, configuration: configuration, forWriting: true)
-        #expect(try writer.remove("https://example.com/old.png"))
-        #expect(try !writer.remove("https://example.com/old.png"), "no longer on it")
+        #expect(try writer.remove("https://example.com/old.png") == .removed("https://example.com/old.png"))
+        #expect(try writer.remove("https://example.com/old.png") == .notListed, "no longer on it")
         #expect(try writer.clear() == 2)
         #expect(try writer.entries().isEmpty)
+    }
+
+    /// `blacklist list` shows `user:***@host`: that form removes the entry when it stands for one
+    /// URL, and removes nothing when it stands for several (issue 23).
+    @Test func theShownFormRemovesOneEntry() throws {
+        let temp = try TemporaryFolder()
+        let location = CacheLocation(folder: temp.path("cache"))
+        try FileManager.default.createDirectory(atPath: location.folder, withIntermediateDirectories: true)
+        do {
+            let state = try StateStore(path: StateStore.defaultPath(for: location))
+            try state.blacklist(entry("https://bob:s3cret@example.com/a.png", at: 1))
+            try state.blacklist(entry("https://eve:one@example.com/b.png", at: 2))
+            try state.blacklist(entry("https://eve:two@example.com/b.png", at: 3))
+        }
+        let writer = try BlacklistJob(location: location, configuration: .init(), forWriting: true)
+        #expect(
+            try writer.remove("https://bob:***@example.com/a.png") == .removed("https://bob:s3cret@example.com/a.png"))
+        #expect(try writer.remove("https://eve:***@example.com/b.png") == .ambiguous(2))
+        #expect(try writer.entries().count == 2, "an ambiguous form removes nothing")
+        #expect(try writer.remove("https://eve:two@example.com/b.png") == .removed("https://eve:two@example.com/b.png"))
+        #expect(try writer.remove("https://bob:***@example.com/zzz.png") == .notListed)
     }
 
     @Test func saysWhatIsMissingAndCreatesNothing() throws {
@@ -44,7 +65,8 @@ import Testing
         let nothing = try BlacklistJob(location: location, configuration: .init(), forWriting: true)
         #expect(nothing.missing == .cacheAndStateDatabase)
         #expect(nothing.statePath == StateStore.defaultPath(for: location))
-        #expect(try nothing.entries().isEmpty && !nothing.remove("https://example.com/a.png") && nothing.clear() == 0)
+        #expect(try nothing.entries().isEmpty && nothing.remove("https://example.com/a.png") == .notListed)
+        #expect(try nothing.clear() == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: temp.path).isEmpty)
 
         try FileManager.default.createDirectory(atPath: location.folder, withIntermediateDirectories: true)
