@@ -46,8 +46,19 @@ public final class CacheLock {
         public var path: String
         public var seconds: Double
         public var exclusive: Bool
+        /// Who held the lock when the wait ended, as the kernel lists it (`/proc/locks`); empty when
+        /// it could not tell. Nothing is guessed: any process may `flock` the file.
+        public var holders: [FileSystem.LockHolder] = []
+
+        public init(path: String, seconds: Double, exclusive: Bool, holders: [FileSystem.LockHolder] = []) {
+            self.path = path
+            self.seconds = seconds
+            self.exclusive = exclusive
+            self.holders = holders
+        }
+
         public var description: String {
-            let who = exclusive ? "another imgwarm (a prefetch writing)" : "another imgwarm (a clean deleting)"
+            let who = holders.isEmpty ? "another process" : holders.map(\.description).joined(separator: ", ")
             return
                 "the cache lock \(path) is held by \(who) for longer than \(Quantities.formatDecimal(seconds, digits: 1)) s (\(Setting.lockTimeout))"
         }
@@ -66,7 +77,8 @@ public final class CacheLock {
         do {
             try descriptor.lock(exclusive: exclusive, timeout: timeout)
         } catch {
-            throw Timeout(path: path, seconds: timeout, exclusive: exclusive)
+            throw Timeout(
+                path: path, seconds: timeout, exclusive: exclusive, holders: FileSystem.lockHolders(ofPath: path))
         }
         held = true
     }
