@@ -216,6 +216,24 @@ import Testing
         #expect(run.stderrText.contains("no-such-cache does not exist: nothing to clean"), "\(run.stderrText)")
     }
 
+    /// `stats` of a damaged database warns and says the state is unusable, instead of "0 tracked
+    /// keys"; counts agree with their nouns (issue 23).
+    @Test func statsSaysWhatItCannotRead() throws {
+        let temp = try TemporaryFolder()
+        let folder = temp.path("caches/com.hackemist.SDImageCache/default")
+        try FileManager.default.createDirectory(atPath: folder + "/sub", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: folder + "/link", withDestinationPath: "/tmp")
+        let state = temp.path("caches/com.hackemist.SDImageCache/.imgwarm/default")
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        try Data(repeating: 0x55, count: 8192).write(to: URL(fileURLWithPath: state + "/state.sqlite"))
+        let run = try CLI.run(["stats", "--disk-cache-path", folder], home: temp.path)
+        #expect(run.status == 0)
+        #expect(run.stderrText.contains("warning: cannot use the state database"), "\(run.stderrText)")
+        #expect(run.stdoutText.contains("State:          unusable, see the warning"), "\(run.stdoutText)")
+        #expect(!run.stdoutText.contains("0 tracked keys"))
+        #expect(run.stdoutText.contains("1 folder, 1 symbolic link"), "\(run.stdoutText)")
+    }
+
     /// A damaged database is reported by `blacklist list`, never moved aside by it.
     @Test func blacklistListLeavesADamagedDatabaseAlone() throws {
         let h = try PrefetchHarness()

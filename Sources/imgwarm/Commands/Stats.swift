@@ -69,12 +69,16 @@ struct Stats: ParsableCommand {
         }
         if stats.hiddenEntries + stats.directories + stats.symlinks > 0 {
             lines.append(
-                "Other entries:  \(stats.hiddenEntries) hidden, \(stats.directories) folders, \(stats.symlinks) symbolic links"
+                "Other entries:  \(stats.hiddenEntries) hidden, \(PrefetchConsole.count(stats.directories, "folder")), "
+                    + PrefetchConsole.count(stats.symlinks, "symbolic link")
             )
         }
-        if state.exists {
+        if state.exists, state.problem != nil {
+            // Its figures would read 0: the warning above says what is wrong with it.
+            lines.append("State:          unusable, see the warning (\(state.path))")
+        } else if state.exists {
             lines.append(
-                "State:          \(state.trackedKeys) tracked keys\(state.staleRows > 0 ? " (\(state.staleRows) stale)" : ""), \(state.blacklisted) blacklisted (\(state.path))"
+                "State:          \(PrefetchConsole.count(state.trackedKeys, "tracked key"))\(state.staleRows > 0 ? " (\(state.staleRows) stale)" : ""), \(state.blacklisted) blacklisted (\(state.path))"
             )
             if let run = state.lastRun {
                 let t = run.totals
