@@ -188,13 +188,15 @@ import Testing
         }
     }
 
+    /// A report folder that cannot be made (a file is in the way; a missing one is made, as
+    /// `mkdir -p` would) is a usage error before anything is deleted.
     @Test func unwritableReportIsAUsageErrorAndDeletesNothing() throws {
         let temp = try TemporaryFolder()
         try temp.write("cache/a", Data([1]))
         let result = try CLI.run(
             [
                 "clean", "--disk-cache-path", temp.path("cache"), "--max-age", "0", "--report",
-                temp.path("no/such/dir/r.json"),
+                temp.path("cache/a/dir/r.json"),
             ], home: temp.path)
         #expect(result.status == 2)
         #expect(result.stderrText.contains("cannot write the report"))

@@ -113,6 +113,18 @@ public struct CacheLocation: Sendable, Equatable {
     }
 
     /// Splits an absolute path into its parent and last component.
+    /// Creates the folders missing above `path`, as `mkdir -p` of its parent does (each 0755
+    /// less the umask); the first that cannot be made throws.
+    static func makeParentFolders(of path: String) throws(SystemError) {
+        var missing: [String] = []
+        var current = split(absolute(path)).parent
+        while !FileSystem.exists(current) && current != "/" {
+            missing.append(current)
+            current = split(current).parent
+        }
+        for folder in missing.reversed() { try FileSystem.makeFolder(folder) }
+    }
+
     static func split(_ path: String) -> (parent: String, name: String) {
         guard let slash = path.lastIndex(of: "/") else { return (".", path) }
         let parent = slash == path.startIndex ? "/" : String(path[..<slash])

@@ -78,6 +78,9 @@ public final class ReportFile {
             guard error.isNotFound else { throw OpenError(path: path, error: error) }
             if FileSystem.exists(path) { throw OpenError(path: path, reason: .danglingLink) }
             do {
+                // A new report's folders are made as `mkdir -p` would (curl's --create-dirs): a
+                // CI job's `--report artifacts/prefetch.json` needs no step of its own.
+                try CacheLocation.makeParentFolders(of: path)
                 return try temporary(replacing: path, permissions: nil)
             } catch {
                 throw OpenError(path: path, error: error)

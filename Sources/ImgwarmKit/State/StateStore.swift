@@ -173,17 +173,10 @@ public final class StateStore {
     }
 
     private static func makeParent(of path: String) throws(StateError) {
-        let (parent, _) = CacheLocation.split(CacheLocation.absolute(path))
-        var components: [String] = []
-        var current = parent
-        while !FileSystem.exists(current) && current != "/" {
-            components.append(current)
-            current = CacheLocation.split(current).parent
-        }
-        for folder in components.reversed() {
-            do { try FileSystem.makeFolder(folder) } catch {
-                throw .unusable(path, "cannot create \(folder): \(error)")
-            }
+        do {
+            try CacheLocation.makeParentFolders(of: path)
+        } catch {
+            throw .unusable(path, "cannot create its folder: \(error)")
         }
     }
 

@@ -15,7 +15,7 @@ enum Defaults {
     static let reportHelp = ArgumentHelp(
         "Write a JSON report to this file, or - for standard output.",
         discussion:
-            "A new or existing file (of your user: another user's is refused) is replaced atomically, keeping its permissions; a device or FIFO (/dev/null, a named pipe) is written into.",
+            "A new or existing file (of your user: another user's is refused) is replaced atomically, keeping its permissions, its missing folders made as mkdir -p would; a device or FIFO (/dev/null, a named pipe) is written into.",
         valueName: "file")
 
     static let prefetch = PrefetchJob.Configuration()
