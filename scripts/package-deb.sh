@@ -43,7 +43,8 @@ date_rfc=$(date -u -R -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev
 # Debian policy: manual pages compressed with gzip -9n, a changelog in the documentation folder.
 gzip -9n "$stage"/usr/share/man/man1/*.1
 install -m 0644 README.md "$doc/README.md"
-gzip -9n "$doc/README.md"
+install -m 0644 docs/usage.md "$doc/usage.md"
+gzip -9n "$doc/README.md" "$doc/usage.md"
 cat > "$work/changelog" <<EOF
 imgwarm ($version) unstable; urgency=medium
 

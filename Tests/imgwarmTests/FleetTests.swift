@@ -4,7 +4,7 @@ import LoopbackServer
 import TestSupport
 import Testing
 
-/// `--shard K/N` (README, "Running on many machines"): N processes at once on one cache folder store exactly what one
+/// `--shard K/N` (docs/usage.md, "Running on many machines"): N processes at once on one cache folder store exactly what one
 /// unsharded run stores, and the server sees each URL once.
 @Suite struct FleetTests {
     static let images = ["photo.jpg", "gradient.png", "anim.gif", "icon.bmp", "sticker.webp", "scan.tiff"]
@@ -116,14 +116,14 @@ import Testing
         }
     }
 
-    /// The container script of `examples/kubernetes-indexed-job.yaml` (shown in the README), run
+    /// The container script of `examples/kubernetes-indexed-job.yaml` (shown in docs/usage.md), run
     /// by `sh` the way the Job runs it: one process per completion index, all at once.
     @Test func theKubernetesManifestScriptWarmsEveryShard() throws {
         let manifestURL = Fixtures.repositoryRoot.appendingPathComponent("examples/kubernetes-indexed-job.yaml")
         let manifest = try String(contentsOf: manifestURL, encoding: .utf8)
         let readme = try String(
-            contentsOf: Fixtures.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        #expect(readme.contains(manifest), "the README shows the manifest as it is in examples/")
+            contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/usage.md"), encoding: .utf8)
+        #expect(readme.contains(manifest), "the manual shows the manifest as it is in examples/")
         let script = try #require(FleetTests.blockScalar(after: "args:", in: manifest))
         #expect(script.contains("--shard \"$((JOB_COMPLETION_INDEX + 1))/$SHARDS\""))
 

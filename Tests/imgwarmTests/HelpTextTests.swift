@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// What `--help` says, checked the way a user reads it: the examples paste into a shell as they
-/// are printed, and the prefetch text agrees with the README.
+/// are printed, and the prefetch text agrees with the manual (docs/usage.md).
 @Suite struct HelpTextTests {
     static let commands: [[String]] = [
         ["prefetch"], ["path"], ["stats"], ["clean"], ["blacklist"], ["blacklist", "list"], ["version"],
@@ -30,7 +30,7 @@ import Testing
         }
     }
 
-    /// The prefetch help says what the README says: failures are printed under --quiet too, and
+    /// The prefetch help says what the manual says: failures are printed under --quiet too, and
     /// imgwarm reads JPEG, PNG, GIF and WebP headers itself.
     @Test func prefetchHelpAgreesWithTheReadme() throws {
         let temp = try TemporaryFolder()

@@ -2,16 +2,17 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The README's recipes run as written on a fresh machine: the folders their `--report` and
+/// The recipes of the README and the manual (docs/usage.md) run as written on a fresh machine: the folders their `--report` and
 /// `--metrics` files go to need not exist (they exited 2 with "No such file or directory"
 /// before; issue 23).
 @Suite struct ReadmeRecipeTests {
-    /// Every `--report PATH` and `--metrics PATH` of an `imgwarm prefetch` line of the README
+    /// Every `--report PATH` and `--metrics PATH` of an `imgwarm prefetch` line of the README and the manual
     /// whose path is literal (no `$`, `{`), made relative to an empty folder (`/var/log/x` becomes
     /// `var/log/x` there).
     static func destinations() throws -> [String] {
-        let readme = try String(
-            contentsOf: Fixtures.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try ["README.md", "docs/usage.md"].map {
+            try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent($0), encoding: .utf8)
+        }.joined(separator: "\n")
         var paths: [String] = []
         for line in readme.split(separator: "\n") where line.contains("imgwarm prefetch") {
             let words = line.split(separator: " ").map(String.init)

@@ -224,7 +224,9 @@ import Testing
 
     /// A full disk (a 1 MiB tmpfs): that URL fails with the reason, nothing partial remains,
     /// and the run ends with exit code 3.
-    @Test(.enabled(if: canMount, "needs root and tmpfs mounts; see README 'Running unattended' for the manual check"))
+    @Test(
+        .enabled(
+            if: canMount, "needs root and tmpfs mounts; see docs/usage.md, 'Running unattended', for the manual check"))
     func fullDisk() throws {
         let h = try PrefetchHarness()
         let mountPoint = h.temp.path("small")

@@ -1,6 +1,6 @@
 import ImgwarmSystem
 
-/// The lock that lets prefetches and cleans share one cache folder (README, "Running unattended"): `flock` on
+/// The lock that lets prefetches and cleans share one cache folder (docs/usage.md, "Running unattended"): `flock` on
 /// `<private folder>/lock`.
 ///
 /// - A prefetch takes it *shared*, briefly, around each change it makes to the folder: renaming

@@ -1,7 +1,7 @@
 import ImgwarmSystem
 
 extension DiskCache {
-    /// What `imgwarm stats` reports about the folder (README, "Commands").
+    /// What `imgwarm stats` reports about the folder (docs/usage.md, "Commands").
     public struct Statistics: Sendable {
         /// False when the folder does not exist.
         public var exists: Bool

@@ -3,7 +3,7 @@ import ImgwarmSystem
 /// The Input stage of a prefetch: reads every list and turns each line into what the run does
 /// with it — a keyed entry queued in the spool of its priority, an invalid line, a duplicate of
 /// an earlier key, or a line of another shard. Keys, shards and duplicates are decided here
-/// (README, "Keys apps compute", "Running on many machines"); the caller only records.
+/// (docs/usage.md, "Keys apps compute", "Running on many machines"); the caller only records.
 final class LineIngest {
     /// What the caller is told of the lines that are not queued.
     enum Event {

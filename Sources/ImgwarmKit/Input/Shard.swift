@@ -1,4 +1,4 @@
-/// `--shard K/N`: this process handles the lines of shard K of N (README, "Running on many machines").
+/// `--shard K/N`: this process handles the lines of shard K of N (docs/usage.md, "Running on many machines").
 ///
 /// A line belongs to shard `1 + (first 8 bytes of MD5(key) read as a big-endian UInt64) mod N`,
 /// so every process of a fleet agrees without talking to the others, whatever the order of the

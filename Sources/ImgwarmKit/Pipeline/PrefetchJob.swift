@@ -97,7 +97,7 @@ public enum PrefetchError: Error, CustomStringConvertible {
 }
 
 /// `imgwarm prefetch`: reads lists, downloads through the priority downloader, validates and
-/// stores every image where SDWebImage's disk cache would (README, "imgwarm prefetch").
+/// stores every image where SDWebImage's disk cache would (docs/usage.md, "imgwarm prefetch").
 public final class PrefetchJob {
     public struct Configuration: Sendable {
         public var fetch = FetchConfiguration()
@@ -133,7 +133,7 @@ public final class PrefetchJob {
         /// How the key of a line without an explicit `"key"` is computed from its URL (docs/cache-contract.md §6).
         /// No filter (the key is the URL as given) by default.
         public var keyFilters = KeyFilterChain()
-        /// Handle only the lines of this shard (README, "Running on many machines"); the others are counted as
+        /// Handle only the lines of this shard (docs/usage.md, "Running on many machines"); the others are counted as
         /// `otherShard`. nil (every line) by default.
         public var shard: Shard?
 

@@ -67,7 +67,7 @@ public struct EntryResult: Sendable {
     }
 }
 
-/// Running totals of a prefetch (README, "The report").
+/// Running totals of a prefetch (docs/usage.md, "The report").
 public struct PrefetchTotals: Sendable, Equatable {
     /// Lines that hold a URL or an invalid entry (blank and comment lines are not counted).
     public var lines = 0
@@ -100,7 +100,7 @@ public struct PrefetchTotals: Sendable, Equatable {
     /// True when every URL ended in the cache: the run did all it was asked.
     public var allInCache: Bool { skippedCount == 0 && notStarted == 0 && interrupted == 0 }
 
-    /// A line whose key belongs to another shard: counted, never listed (README, "Running on many machines").
+    /// A line whose key belongs to another shard: counted, never listed (docs/usage.md, "Running on many machines").
     mutating func addOtherShard() {
         lines += 1
         otherShard += 1

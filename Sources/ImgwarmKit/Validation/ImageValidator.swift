@@ -1,7 +1,7 @@
 import Magick
 import Synchronization
 
-/// Decides whether downloaded bytes are an image imgwarm may store (README, "imgwarm prefetch"): a format known
+/// Decides whether downloaded bytes are an image imgwarm may store (docs/usage.md, "imgwarm prefetch"): a format known
 /// from its magic bytes, then ImageMagick restricted to that one coder, within the limits.
 ///
 /// One validator per thread (it owns a MagickWand).

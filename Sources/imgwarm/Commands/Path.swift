@@ -1,7 +1,7 @@
 import ArgumentParser
 import ImgwarmKit
 
-/// `imgwarm path KEY...`: where SDWebImage stores each key (README, "Commands").
+/// `imgwarm path KEY...`: where SDWebImage stores each key (docs/usage.md, "Commands").
 struct Path: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the cache file path of each key.",

@@ -2,7 +2,7 @@ import ArgumentParser
 import ImgwarmKit
 import ImgwarmSystem
 
-/// `imgwarm prefetch LIST...`: warm the cache from lists of image URLs (README, "imgwarm prefetch").
+/// `imgwarm prefetch LIST...`: warm the cache from lists of image URLs (docs/usage.md, "imgwarm prefetch").
 struct Prefetch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Download, validate and store the images of one or more lists.",
@@ -343,7 +343,7 @@ struct Prefetch: ParsableCommand {
             Console.warning(warning)
         }
         if dryRun && !FileSystem.exists(location.folder) {
-            // README: the read-only commands say so on a cache that does not exist, and change nothing.
+            // docs/usage.md: the read-only commands say so on a cache that does not exist, and change nothing.
             Console.warning("\(location.folder) does not exist yet: every URL would be fetched")
         }
         let job = PrefetchJob(location: location, sources: sources, configuration: configuration)

@@ -23,7 +23,7 @@ struct KeyFilterOptions: ParsableArguments {
     }
 }
 
-/// `--shard K/N`: one process of a fleet (README, "Running on many machines"), for `prefetch`.
+/// `--shard K/N`: one process of a fleet (docs/usage.md, "Running on many machines"), for `prefetch`.
 struct ShardOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(

@@ -1,7 +1,7 @@
 import ImgwarmKit
 import ImgwarmSystem
 
-/// imgwarm's exit codes (README, "The report" and "Exit codes"), the same for every command.
+/// imgwarm's exit codes (docs/usage.md, "The report" and "Exit codes"), the same for every command.
 enum ExitStatus: Int32, Error {
     /// Every URL ended in the cache; the command did all it was asked.
     case success = 0

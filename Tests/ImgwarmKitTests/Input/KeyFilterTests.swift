@@ -114,7 +114,7 @@ import Testing
         #expect(try apply(spec, url) == expected)
     }
 
-    /// The README's `url.lastPathComponent` filter: the last path segment, even when the query
+    /// The manual's (docs/usage.md) `url.lastPathComponent` filter: the last path segment, even when the query
     /// holds slashes.
     @Test(arguments: [
         ("https://a.com/x/y.jpg?r=/z/w#f", "y.jpg"), ("https://a.com/y.jpg", "y.jpg"),

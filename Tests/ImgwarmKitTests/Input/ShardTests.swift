@@ -2,7 +2,7 @@ import Testing
 
 @testable import ImgwarmKit
 
-/// `--shard K/N` (README, "Running on many machines"): which shard a key belongs to, and how K/N is read.
+/// `--shard K/N` (docs/usage.md, "Running on many machines"): which shard a key belongs to, and how K/N is read.
 @Suite struct ShardTests {
     /// The shard is 1 + the first 8 bytes of MD5(key), big-endian, mod N: computed here from the
     /// hex digest, independently of the implementation's word layout.

@@ -63,17 +63,18 @@ import Testing
         #expect(FailureReason.truncated.isTransient(status: 200))
     }
 
-    /// Every error class is in the report's JSON Schema and in the README's list.
+    /// Every error class is in the report's JSON Schema and in the manual's list (docs/usage.md).
     @Test func failureClassesAreDocumented() throws {
         let schema = String(
             decoding: try Data(
                 contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/prefetch-report.schema.json")),
             as: UTF8.self)
         let readme = String(
-            decoding: try Data(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("README.md")), as: UTF8.self)
+            decoding: try Data(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/usage.md")),
+            as: UTF8.self)
         for reason in FailureReason.allCases {
             #expect(schema.contains("\"\(reason.rawValue)\""), "\(reason.rawValue) is not in the schema")
-            #expect(readme.contains("`\(reason.rawValue)`"), "\(reason.rawValue) is not in the README")
+            #expect(readme.contains("`\(reason.rawValue)`"), "\(reason.rawValue) is not in docs/usage.md")
         }
     }
 }
