@@ -16,9 +16,10 @@ let package = Package(
         .systemLibrary(
             name: "CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
-        .systemLibrary(
-            name: "CMagickWand", pkgConfig: "MagickWand",
-            providers: [.apt(["libmagickwand-dev"])]),
+        // MagickWand's pkg-config flags are -fopenmp and two -D flags, which SwiftPM refuses with a
+        // warning on every build: the shim defines the two (shim.h), and the headers' folders are
+        // given to the one target that imports the module, which imports it internally.
+        .systemLibrary(name: "CMagickWand", providers: [.apt(["libmagickwand-dev"])]),
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
@@ -30,7 +31,15 @@ let package = Package(
 
         // Thin Swift owners of the C handles.
         .target(name: "Curl", dependencies: ["CCurl"]),
-        .target(name: "Magick", dependencies: ["CMagickWand"]),
+        .target(
+            name: "Magick", dependencies: ["CMagickWand"],
+            swiftSettings: [
+                .unsafeFlags(
+                    [
+                        "/usr/include/ImageMagick-6", "/usr/include/x86_64-linux-gnu/ImageMagick-6",
+                        "/usr/include/aarch64-linux-gnu/ImageMagick-6",
+                    ].flatMap { ["-Xcc", "-I" + $0] })
+            ]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
 
         // The engine: never parses argv, never prints.

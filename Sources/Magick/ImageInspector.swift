@@ -1,4 +1,4 @@
-import CMagickWand
+internal import CMagickWand
 
 /// Reads images with one MagickWand, restricted to one named coder per call.
 ///

@@ -1,4 +1,4 @@
-import CMagickWand
+internal import CMagickWand
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,4 @@
-import CMagickWand
+internal import CMagickWand
 
 /// One ImageMagick coder as this build has it.
 public struct MagickCoderInfo: Sendable, Equatable {

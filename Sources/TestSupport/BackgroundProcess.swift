@@ -11,8 +11,8 @@ public final class BackgroundProcess: @unchecked Sendable {
         let id = UUID().uuidString
         outURL = folder.appendingPathComponent("stdout-\(id)")
         errURL = folder.appendingPathComponent("stderr-\(id)")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         process.executableURL = executable
         process.arguments = arguments
         process.environment = environment
