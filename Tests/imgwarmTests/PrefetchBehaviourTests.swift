@@ -260,7 +260,8 @@ import Testing
         #expect(h.server.requests.isEmpty, "no download before the cache is known usable")
 
         let badReport = try h.run([
-            "prefetch", "--disk-cache-path", h.folder, "--report", h.temp.path("nope/r.json"), list,
+            // A missing folder is made (as mkdir -p); one under a file cannot be.
+            "prefetch", "--disk-cache-path", h.folder, "--report", file + "/nope/r.json", list,
         ])
         #expect(badReport.status == 2)
         #expect(h.server.requests.isEmpty)

@@ -9,13 +9,16 @@ import Testing
 @Suite struct ErrorMessageTests {
     @Test func aReportThatCannotBeCreatedNamesTheCall() throws {
         let temp = try TemporaryFolder()
-        let path = temp.path("missing/report.json")
+        // A missing folder is made as mkdir -p would; one below a regular file cannot be.
+        let file = try temp.write("plain", Data([1]))
+        let path = file + "/missing/report.json"
         do {
             _ = try ReportFile(path: path)
-            Issue.record("a report in a missing folder was opened")
+            Issue.record("a report below a regular file was opened")
         } catch {
-            #expect(error.description.hasPrefix("cannot write the report to \(path): open(\(path).tmp-"))
-            #expect(error.description.hasSuffix(") failed: No such file or directory"), "\(error)")
+            #expect(
+                error.description == "cannot write the report to \(path): stat(\(path)) failed: Not a directory",
+                "\(error)")
         }
     }
 
