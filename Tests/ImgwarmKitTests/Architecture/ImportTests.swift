@@ -8,20 +8,28 @@ import Testing
 @Suite struct ImportTests {
     static let allowed: Set<String> = ["ImgwarmSystem", "Curl", "Magick", "SQLite", "Synchronization"]
 
-    @Test func theEngineImportsNoCModuleGlibcOrFoundation() throws {
-        let root = Fixtures.repositoryRoot.appendingPathComponent("Sources/ImgwarmKit")
+    /// Every `import` line of the Swift files under `Sources/<folder>`: (file, line, module).
+    static func imports(under folder: String) throws -> [(file: String, line: String, module: String)] {
+        let root = Fixtures.repositoryRoot.appendingPathComponent("Sources/" + folder)
         let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }
             .filter { $0.hasSuffix(".swift") }
-        #expect(files.count > 50, "the engine's sources were found")
+        #expect(files.count > 10, "the sources of \(folder) were found")
+        var found: [(String, String, String)] = []
         for file in files {
             let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
             for line in text.split(separator: "\n") {
                 let words = line.trimmingCharacters(in: .whitespaces).split(separator: " ")
                 guard let first = words.first, first == "import" || first.hasPrefix("@") && words.contains("import")
                 else { continue }
-                let module = String(words.last ?? "")
-                #expect(Self.allowed.contains(module), "\(file): \(line)")
+                found.append((file, String(line), String(words.last ?? "")))
             }
+        }
+        return found
+    }
+
+    @Test func theEngineImportsNoCModuleGlibcOrFoundation() throws {
+        for found in try Self.imports(under: "ImgwarmKit") {
+            #expect(Self.allowed.contains(found.module), "\(found.file): \(found.line)")
         }
     }
 
@@ -29,18 +37,8 @@ import Testing
     /// no C module, Glibc or Foundation.
     @Test func theCommandLineImportsNoCModuleGlibcOrFoundation() throws {
         let allowed = Self.allowed.union(["ImgwarmKit", "ArgumentParser"])
-        let root = Fixtures.repositoryRoot.appendingPathComponent("Sources/imgwarm")
-        let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }
-            .filter { $0.hasSuffix(".swift") }
-        #expect(files.count > 10, "the command line's sources were found")
-        for file in files {
-            let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
-            for line in text.split(separator: "\n") {
-                let words = line.trimmingCharacters(in: .whitespaces).split(separator: " ")
-                guard let first = words.first, first == "import" || first.hasPrefix("@") && words.contains("import")
-                else { continue }
-                #expect(allowed.contains(String(words.last ?? "")), "\(file): \(line)")
-            }
+        for found in try Self.imports(under: "imgwarm") {
+            #expect(allowed.contains(found.module), "\(found.file): \(found.line)")
         }
     }
 }
