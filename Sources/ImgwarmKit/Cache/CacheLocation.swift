@@ -9,22 +9,31 @@ import ImgwarmSystem
 public struct CacheLocation: Sendable, Equatable {
     /// The disk cache folder: flat, one file per cache key. Always an absolute path.
     public var folder: String
+    /// The library whose cache the folder is: it names the entries. SDWebImage's by default.
+    public var format: any CacheFormat = SDWebImageFormat()
+
+    public static func == (a: CacheLocation, b: CacheLocation) -> Bool {
+        a.folder == b.folder && a.format.name == b.format.name
+    }
 
     /// The folder SDWebImage's `SDImageCache` uses for its disk caches inside the caches root.
-    public static let sdImageCacheFolderName = "com.hackemist.SDImageCache"
+    public static let sdImageCacheFolderName = SDWebImageFormat.folderName
     /// The namespace `SDImageCache.sharedImageCache` uses. `"default"` by default.
     public static let defaultNamespace = "default"
     /// The name of the hidden folder beside a cache folder where imgwarm keeps its own files.
     public static let privateFolderName = ".imgwarm"
 
-    public init(folder: String) {
+    public init(folder: String, format: any CacheFormat = SDWebImageFormat()) {
         self.folder = CacheLocation.absolute(folder)
+        self.format = format
     }
 
-    /// The folder for a caches root and a namespace.
-    public init(root: String, namespace: String = CacheLocation.defaultNamespace) throws(CacheLocationError) {
+    /// The folder `format` uses for a caches root and a namespace.
+    public init(
+        root: String, namespace: String = CacheLocation.defaultNamespace, format: any CacheFormat = SDWebImageFormat()
+    ) throws(CacheLocationError) {
         try CacheLocation.validate(namespace: namespace)
-        self.init(folder: CacheLocation.join(CacheLocation.join(root, CacheLocation.sdImageCacheFolderName), namespace))
+        self.init(folder: format.folder(cachesRoot: root, namespace: namespace), format: format)
     }
 
     /// Resolves the location from the command-line options and the environment.
@@ -87,7 +96,7 @@ public struct CacheLocation: Sendable, Equatable {
 
     /// The path of the cache file for `key`.
     public func path(forKey key: String) -> String {
-        CacheLocation.join(folder, SDFileName.forKey(key))
+        CacheLocation.join(folder, format.fileName(forKey: key))
     }
 
     /// imgwarm's private folder for this cache: `<parent>/.imgwarm/<folder name>`.

@@ -138,7 +138,7 @@ extension DiskCache {
         try walkEntries(directory, expireType: policy.expireType) { walked in
             survey.totals.add(logical: walked.info.size, allocated: walked.info.allocatedSize)
             guard walked.kind == .file && !walked.isHidden else { return }
-            if !SDFileName.isCacheFileName(bytes: walked.nameBytes) {
+            if !location.format.isEntryName(bytes: walked.nameBytes) {
                 survey.foreignCount += 1
                 if survey.foreignNames.count < 3 { survey.foreignNames.append(walked.entry().name) }
             }

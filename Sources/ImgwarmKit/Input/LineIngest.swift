@@ -27,6 +27,8 @@ final class LineIngest {
     let keyFilters: KeyFilterChain
     let shard: Shard?
     let duplicates: DuplicateFilter
+    /// Names the entries of duplicates (their report's `fileName`).
+    let format: any CacheFormat
     /// Asked every 4096 lines: true stops reading (a signal).
     let shouldStop: () -> Bool
     /// URL lines read (queued, duplicates and other shards' lines; not invalid ones).
@@ -34,8 +36,10 @@ final class LineIngest {
 
     init(
         sources: [ListSource], keyFilters: KeyFilterChain, shard: Shard?, duplicateMemoryLimit: Int,
-        scratchFolder: String, shouldStop: @escaping () -> Bool = { false }
+        scratchFolder: String, format: any CacheFormat = SDWebImageFormat(),
+        shouldStop: @escaping () -> Bool = { false }
     ) {
+        self.format = format
         self.sources = sources
         self.keyFilters = keyFilters
         self.shard = shard
@@ -92,7 +96,7 @@ final class LineIngest {
                     spool.remove(where: isDuplicate) { entry in
                         event(
                             .duplicate(
-                                LineIngest.duplicate(entry.line, entry.input, entry.url, entry.key, entry.priority)))
+                                duplicate(entry.line, entry.input, entry.url, entry.key, entry.priority)))
                     }
                 }
             }
@@ -133,18 +137,16 @@ final class LineIngest {
             }
             let priority = linePriority ?? source.priority
             if try duplicates.check(digest, ordinal: base + UInt64(line)) == .duplicate {
-                event(.duplicate(LineIngest.duplicate(line, index, url, key, priority)))
+                event(.duplicate(duplicate(line, index, url, key, priority)))
                 return
             }
             try spools[priority.rank].append(line: line, input: index, url: url, key: key)
         }
     }
 
-    static func duplicate(_ line: Int, _ input: Int, _ url: String, _ key: String, _ priority: Priority)
-        -> EntryResult
-    {
+    func duplicate(_ line: Int, _ input: Int, _ url: String, _ key: String, _ priority: Priority) -> EntryResult {
         var result = EntryResult(line: line, input: input, url: url, key: key, outcome: .duplicate)
-        result.fileName = SDFileName.forKey(key)
+        result.fileName = format.fileName(forKey: key)
         result.priority = priority
         return result
     }

@@ -80,7 +80,7 @@ public struct CleanJob: Sendable {
     }
 
     /// The guard of the cache contract: every non-hidden regular file must have a cache file name
-    /// (`SDFileName.isCacheFileName`), or nothing is deleted (dry runs included) unless `force`.
+    /// (`location.format.isEntryName`), or nothing is deleted (dry runs included) unless `force`.
     private func refuseForeignFolder(_ survey: DiskCache.Survey) throws(DiskCacheError) {
         guard !configuration.force, survey.foreignCount > 0 else { return }
         throw .foreignFolder(location.folder, names: survey.foreignNames, count: survey.foreignCount)

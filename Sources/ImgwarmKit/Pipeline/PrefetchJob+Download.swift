@@ -108,7 +108,7 @@ extension PrefetchJob {
             let entry = scheduler.next(
                 now: now,
                 needsTransfer: { entry in
-                    if case .hit = store.lookup(entry.settleFileName()) { return refresh }
+                    if case .hit = store.lookup(entry.settleFileName(in: location.format)) { return refresh }
                     return true
                 })
         {
@@ -123,7 +123,7 @@ extension PrefetchJob {
     @discardableResult
     func start(_ entry: PendingEntry, downloader: Downloader, store: CacheStore, lock: CacheLock) -> Bool {
         var entry = entry
-        let name = entry.settleFileName()
+        let name = entry.settleFileName(in: location.format)
         var validators: Downloader.Validators?
         switch store.lookup(name) {
         case .hit(let size):

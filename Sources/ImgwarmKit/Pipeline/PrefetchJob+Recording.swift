@@ -35,7 +35,7 @@ extension PrefetchJob {
     /// A final failure: reported, and its URL blacklisted with `blacklist` (FailurePolicy).
     func recordFailure(_ entry: PendingEntry, _ failure: Failure, blacklist listed: StateStore.BlacklistEntry?) {
         var result = EntryResult(entry, outcome: .failed)
-        result.fileName = entry.cacheFileName
+        result.fileName = entry.cacheFileName(in: location.format)
         result.httpStatus = failure.httpStatus
         result.attempts = entry.attempts
         result.duration = entry.firstStarted > 0 ? Monotonic.now() - entry.firstStarted : 0
@@ -50,7 +50,7 @@ extension PrefetchJob {
     /// A transfer abandoned because the run was interrupted: it did not finish.
     func recordInterrupted(_ entry: PendingEntry) {
         var result = EntryResult(entry, outcome: .interrupted)
-        result.fileName = entry.cacheFileName
+        result.fileName = entry.cacheFileName(in: location.format)
         result.attempts = entry.attempts
         result.duration = entry.firstStarted > 0 ? Monotonic.now() - entry.firstStarted : 0
         result.failure = Failure(.interrupted, "the run was interrupted while this URL was downloading")
@@ -61,7 +61,7 @@ extension PrefetchJob {
     /// gets its entry.
     func recordNotStarted(_ entry: PendingEntry) {
         var result = EntryResult(entry, outcome: .notStarted)
-        result.fileName = entry.cacheFileName
+        result.fileName = entry.cacheFileName(in: location.format)
         result.attempts = entry.attempts
         record(result)
     }

@@ -225,6 +225,7 @@ public final class PrefetchJob {
         let lines = LineIngest(
             sources: sources, keyFilters: configuration.keyFilters, shard: configuration.shard,
             duplicateMemoryLimit: configuration.duplicateMemoryLimit, scratchFolder: configuration.spoolFolder,
+            format: location.format,
             shouldStop: { stop.signal != 0 })
         do {
             try lines.read(into: spools, order: configuration.order) { event in
@@ -249,7 +250,7 @@ public final class PrefetchJob {
         let folder = try? FileDescriptor.openFolder(location.folder)
         defer { folder?.close() }
         while let entry = scheduler.next(now: .infinity) {
-            let name = SDFileName.forKey(entry.key)
+            let name = location.format.fileName(forKey: entry.key)
             let info = try? folder?.status(of: name)
             let size = info.flatMap { $0.kind == .file && $0.size > 0 ? Int($0.size) : nil }
             let hit = size != nil

@@ -32,12 +32,14 @@ public struct PendingEntry: Sendable {
         self.priority = priority
     }
 
-    /// The cache file name: `fileName` once settled, else computed from the key.
-    var cacheFileName: String { fileName.isEmpty ? SDFileName.forKey(key) : fileName }
+    /// The cache file name: `fileName` once settled, else what `format` names the key.
+    func cacheFileName(in format: any CacheFormat) -> String {
+        fileName.isEmpty ? format.fileName(forKey: key) : fileName
+    }
 
-    /// Computes `fileName` if it is not yet, and returns it.
-    mutating func settleFileName() -> String {
-        if fileName.isEmpty { fileName = SDFileName.forKey(key) }
+    /// Computes `fileName` in `format` if it is not yet, and returns it.
+    mutating func settleFileName(in format: any CacheFormat) -> String {
+        if fileName.isEmpty { fileName = format.fileName(forKey: key) }
         return fileName
     }
 }

@@ -51,15 +51,17 @@ struct Path: ParsableCommand {
     }
 
     func run() throws {
-        let folder = try location.location().folder
+        let cacheLocation = try location.location()
+        let folder = cacheLocation.folder
+        let format = cacheLocation.format
         var output = OutputBuffer()
         let prefix = nameOnly ? "" : (folder.hasSuffix("/") ? folder : folder + "/")
         let filters = keyOptions.chain
         var failures = 0
         for key in keys {
             if key == "-" {
-                failures += readKeys(prefix: prefix, filters: filters, into: &output)
-            } else if !printPath(filters.key(for: key), prefix: prefix, into: &output) {
+                failures += readKeys(prefix: prefix, format: format, filters: filters, into: &output)
+            } else if !printPath(filters.key(for: key), prefix: prefix, format: format, into: &output) {
                 Console.error("\(Redaction.redact(key)): the key filters made the key empty; skipped")
                 failures += 1
             }
@@ -69,21 +71,25 @@ struct Path: ParsableCommand {
     }
 
     /// Prints the path of `key`; false (nothing printed) when the key is empty.
-    private func printPath(_ key: String, prefix: String, into output: inout OutputBuffer) -> Bool {
+    private func printPath(_ key: String, prefix: String, format: any CacheFormat, into output: inout OutputBuffer)
+        -> Bool
+    {
         guard !key.isEmpty || keyOptions.keyFilters.isEmpty else { return false }
         if null {
             output.append(prefix)
-            output.append(SDFileName.forKey(key))
+            output.append(format.fileName(forKey: key))
             output.append("\0")
         } else {
-            output.append(EscapedText.escaped(prefix + SDFileName.forKey(key)))
+            output.append(EscapedText.escaped(prefix + format.fileName(forKey: key)))
             output.append("\n")
         }
         return true
     }
 
     /// Prints the path of every line of standard input; returns how many lines were skipped.
-    private func readKeys(prefix: String, filters: KeyFilterChain, into output: inout OutputBuffer) -> Int {
+    private func readKeys(
+        prefix: String, format: any CacheFormat, filters: KeyFilterChain, into output: inout OutputBuffer
+    ) -> Int {
         var failures = 0
         var lineNumber = 0
         var reader = LineReader(descriptor: .standardInput, maxLineLength: 16 << 20)
@@ -103,7 +109,7 @@ struct Path: ParsableCommand {
                 failures += 1
                 return
             }
-            if !printPath(filters.key(for: key), prefix: prefix, into: &output) {
+            if !printPath(filters.key(for: key), prefix: prefix, format: format, into: &output) {
                 output.flush()
                 Console.error("standard input line \(lineNumber): the key filters made the key empty; skipped")
                 failures += 1
