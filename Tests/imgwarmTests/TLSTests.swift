@@ -96,6 +96,10 @@ import Testing
         let insecure = try h.prefetch([other], options: ["--insecure"])
         #expect(insecure.status == 0)
         #expect(insecure.stderr.contains("--insecure: TLS certificates are not verified"))
+        // Warnings are always printed, this one under --quiet too (it was not).
+        let quiet = try h.prefetch([other], options: ["--insecure", "--quiet"])
+        #expect(quiet.status == 0)
+        #expect(quiet.stderr.contains("--insecure: TLS certificates are not verified"), "\(quiet.stderr)")
     }
 
     @Test func unreadableCACertificateIsAUsageError() throws {

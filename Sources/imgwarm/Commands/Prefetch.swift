@@ -335,7 +335,8 @@ struct Prefetch: ParsableCommand {
         // the run cleanly; a second one ends it at once.
         configuration.stop = StopSource.installSignalHandlers()
         let console = PrefetchConsole(output: output, sources: sources, dryRun: dryRun, reportPath: report)
-        if insecure && !output.quiet {
+        // Under --quiet too: warnings are always printed (docs/usage.md), and this one most of all.
+        if insecure {
             Console.warning("--insecure: TLS certificates are not verified; anyone on the path can substitute images")
         }
         // Printed under --quiet too, as warnings are: a cron job's mail is where it will be read.
