@@ -52,11 +52,19 @@ public final class CacheStore: Sendable {
         temporaryPrefix = prefix
         // Both must be writable: try it, as root bypasses the permission bits but not a
         // read-only mount.
+        // An unnamed file (O_TMPFILE) where the file system has them: a `kill -9` between creating
+        // and removing a named probe left `.imgwarm-probe-PID` behind (in the cache folder,
+        // where SDWebImage counts it); a named one only where it has not, and stale ones are
+        // removed with the stale temporary files.
         for (descriptor, path) in [(temporaryFD, temporary), (folder, location.folder)] {
-            let probe = ".imgwarm-probe-\(FileSystem.processID)"
-            do {
-                try descriptor.createFile(probe, permissions: 0o600).close()
-                try? descriptor.removeFile(probe)
+            do throws(SystemError) {
+                do {
+                    try descriptor.createAnonymousFile(permissions: 0o600).close()
+                } catch  where error.isUnsupported {
+                    let probe = CacheStore.probePrefix + "\(FileSystem.processID)"
+                    try descriptor.createFile(probe, permissions: 0o600).close()
+                    try? descriptor.removeFile(probe)
+                }
             } catch {
                 folder.close()
                 temporaryFD.close()
@@ -81,9 +89,15 @@ public final class CacheStore: Sendable {
         var removed = 0
         let me = FileSystem.processID
         try? temporaryDescriptor.forEachEntry { record in
-            guard let name = record.name, name.hasPrefix(temporaryPrefix),
-                name.hasSuffix(".tmp") || name.hasSuffix(".part")
-            else {
+            guard let name = record.name else { return }
+            // A writability probe of a process killed at that instant (see `init`).
+            if name.hasPrefix(CacheStore.probePrefix), let pid = Int32(name.dropFirst(CacheStore.probePrefix.count)),
+                pid != me, !FileSystem.processExists(pid), (try? temporaryDescriptor.removeFile(name)) != nil
+            {
+                removed += 1
+                return
+            }
+            guard name.hasPrefix(temporaryPrefix), name.hasSuffix(".tmp") || name.hasSuffix(".part") else {
                 return
             }
             let rest = name.dropFirst(temporaryPrefix.count)
@@ -96,6 +110,9 @@ public final class CacheStore: Sendable {
         }
         return removed
     }
+
+    /// The name of a writability probe, before the process id (where `O_TMPFILE` is missing).
+    static let probePrefix = ".imgwarm-probe-"
 
     /// True when the temporary folder is the cache folder (see `init`).
     public var usesHiddenTemporaryFiles: Bool { !temporaryPrefix.isEmpty }

@@ -45,10 +45,21 @@ import Testing
         try temp.write("c/.imgwarm/cache/tmp/999999-0-3-1.part", Data([1]))
         try temp.write("c/.imgwarm/cache/tmp/\(getpid())-5.tmp", Data([1]))
         try temp.write("c/.imgwarm/cache/tmp/unrelated.txt", Data([1]))
-        #expect(store.removeStaleTemporaryFiles() == 2)
+        // A writability probe of a process killed at that instant (it once failed a kill -9 test).
+        try temp.write("c/.imgwarm/cache/tmp/.imgwarm-probe-999999", Data())
+        #expect(store.removeStaleTemporaryFiles() == 3)
         #expect(
             Set(try FileManager.default.contentsOfDirectory(atPath: store.temporaryFolder)) == [
                 "\(getpid())-5.tmp", "unrelated.txt",
             ])
+    }
+
+    /// Opening a store checks both folders are writable and leaves nothing behind in either.
+    @Test func theWritabilityProbeLeavesNoName() throws {
+        let temp = try TemporaryFolder()
+        let location = CacheLocation(folder: temp.path("c/cache"))
+        let store = try CacheStore(location: location)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: location.folder).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.temporaryFolder).isEmpty)
     }
 }
