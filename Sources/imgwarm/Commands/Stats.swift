@@ -69,8 +69,8 @@ struct Stats: ParsableCommand {
         }
         if stats.hiddenEntries + stats.directories + stats.symlinks > 0 {
             lines.append(
-                "Other entries:  \(stats.hiddenEntries) hidden, \(PrefetchConsole.count(stats.directories, "folder")), "
-                    + PrefetchConsole.count(stats.symlinks, "symbolic link")
+                "Other entries:  \(stats.hiddenEntries) hidden, \(Console.count(stats.directories, "folder")), "
+                    + Console.count(stats.symlinks, "symbolic link")
             )
         }
         if state.exists, state.problem != nil {
@@ -78,7 +78,7 @@ struct Stats: ParsableCommand {
             lines.append("State:          unusable, see the warning (\(state.path))")
         } else if state.exists {
             lines.append(
-                "State:          \(PrefetchConsole.count(state.trackedKeys, "tracked key"))\(state.staleRows > 0 ? " (\(state.staleRows) stale)" : ""), \(state.blacklisted) blacklisted (\(state.path))"
+                "State:          \(Console.count(state.trackedKeys, "tracked key"))\(state.staleRows > 0 ? " (\(state.staleRows) stale)" : ""), \(state.blacklisted) blacklisted (\(state.path))"
             )
             if let run = state.lastRun {
                 let t = run.totals

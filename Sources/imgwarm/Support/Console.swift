@@ -11,6 +11,9 @@ enum Console {
     }
 
     /// Writes `imgwarm: warning: message` to standard error.
+    /// A count with its noun, in the plural but for one: "1 line", "2 lines".
+    static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+
     static func warning(_ message: String) {
         writeError("imgwarm: warning: " + message + "\n")
     }

@@ -194,13 +194,13 @@ final class PrefetchConsole: PrefetchObserver {
         var text: String
         if dryRun {
             text =
-                "imgwarm prefetch (dry run): \(count(t.lines - t.otherShard, "line")): \(t.wouldFetch) would be fetched, "
+                "imgwarm prefetch (dry run): \(Console.count(t.lines - t.otherShard, "line")): \(t.wouldFetch) would be fetched, "
                 + "\(t.cached) cached, \(t.blacklisted) blacklisted, \(t.invalid) invalid, "
-                + "\(count(t.duplicates, "duplicate"))."
+                + "\(Console.count(t.duplicates, "duplicate"))."
         } else {
             let inCache = t.downloaded + t.cached + t.revalidated
             text =
-                "imgwarm prefetch: \(inCache) of \(count(t.lines - t.duplicates - t.otherShard - t.invalid, "URL")) in the cache (\(t.downloaded) downloaded, "
+                "imgwarm prefetch: \(inCache) of \(Console.count(t.lines - t.duplicates - t.otherShard - t.invalid, "URL")) in the cache (\(t.downloaded) downloaded, "
                 + "\(t.cached) cached\(t.revalidated > 0 ? ", \(t.revalidated) revalidated" : "")); "
             var problems: [String] = []
             if t.failed > 0 {
@@ -214,24 +214,21 @@ final class PrefetchConsole: PrefetchObserver {
                 problems.append("\(t.blacklisted) blacklisted (skipped; --retry-failed requests them again)")
             }
             if t.invalid > 0 { problems.append("\(t.invalid) invalid") }
-            if t.duplicates > 0 { problems.append(count(t.duplicates, "duplicate")) }
+            if t.duplicates > 0 { problems.append(Console.count(t.duplicates, "duplicate")) }
             if t.notStarted > 0 { problems.append("\(t.notStarted) not started") }
             if t.interrupted > 0 { problems.append("\(t.interrupted) interrupted") }
             text += problems.isEmpty ? "nothing failed" : problems.joined(separator: ", ")
             text += "; \(Quantities.formatBytes(UInt64(max(0, t.bytesReceived)))) in \(seconds) s"
             text += finished > 0 && summary.duration > 0 ? " (\(rate) lines/s)." : "."
         }
-        if t.otherShard > 0 { text += " \(count(t.otherShard, "line")) left to other shards." }
+        if t.otherShard > 0 { text += " \(Console.count(t.otherShard, "line")) left to other shards." }
         if summary.interrupted {
             text +=
-                " Interrupted by \(ExitStatus.signalName(summary.signal)): \(count(t.notStarted + t.interrupted, "URL")) did not finish; run the same list again to complete it."
+                " Interrupted by \(ExitStatus.signalName(summary.signal)): \(Console.count(t.notStarted + t.interrupted, "URL")) did not finish; run the same list again to complete it."
         }
         if let reportPath, reportPath != "-" { text += " Report: \(reportPath)." }
         return text
     }
-
-    /// "1 line", "2 lines".
-    static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
 
     private func print(_ line: String) {
         clearProgress()
