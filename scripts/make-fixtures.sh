@@ -37,7 +37,11 @@ open(sys.argv[2], "wb").write(bytes(data))
 PY
 printf '<!doctype html><html><body>Not found</body></html>\n' > "$out/hostile/page.html"
 printf 'GIF89a' > "$out/hostile/header-only.gif"                              # magic bytes and nothing else
-python3 - "$out/hostile" <<'PY'
+# Also the bodies a full decode must not pay for with memory (docs/hardening.md): a 16x16 PNG whose
+# zTXt inflates to 200 MB, a 10000x10000 lossless WebP of 4 KB (needs cwebp: apt-get install webp),
+# and photo.jpg claiming 10000x10000 pixels in its start-of-frame (100 MP: within --max-pixels,
+# beyond ImageMagick's pixel cache limit).
+python3 - "$out/hostile" "$out/valid/photo.jpg" <<'PY'
 import struct, sys, zlib, os
 d = sys.argv[1]
 def chunk(kind, data):
@@ -51,31 +55,19 @@ open(os.path.join(d, "huge-dimensions.png"), "wb").write(sig + chunk(b"IHDR", ih
 ihdr = struct.pack(">IIBBBBB", 16, 16, 8, 0, 0, 0, 0)
 open(os.path.join(d, "lying-chunk.png"), "wb").write(
     sig + chunk(b"IHDR", ihdr) + struct.pack(">I", 0x7ffffff0) + b"tEXt" + b"x" * 64)
-PY
-# Bodies a full decode must not pay for with memory (docs/hardening.md): a 16x16 PNG whose zTXt
-# inflates to 200 MB, a 10000x10000 lossless WebP of 4 KB (needs cwebp: apt-get install webp), and
-# photo.jpg claiming 10000x10000 pixels in its start-of-frame (100 MP: within --max-pixels, beyond
-# ImageMagick's pixel cache limit).
-python3 - "$out" <<'PY'
-import struct, sys, zlib, os
-d = sys.argv[1]
-def chunk(kind, data):
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
-sig = b"\x89PNG\r\n\x1a\n"
-ihdr = struct.pack(">IIBBBBB", 16, 16, 8, 0, 0, 0, 0)
 idat = zlib.compress(b"".join(b"\x00" + b"\x80" * 16 for _ in range(16)))
 ztxt = b"Comment\x00\x00" + zlib.compress(b"A" * (200 << 20), 9)
-open(os.path.join(d, "hostile/ztxt-bomb.png"), "wb").write(
+open(os.path.join(d, "ztxt-bomb.png"), "wb").write(
     sig + chunk(b"IHDR", ihdr) + chunk(b"zTXt", ztxt) + chunk(b"IDAT", idat) + chunk(b"IEND", b""))
 w = h = 10000
 co = zlib.compressobj(9)
 rows = b"".join(co.compress(b"\x00" + b"\xff" * (3 * w)) for _ in range(h)) + co.flush()
 png = sig + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) + chunk(b"IDAT", rows) + chunk(b"IEND", b"")
-open(os.path.join(d, "hostile/white-10k.png.tmp"), "wb").write(png)
-jpeg = bytearray(open(os.path.join(d, "valid/photo.jpg"), "rb").read())
+open(os.path.join(d, "white-10k.png.tmp"), "wb").write(png)
+jpeg = bytearray(open(sys.argv[2], "rb").read())
 sof = jpeg.index(b"\xff\xc0")
 jpeg[sof + 5:sof + 9] = struct.pack(">HH", h, w)
-open(os.path.join(d, "hostile/huge-frame.jpg"), "wb").write(bytes(jpeg))
+open(os.path.join(d, "huge-frame.jpg"), "wb").write(bytes(jpeg))
 PY
 cwebp -quiet -lossless "$out/hostile/white-10k.png.tmp" -o "$out/hostile/lossless-10k.webp"
 rm "$out/hostile/white-10k.png.tmp"
