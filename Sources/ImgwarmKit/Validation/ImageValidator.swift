@@ -75,6 +75,7 @@ final class ImageValidator {
                 return .success(ValidatedImage(format: format, width: size.width, height: size.height))
             }
             if let failure = startMagick(for: format) { return .failure(failure) }
+            magickReads += 1  // for the full decode below
         } else {
             if let failure = startMagick(for: format) { return .failure(failure) }
             magickReads += 1
@@ -89,7 +90,6 @@ final class ImageValidator {
             if let failure = checkLimits(size.width, size.height, declared: false) { return .failure(failure) }
         }
         if configuration.mode == .full {
-            magickReads += 1
             if let failure = checkDecodeCost(format, bytes, size) { return .failure(failure) }
             // PNG text and ICC chunks are left out of what ImageMagick decodes (DecodeCost).
             let decoded =
