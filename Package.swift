@@ -23,6 +23,10 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
+        // OpenSSL's libcrypto (SHA-1, SHA-256 for other libraries' cache file names).
+        .systemLibrary(
+            name: "CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
 
         // Small C helpers for system calls Glibc does not show Swift (statx, O_TMPFILE, signals),
         // and the one Swift layer over them and the file system calls the engine makes.
@@ -43,7 +47,7 @@ let package = Package(
         .target(name: "SQLite", dependencies: ["CSQLite"]),
 
         // The engine: never parses argv, never prints.
-        .target(name: "ImgwarmKit", dependencies: ["ImgwarmSystem", "Curl", "Magick", "SQLite"]),
+        .target(name: "ImgwarmKit", dependencies: ["ImgwarmSystem", "Curl", "Magick", "SQLite", "CCrypto"]),
 
         // The command-line tool.
         .executableTarget(

@@ -30,25 +30,21 @@ int imgwarm_o_noatime(void) {
     return O_NOATIME;
 }
 
-static void fill_times(struct timespec times[2], struct timespec atime, int now) {
-    times[0] = atime;
-    if (now) {
-        times[0].tv_sec = 0;
-        times[0].tv_nsec = UTIME_NOW;
-    }
-    times[1].tv_sec = 0;
-    times[1].tv_nsec = UTIME_OMIT;
+/* mode: 0 leaves the time as it is (UTIME_OMIT), 1 sets it to now (UTIME_NOW), 2 sets it to `time`. */
+static struct timespec time_value(struct timespec time, int mode) {
+    if (mode == 2) return time;
+    struct timespec value = {0, mode == 1 ? UTIME_NOW : UTIME_OMIT};
+    return value;
 }
 
-int imgwarm_set_atime(int fd, struct timespec atime, int now) {
-    struct timespec times[2];
-    fill_times(times, atime, now);
+int imgwarm_set_times(int fd, struct timespec atime, int atime_mode, struct timespec mtime, int mtime_mode) {
+    struct timespec times[2] = {time_value(atime, atime_mode), time_value(mtime, mtime_mode)};
     return futimens(fd, times);
 }
 
-int imgwarm_set_atime_at(int dirfd, const char *name, struct timespec atime, int now) {
-    struct timespec times[2];
-    fill_times(times, atime, now);
+int imgwarm_set_times_at(
+    int dirfd, const char *name, struct timespec atime, int atime_mode, struct timespec mtime, int mtime_mode) {
+    struct timespec times[2] = {time_value(atime, atime_mode), time_value(mtime, mtime_mode)};
     return utimensat(dirfd, name, times, AT_SYMLINK_NOFOLLOW);
 }
 

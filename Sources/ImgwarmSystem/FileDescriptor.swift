@@ -248,19 +248,32 @@ public struct FileDescriptor: Sendable, Hashable {
         }
     }
 
-    /// Sets only the access time of the open file: to `time`, or to now when nil.
-    public func setAccessTime(_ time: Timestamp?) throws(SystemError) {
-        guard imgwarm_set_atime(rawValue, time?.timeValue ?? timespec(), time == nil ? 1 : 0) == 0 else {
-            throw .last("futimens")
+    /// Sets the access and modification times of the open file as `times` says.
+    public func setTimes(_ times: FileTimes) throws(SystemError) {
+        let (atime, amode) = times.access.cValue
+        let (mtime, mmode) = times.modification.cValue
+        guard imgwarm_set_times(rawValue, atime, amode, mtime, mmode) == 0 else { throw .last("futimens") }
+    }
+
+    /// Sets the times of `name` in this folder (not following a link) as `times` says. A read
+    /// counts as a read whatever the mount's atime policy.
+    public func setTimes(of name: String, _ times: FileTimes) throws(SystemError) {
+        let (atime, amode) = times.access.cValue
+        let (mtime, mmode) = times.modification.cValue
+        guard imgwarm_set_times_at(rawValue, name, atime, amode, mtime, mmode) == 0 else {
+            throw .last("utimensat", name)
         }
     }
 
+    /// Sets only the access time of the open file: to `time`, or to now when nil.
+    public func setAccessTime(_ time: Timestamp?) throws(SystemError) {
+        try setTimes(FileTimes(access: time.map { .set($0) } ?? .now))
+    }
+
     /// Sets only the access time of `name` in this folder (not following a link): to `time`, or
-    /// to now when nil. A read counts as a read whatever the mount's atime policy.
+    /// to now when nil.
     public func setAccessTime(of name: String, to time: Timestamp?) throws(SystemError) {
-        guard imgwarm_set_atime_at(rawValue, name, time?.timeValue ?? timespec(), time == nil ? 1 : 0) == 0 else {
-            throw .last("utimensat", name)
-        }
+        try setTimes(of: name, FileTimes(access: time.map { .set($0) } ?? .now))
     }
 
     // MARK: Names

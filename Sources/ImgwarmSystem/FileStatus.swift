@@ -40,3 +40,30 @@ public struct FileStatus: Sendable, Equatable {
         permissions = UInt32(info.st_mode & 0o7777)
     }
 }
+
+/// New access and modification times for a file (`futimens`, `utimensat`).
+public struct FileTimes: Sendable, Equatable {
+    public enum Change: Sendable, Equatable {
+        /// Left as it is.
+        case keep
+        /// Set to the current time.
+        case now
+        case set(Timestamp)
+
+        var cValue: (timespec, Int32) {
+            switch self {
+            case .keep: return (timespec(), 0)
+            case .now: return (timespec(), 1)
+            case .set(let time): return (time.timeValue, 2)
+            }
+        }
+    }
+
+    public var access: Change
+    public var modification: Change
+
+    public init(access: Change = .keep, modification: Change = .keep) {
+        self.access = access
+        self.modification = modification
+    }
+}

@@ -11,12 +11,13 @@ int imgwarm_birth_time(int dirfd, const char *name, struct timespec *out);
 /* O_NOATIME for open(2): GNU-only, so not visible to Swift. */
 int imgwarm_o_noatime(void);
 
-/* Sets only the access time of the open file `fd` to `atime` (UTIME_OMIT for the modification
-   time); `now` nonzero sets it to the current time instead. Returns 0 or -1 with errno. */
-int imgwarm_set_atime(int fd, struct timespec atime, int now);
+/* Sets the access and modification times of the open file `fd` (futimens). Each mode: 0 leaves
+   that time as it is, 1 sets it to now, 2 sets it to the given value. */
+int imgwarm_set_times(int fd, struct timespec atime, int atime_mode, struct timespec mtime, int mtime_mode);
 
-/* Same as imgwarm_set_atime for `name` relative to `dirfd`, not following a symbolic link. */
-int imgwarm_set_atime_at(int dirfd, const char *name, struct timespec atime, int now);
+/* Same as imgwarm_set_times for `name` relative to `dirfd`, not following a symbolic link. */
+int imgwarm_set_times_at(
+    int dirfd, const char *name, struct timespec atime, int atime_mode, struct timespec mtime, int mtime_mode);
 
 /* Graceful stop on SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2 and SIGTERM. imgwarm_stop_install
    sets handlers that record the first signal and write a byte to a pipe (so a poll wakes up); a

@@ -1,13 +1,24 @@
-/// An image library's disk cache as an app reads it: where its folder is and how an entry is
-/// named (SPEC §11 in the contract; docs/cache-contract.md for SDWebImage's rules).
+import ImgwarmSystem
+
+/// An image library's disk cache as an app reads it: where its folder is, how an entry is named,
+/// what its reader takes for a hit, which file times it keeps and how it trims itself
+/// (docs/cache-formats.md; docs/cache-contract.md for SDWebImage's rules).
 ///
 /// Each format is one type in its own folder under `Cache/Formats/`, registered once in
-/// `CacheFormats.all`: the engine asks the format of its `CacheLocation` and names none. What a
-/// format does differently beyond names and folders (expiry stamping, an index such as a journal
-/// or a database, its clean order) joins this protocol with the format that first needs it.
+/// `CacheFormats.all`: the engine asks the format of its `CacheLocation` and names none. The
+/// defaults below are the plain-files cache (SDWebImage, Nuke): a non-empty regular file is a
+/// hit, a hit's access time is set, stored files keep the times writing gives them. A format
+/// with an index (a journal, a database) adds the hooks it needs here with its first
+/// implementation, so that their shape is the one a real index needs.
 public protocol CacheFormat: Sendable {
     /// Its `--cache-format` name, e.g. `sdwebimage`.
     var name: String { get }
+
+    /// The library and versions whose cache this is, for messages, e.g. `SDWebImage 5.x`.
+    var library: String { get }
+
+    /// Whether `--namespace` names a part of the folder (false: the folder has one fixed name).
+    var hasNamespace: Bool { get }
 
     /// The cache folder inside a caches root (the app's `Library/Caches` or `cacheDir`) for
     /// `namespace`, e.g. `<root>/com.hackemist.SDImageCache/default`.
@@ -19,15 +30,177 @@ public protocol CacheFormat: Sendable {
     /// True when an entry of a folder named `bytes` (UTF-8) has the shape of one of this format's
     /// entry names: `clean` deletes only in a folder whose files all have it (the clean guard).
     func isEntryName(bytes: UnsafeBufferPointer<UInt8>) -> Bool
+
+    /// `isEntryName`'s shape in words, for the guard's message, e.g. `64 hex digits`.
+    var entryNameShape: String { get }
+
+    /// What the library's reader makes of the file at an entry's name (`info` from `lstat`) at `now`.
+    func read(_ info: FileStatus, now: Timestamp) -> EntryRead
+
+    /// The times a stored file gets before it appears under its name.
+    func timesOnStore(now: Timestamp) -> FileTimes
+
+    /// The times the library's reader sets on a hit (`info`: the file as it was found).
+    func timesOnHit(_ info: FileStatus, now: Timestamp) -> FileTimes
+
+    /// How `clean` expires and trims this cache as the library does.
+    var cleanRules: CleanRules { get }
+
+    /// Seconds a stored or read entry stays fresh, for a format whose files carry their expiry
+    /// (Kingfisher); nil for the others.
+    var expiresIn: Int64? { get }
+
+    /// This format with entries fresh for `seconds` (`--expires-in`); nil when its files carry no expiry.
+    func expiring(afterSeconds seconds: Int64) -> (any CacheFormat)?
+}
+
+extension CacheFormat {
+    public var hasNamespace: Bool { true }
+
+    public func read(_ info: FileStatus, now: Timestamp) -> EntryRead {
+        EntryRead.plainFile(info)
+    }
+
+    public func timesOnStore(now: Timestamp) -> FileTimes { FileTimes() }
+
+    public func timesOnHit(_ info: FileStatus, now: Timestamp) -> FileTimes { FileTimes(access: .now) }
+
+    public var expiresIn: Int64? { nil }
+
+    public func expiring(afterSeconds seconds: Int64) -> (any CacheFormat)? { nil }
+}
+
+/// What a library's reader makes of the file at an entry's name.
+public enum EntryRead: Sendable, Equatable {
+    /// The reader returns these bytes.
+    case hit(size: Int)
+    /// The reader finds nothing it uses, and why.
+    case miss(EntryMiss)
+
+    /// The plain-files rule: a non-empty regular file is a hit.
+    public static func plainFile(_ info: FileStatus) -> EntryRead {
+        switch info.kind {
+        case .file: return info.size > 0 ? .hit(size: Int(info.size)) : .miss(.empty)
+        case .directory: return .miss(.folder)
+        default: return .miss(.notAFile)
+        }
+    }
+}
+
+/// Why an entry is a miss (`imgwarm verify`'s reasons, docs/verify-report.schema.json).
+public enum EntryMiss: String, Sendable, Codable, CaseIterable {
+    /// No file under the entry's name.
+    case absent
+    /// An empty file: no image for the reader.
+    case empty
+    /// A folder stands where the file should; nothing can be stored there.
+    case folder
+    /// A symbolic link or another kind of file the library does not read.
+    case notAFile = "not-a-file"
+    /// The file's expiry date has passed (Kingfisher: its modification time is at or before now).
+    case expired
+    /// The bytes are not an image the library would decode.
+    case notAnImage = "not-an-image"
+
+    /// In words, for `verify`'s lines.
+    public var description: String {
+        switch self {
+        case .absent: return "no file"
+        case .empty: return "the file is empty"
+        case .folder: return "a folder stands where the file should be"
+        case .notAFile: return "not a regular file"
+        case .expired: return "expired (its modification time, the expiry date, has passed)"
+        case .notAnImage: return "the bytes are not an image"
+        }
+    }
+}
+
+/// How a library expires and trims its own disk cache, which `clean` reproduces
+/// (docs/cache-formats.md; SDWebImage: docs/cache-contract.md §3).
+public struct CleanRules: Sendable, Equatable {
+    public enum Expiry: Sendable, Equatable {
+        /// Files whose date (`--expire-type`) is at least `--max-age` old (SDWebImage).
+        case age
+        /// Files whose modification time, the expiry date the library stamped, is at or before
+        /// now (Kingfisher). `--max-age` and `--expire-type` do not apply.
+        case stamped
+        /// The library expires nothing by age (Nuke).
+        case none
+    }
+
+    public enum Measure: String, Sendable, Equatable {
+        /// `st_blocks × 512`, what `totalFileAllocatedSize` and SDWebImage's trim add up.
+        case allocated
+        /// `st_size`, what Kingfisher's `fileSizeKey` adds up.
+        case logical
+    }
+
+    public var expiry: Expiry
+    /// The date the size pass orders files by, oldest first; nil: `--expire-type` (SDWebImage).
+    public var trimDate: ExpireType?
+    /// True when a file system without birth times orders by the change time instead
+    /// (Kingfisher: see docs/cache-formats.md); false makes `.creation` an error there.
+    public var creationFallsBackToChange = false
+    public var measure: Measure
+    /// The size pass starts when the total is at or above the limit (Kingfisher), not only above it.
+    public var startsAtLimit = false
+    /// The size pass removes files until the total is at most (`stopsAtTarget`) or below
+    /// limit × keep.numerator / keep.denominator.
+    public var keep: (numerator: UInt64, denominator: UInt64) = (1, 2)
+    public var stopsAtTarget = false
+    /// `--max-size` when it is not given; 0 for no limit.
+    public var defaultMaxSize: UInt64 = 0
+
+    public init(expiry: Expiry, trimDate: ExpireType?, measure: Measure) {
+        self.expiry = expiry
+        self.trimDate = trimDate
+        self.measure = measure
+    }
+
+    /// A file's size as the size pass adds it up.
+    public func size(_ info: FileStatus) -> UInt64 { measure == .logical ? info.size : info.allocatedSize }
+
+    /// An entry's size as the size pass adds it up.
+    public func size(_ entry: CacheEntry) -> UInt64 { measure == .logical ? entry.logicalSize : entry.allocatedSize }
+
+    /// The size pass runs when the total is strictly above this (`limit` > 0).
+    public func trimThreshold(limit: UInt64) -> UInt64 { startsAtLimit ? limit - 1 : limit }
+
+    /// The size pass removes files until the total is strictly below this.
+    public func trimGoal(limit: UInt64) -> UInt64 {
+        let target = limit.multipliedFullWidth(by: keep.numerator)
+        let (quotient, _) = keep.denominator.dividingFullWidth(target)
+        return stopsAtTarget ? quotient + 1 : quotient
+    }
+
+    public static func == (a: CleanRules, b: CleanRules) -> Bool {
+        a.expiry == b.expiry && a.trimDate == b.trimDate && a.creationFallsBackToChange == b.creationFallsBackToChange
+            && a.measure == b.measure && a.startsAtLimit == b.startsAtLimit && a.keep == b.keep
+            && a.stopsAtTarget == b.stopsAtTarget && a.defaultMaxSize == b.defaultMaxSize
+    }
 }
 
 /// The formats imgwarm writes, by name.
 public enum CacheFormats {
     /// Every format: the one place that lists them.
-    public static let all: [any CacheFormat] = [SDWebImageFormat()]
+    public static let all: [any CacheFormat] = [
+        SDWebImageFormat(), KingfisherFormat(.sha256), KingfisherFormat(.md5), NukeFormat(),
+    ]
 
     /// The format named `name`, if there is one.
     public static func named(_ name: String) -> (any CacheFormat)? {
         all.first { $0.name == name }
     }
+
+    /// Every name, in `all`'s order.
+    public static var names: [String] { all.map(\.name) }
+}
+
+/// True when `bytes` are `count` lower-case hex digits and nothing else: the entry names of the
+/// formats that name files by a bare digest.
+func isHexName(_ bytes: UnsafeBufferPointer<UInt8>, count: Int) -> Bool {
+    bytes.count == count
+        && bytes.allSatisfy {
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+        }
 }

@@ -43,10 +43,12 @@ public struct CacheLocation: Sendable, Equatable {
     /// `.imgwarm` is refused: it would be imgwarm's own folder for another cache.
     public static func resolve(
         cacheDir: String?, namespace: String?, diskCachePath: String?,
-        environment: [String: String]
+        environment: [String: String], format: any CacheFormat = SDWebImageFormat()
     ) throws(CacheLocationError) -> CacheLocation {
+        if namespace != nil && !format.hasNamespace { throw .noNamespace(format.name) }
         let location = try resolveFolder(
-            cacheDir: cacheDir, namespace: namespace, diskCachePath: diskCachePath, environment: environment)
+            cacheDir: cacheDir, namespace: namespace, diskCachePath: diskCachePath, environment: environment,
+            format: format)
         if location.folder.split(separator: "/").contains(Substring(privateFolderName)) {
             throw .insidePrivateFolder(location.folder)
         }
@@ -55,12 +57,12 @@ public struct CacheLocation: Sendable, Equatable {
 
     private static func resolveFolder(
         cacheDir: String?, namespace: String?, diskCachePath: String?,
-        environment: [String: String]
+        environment: [String: String], format: any CacheFormat
     ) throws(CacheLocationError) -> CacheLocation {
         if let diskCachePath {
             guard !diskCachePath.isEmpty else { throw .emptyPath(.diskCachePath) }
             if namespace != nil || cacheDir != nil { throw .conflictingOptions }
-            return CacheLocation(folder: diskCachePath)
+            return CacheLocation(folder: diskCachePath, format: format)
         }
         let root: String
         if let cacheDir {
@@ -75,7 +77,7 @@ public struct CacheLocation: Sendable, Equatable {
         } else {
             throw .noHome
         }
-        return try CacheLocation(root: root, namespace: namespace ?? defaultNamespace)
+        return try CacheLocation(root: root, namespace: namespace ?? defaultNamespace, format: format)
     }
 
     /// Folders `clean` never empties, whatever `--force` says, with what each is: `/`, the home
@@ -88,7 +90,7 @@ public struct CacheLocation: Sendable, Equatable {
             roots.append(join(home, ".cache"))
         }
         for case let root? in roots where !root.isEmpty {
-            folders[absolute(root)] = "a caches root (the folder that holds com.hackemist.SDImageCache)"
+            folders[absolute(root)] = "a caches root (the folder that holds the libraries' cache folders)"
         }
         if let home = environment["HOME"], !home.isEmpty { folders[absolute(home)] = "the home folder" }
         return folders
@@ -171,6 +173,8 @@ public enum CacheLocationError: Error, Equatable, Sendable, CustomStringConverti
     case emptyPath(Setting)
     case conflictingOptions
     case noHome
+    /// `--namespace` was given for a format whose folder has a fixed name.
+    case noNamespace(String)
 
     public var description: String {
         switch self {
@@ -187,6 +191,9 @@ public enum CacheLocationError: Error, Equatable, Sendable, CustomStringConverti
         case .conflictingOptions:
             return
                 "\(Setting.diskCachePath) names the folder directly: drop \(Setting.cacheDir) and \(Setting.namespace), or drop \(Setting.diskCachePath)"
+        case .noNamespace(let format):
+            return
+                "\(Setting.namespace) does not apply to \(format): its cache folder has one fixed name; drop \(Setting.namespace), or name another folder with \(Setting.diskCachePath)"
         case .noHome:
             return "no cache location: set \(Setting.cacheDir), IMGWARM_CACHE_DIR, XDG_CACHE_HOME or HOME"
         }

@@ -180,33 +180,34 @@ public final class CacheStore: Sendable {
         return MD5.Digest(a: words[0], b: words[1], c: words[2], d: words[3])
     }
 
-    /// What is at a cache file name.
+    /// What is at a cache file name, as the format's reader judges it now.
     public enum Lookup: Sendable, Equatable {
-        /// A non-empty regular file: a cache hit.
+        /// A file the reader returns: a cache hit.
         case hit(size: Int)
-        /// Nothing usable (absent, empty, or not a regular file other than a folder).
+        /// Nothing the reader uses (absent, empty, expired, not a regular file other than a folder).
         case miss
         /// A folder stands where the file should: it can never be written.
         case blocked
     }
 
-    public func lookup(_ name: String) -> Lookup {
+    public func lookup(_ name: String, now: Timestamp = .now()) -> Lookup {
         if let snapshot = presentNames, let digest = CacheStore.digest(ofName: name), !snapshot.contains(digest) {
             return .miss
         }
         guard let info = try? folderDescriptor.status(of: name) else { return .miss }
-        switch info.kind {
-        case .file: return info.size > 0 ? .hit(size: Int(info.size)) : .miss
-        case .directory: return .blocked
-        default: return .miss
+        switch location.format.read(info, now: now) {
+        case .hit(let size): return .hit(size: size)
+        case .miss(.folder): return .blocked
+        case .miss: return .miss
         }
     }
 
-    /// Sets the file's access time to now: a cache hit counts as a read
-    /// (docs/cache-contract.md §3), whatever the mount's atime policy.
+    /// Gives a hit the times the format's reader sets on a read (SDWebImage, Nuke: the access
+    /// time, whatever the mount's atime policy; Kingfisher: a new expiry date).
     @discardableResult
-    public func touch(_ name: String) -> Bool {
-        (try? folderDescriptor.setAccessTime(of: name, to: nil)) != nil
+    public func touch(_ name: String, now: Timestamp = .now()) -> Bool {
+        guard let info = try? folderDescriptor.status(of: name) else { return false }
+        return (try? folderDescriptor.setTimes(of: name, location.format.timesOnHit(info, now: now))) != nil
     }
 
     // MARK: Writing
@@ -253,6 +254,10 @@ public final class CacheStore: Sendable {
         anonymousFiles.withLock { $0 = true }
         defer { file.close() }
         do { try file.writeAll(bytes) } catch { throw StoreFailure(error, step: "write") }
+        let times = location.format.timesOnStore(now: .now())
+        if times != FileTimes() {
+            do { try file.setTimes(times) } catch { throw StoreFailure(error, step: "set the file's times") }
+        }
         try publish { () throws(StoreFailure) in
             do throws(SystemError) {
                 try folderDescriptor.link(anonymous: file, as: name)
@@ -289,9 +294,12 @@ public final class CacheStore: Sendable {
         return temporary
     }
 
-    /// Renames a complete temporary file (a name inside `temporaryFolder`) to `name`.
+    /// Renames a complete temporary file (a name inside `temporaryFolder`) to `name`, with the
+    /// times the format gives a stored file.
     public func moveIntoPlace(temporaryName: String, name: String) throws(StoreFailure) {
         do {
+            let times = location.format.timesOnStore(now: .now())
+            if times != FileTimes() { try temporaryDescriptor.setTimes(of: temporaryName, times) }
             try temporaryDescriptor.rename(temporaryName, to: name, in: folderDescriptor)
         } catch {
             try? temporaryDescriptor.removeFile(temporaryName)

@@ -13,13 +13,15 @@ extension DiskCache {
     /// What a clean pass removes. The defaults are SDWebImage's: access dates, one week, no size
     /// limit.
     public struct CleanPolicy: Sendable, Equatable {
-        /// The date files are judged by. `.access` by default.
+        /// The date files are judged by. `.access` by default. Formats whose rules name the date
+        /// (`CleanRules.trimDate`) use theirs.
         public var expireType: ExpireType = .access
-        /// Files whose date is at or before now − maxAge are expired (SDWebImage's `maxDiskAge`).
-        /// `.after(seconds: 604800)` (7 days) by default.
+        /// Files whose date is at or before now − maxAge are expired (SDWebImage's `maxDiskAge`;
+        /// only for formats whose expiry is `.age`). `.after(seconds: 604800)` (7 days) by default.
         public var maxAge: Expiry = .after(seconds: 7 * 86400)
-        /// When the allocated size of what remains is strictly above this, the oldest files go
-        /// until it is strictly below half of it. `0` (no limit) by default.
+        /// The size limit of the format's size pass (`CleanRules`; SDWebImage: when the allocated
+        /// size of what remains is strictly above it, the oldest files go until it is strictly
+        /// below half of it). `0` (no limit) by default.
         public var maxSize: UInt64 = 0
         /// Remove every entry that is not a folder, hidden ones and links (never their targets)
         /// included. `false` by default.
@@ -93,6 +95,9 @@ extension DiskCache {
         /// nothing to do, more only when removals failed or a cut fell among more than
         /// `pageCapacity` files.
         public var passes = 0
+        /// Set when the format orders by creation date and the file system records none: the
+        /// change time stood in (`CleanRules.creationFallsBackToChange`).
+        public var orderedByChangeTime = false
 
         public init(before: DiskTotals, folderExists: Bool) {
             self.before = before
@@ -121,6 +126,8 @@ extension DiskCache {
         public var currentSize: UInt64 = 0
         /// Those bytes by date.
         public var histogram = DateHistogram()
+        /// The file system records no birth times and the change time stood in for them.
+        public var orderedByChangeTime = false
     }
 
     /// The most entries the size pass holds at once: the files at the cut, sorted by date and
@@ -133,25 +140,32 @@ extension DiskCache {
     public func survey(policy: CleanPolicy, now: Timestamp) throws(DiskCacheError) -> Survey {
         guard let directory = try openExistingFolder() else { return Survey(exists: false) }
         defer { directory.close() }
-        let expiration = policy.maxAge.seconds.map { now.adding(seconds: -$0) }
+        let rules = location.format.cleanRules
+        let isExpired = expiryTest(policy: policy, now: now)
         var survey = Survey()
-        try walkEntries(directory, expireType: policy.expireType) { walked in
-            survey.totals.add(logical: walked.info.size, allocated: walked.info.allocatedSize)
-            guard walked.kind == .file && !walked.isHidden else { return }
-            if !location.format.isEntryName(bytes: walked.nameBytes) {
-                survey.foreignCount += 1
-                if survey.foreignNames.count < 3 { survey.foreignNames.append(walked.entry().name) }
-            }
-            if let expiration, walked.date <= expiration {
-                survey.expiredCount += 1
-            } else {
-                survey.currentSize &+= walked.info.allocatedSize
-                survey.histogram.add(walked.date, bytes: walked.info.allocatedSize)
-            }
-        } folders: { name, info in
-            survey.totals.add(logical: info.size, allocated: info.allocatedSize)
-            DiskCache.addTree(parent: directory, name: name, to: &survey.totals)
-        }
+        var noBirthTime = false
+        try walkEntries(
+            directory, expireType: dateType(policy),
+            { walked in
+                survey.totals.add(logical: walked.info.size, allocated: walked.info.allocatedSize)
+                guard walked.kind == .file && !walked.isHidden else { return }
+                if !location.format.isEntryName(bytes: walked.nameBytes) {
+                    survey.foreignCount += 1
+                    if survey.foreignNames.count < 3 { survey.foreignNames.append(walked.entry().name) }
+                }
+                if isExpired(walked) {
+                    survey.expiredCount += 1
+                } else {
+                    let size = rules.size(walked.info)
+                    survey.currentSize &+= size
+                    survey.histogram.add(walked.date, bytes: size)
+                }
+            },
+            folders: { name, info in
+                survey.totals.add(logical: info.size, allocated: info.allocatedSize)
+                DiskCache.addTree(parent: directory, name: name, to: &survey.totals)
+            }, noBirthTime: birthFallback { noBirthTime = true })
+        survey.orderedByChangeTime = noBirthTime
         return survey
     }
 
@@ -199,7 +213,10 @@ extension DiskCache {
             observe(.removed(Removal(entry: entry, reason: reason)))
             return true
         }
-        let expireType = policy.expireType
+        let expireType = dateType(policy)
+        let rules = location.format.cleanRules
+        let birthFallback = self.birthFallback { result.orderedByChangeTime = true }
+        result.orderedByChangeTime = survey.orderedByChangeTime
         result.passes = 1
 
         if policy.removeAll {
@@ -210,26 +227,24 @@ extension DiskCache {
             return result
         }
 
-        let expiration = policy.maxAge.seconds.map { now.adding(seconds: -$0) }
-        func isExpired(_ date: Timestamp) -> Bool {
-            guard let expiration else { return false }
-            return date <= expiration
-        }
+        let isExpired = expiryTest(policy: policy, now: now)
         var currentSize = survey.currentSize
         result.remainingAllocated = currentSize
-        let trimming = policy.maxSize > 0 && currentSize > policy.maxSize
+        let trimming = policy.maxSize > 0 && currentSize > rules.trimThreshold(limit: policy.maxSize)
         guard trimming else {
             guard survey.expiredCount > 0 else { return result }
             result.passes += 1
-            try walkEntries(directory, expireType: expireType) { walked in
-                if walked.kind == .file && !walked.isHidden && isExpired(walked.date) {
-                    _ = attempt(walked.entry(), .expired)
-                }
-            }
+            try walkEntries(
+                directory, expireType: expireType,
+                { walked in
+                    if walked.kind == .file && !walked.isHidden && isExpired(walked) {
+                        _ = attempt(walked.entry(), .expired)
+                    }
+                }, noBirthTime: birthFallback)
             return result
         }
 
-        let desired = policy.maxSize / 2
+        let desired = rules.trimGoal(limit: policy.maxSize)
         let histogram = survey.histogram
         var handled = HandledPrefix.none
         var firstBucket = 0
@@ -257,24 +272,28 @@ extension DiskCache {
             let windowEnd = cut + 1 < histogram.count ? histogram.start(of: cut + 1) : Int64.max
             var page = Page(capacity: max(pageCapacity, 1))
             result.passes += 1
-            try walkEntries(directory, expireType: expireType) { walked in
-                guard walked.kind == .file && !walked.isHidden else { return }
-                if isExpired(walked.date) {
-                    if expiring { _ = attempt(walked.entry(), .expired) }
-                    return
-                }
-                guard !handled.contains(walked) else { return }
-                let time = DateHistogram.nanoseconds(walked.date)
-                if time < windowStart {
-                    if attempt(walked.entry(), .trimmed) { currentSize &-= min(walked.info.allocatedSize, currentSize) }
-                } else if time < windowEnd {
-                    page.add(walked)
-                }
-            }
+            try walkEntries(
+                directory, expireType: expireType,
+                { walked in
+                    guard walked.kind == .file && !walked.isHidden else { return }
+                    if isExpired(walked) {
+                        if expiring { _ = attempt(walked.entry(), .expired) }
+                        return
+                    }
+                    guard !handled.contains(walked) else { return }
+                    let time = DateHistogram.nanoseconds(walked.date)
+                    if time < windowStart {
+                        if attempt(walked.entry(), .trimmed) {
+                            currentSize &-= min(rules.size(walked.info), currentSize)
+                        }
+                    } else if time < windowEnd {
+                        page.add(walked)
+                    }
+                }, noBirthTime: birthFallback)
             expiring = false
             let (sorted, overflowed) = page.finish()
             for entry in sorted where attempt(entry, .trimmed) {
-                currentSize &-= min(entry.allocatedSize, currentSize)
+                currentSize &-= min(rules.size(entry), currentSize)
                 if currentSize < desired { break rounds }
             }
             if overflowed, let last = sorted.last {
@@ -288,6 +307,31 @@ extension DiskCache {
         }
         result.remainingAllocated = currentSize
         return result
+    }
+
+    /// The date the passes judge files by: the format's (`CleanRules.trimDate`), else the policy's.
+    public func dateType(_ policy: CleanPolicy) -> ExpireType {
+        location.format.cleanRules.trimDate ?? policy.expireType
+    }
+
+    /// What a walk does without birth times: nil (an error) unless the format lets the change
+    /// time stand in, then `note` hears of it.
+    private func birthFallback(_ note: @escaping () -> Void) -> (() -> Void)? {
+        location.format.cleanRules.creationFallsBackToChange ? note : nil
+    }
+
+    /// Whether a walked file is expired under the format's rules at `now`.
+    private func expiryTest(policy: CleanPolicy, now: Timestamp) -> (WalkedEntry) -> Bool {
+        switch location.format.cleanRules.expiry {
+        case .age:
+            guard let seconds = policy.maxAge.seconds else { return { _ in false } }
+            let expiration = now.adding(seconds: -seconds)
+            return { $0.date <= expiration }
+        case .stamped:
+            return { $0.info.modified <= now }
+        case .none:
+            return { _ in false }
+        }
     }
 
     /// The files the size pass has already judged: always a prefix in (date, name) order.

@@ -69,9 +69,9 @@ public enum DiskCacheError: Error, Equatable, Sendable, CustomStringConvertible 
     /// `clean` will not delete here: the folder is `what` (`/`, the home folder, a caches root),
     /// not a disk cache folder.
     case protectedFolder(String, what: String)
-    /// `clean` will not delete here: `count` files do not have cache file names (`names`: the
-    /// first three).
-    case foreignFolder(String, names: [String], count: Int)
+    /// `clean` will not delete here: `count` files do not have cache file names of the format
+    /// whose names look like `shape` (`names`: the first three).
+    case foreignFolder(String, names: [String], count: Int, shape: String = SDWebImageFormat().entryNameShape)
 
     public var description: String {
         switch self {
@@ -84,11 +84,11 @@ public enum DiskCacheError: Error, Equatable, Sendable, CustomStringConvertible 
         case .protectedFolder(let folder, let what):
             return "refusing to clean \(folder): it is \(what), not a disk cache folder; "
                 + "name the cache folder itself, e.g. \(Setting.diskCachePath) ~/.cache/com.hackemist.SDImageCache/default"
-        case .foreignFolder(let folder, let names, let count):
+        case .foreignFolder(let folder, let names, let count, let shape):
             let named = names.map { "'\($0)'" }.joined(separator: ", ")
             let more = count > 3 ? " and \(count - 3) more" : ""
             return "refusing to clean \(folder): it does not look like an image disk cache (\(named)\(more) "
-                + "\(count == 1 ? "is not a cache file name" : "are not cache file names"): 32 hex digits and an extension); "
+                + "\(count == 1 ? "is not a cache file name" : "are not cache file names"): \(shape)); "
                 + "nothing was deleted. Check the folder, or add \(Setting.force) to clean it anyway"
         case .noBirthTime(let path):
             return "the file system of \(path) records no creation (birth) time; "
@@ -207,10 +207,14 @@ public struct DiskCache: Sendable {
     /// `walk` without a String per entry: `body` gets the name's bytes and makes a `CacheEntry`
     /// only where it needs one. One `readdir` and one `fstatat` per entry (`FolderWalk`, which
     /// shares the `fstatat` calls with a helper thread).
+    ///
+    /// Without birth times on the file system, `.creation` is an error, unless `noBirthTime` is
+    /// given: then it is called and the change time stands in.
     func walkEntries(
         _ directory: FileDescriptor, expireType: ExpireType,
         _ body: (WalkedEntry) throws(DiskCacheError) -> Void,
-        folders: ((String, FileStatus) -> Void)? = nil
+        folders: ((String, FileStatus) -> Void)? = nil,
+        noBirthTime: (() -> Void)? = nil
     ) throws(DiskCacheError) {
         let folder = location.folder
         do {
@@ -225,8 +229,14 @@ public struct DiskCache: Sendable {
                     let birth: Timestamp?
                     let name = String(decoding: bytes, as: UTF8.self)
                     do { birth = try directory.birthTime(of: name) } catch { return }  // raced away
-                    guard let birth else { throw DiskCacheError.noBirthTime(folder) }
-                    date = birth
+                    if let birth {
+                        date = birth
+                    } else if let noBirthTime {
+                        noBirthTime()
+                        date = info.changed
+                    } else {
+                        throw DiskCacheError.noBirthTime(folder)
+                    }
                 } else {
                     date = DiskCache.date(of: info, expireType)
                 }

@@ -65,7 +65,7 @@ public struct CleanJob: Sendable {
         var result = try cache.clean(
             survey, in: directory, policy: policy, now: now,
             remove: { entry throws(DiskCache.RemovalError) in
-                try cache.removeIfUnchanged(entry, in: directory, expireType: policy.expireType)
+                try cache.removeIfUnchanged(entry, in: directory, expireType: cache.dateType(policy))
             }, observe: observe)
         removeStateRows(&result, directory: directory)
         return result
@@ -83,7 +83,9 @@ public struct CleanJob: Sendable {
     /// (`location.format.isEntryName`), or nothing is deleted (dry runs included) unless `force`.
     private func refuseForeignFolder(_ survey: DiskCache.Survey) throws(DiskCacheError) {
         guard !configuration.force, survey.foreignCount > 0 else { return }
-        throw .foreignFolder(location.folder, names: survey.foreignNames, count: survey.foreignCount)
+        throw .foreignFolder(
+            location.folder, names: survey.foreignNames, count: survey.foreignCount,
+            shape: location.format.entryNameShape)
     }
 
     /// `path` with symbolic links resolved, or as given when it cannot be resolved.

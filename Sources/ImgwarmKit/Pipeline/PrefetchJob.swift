@@ -251,8 +251,11 @@ public final class PrefetchJob {
         defer { folder?.close() }
         while let entry = scheduler.next(now: .infinity) {
             let name = location.format.fileName(forKey: entry.key)
-            let info = try? folder?.status(of: name)
-            let size = info.flatMap { $0.kind == .file && $0.size > 0 ? Int($0.size) : nil }
+            var size: Int?
+            if let info = try? folder?.status(of: name), case .hit(let bytes) = location.format.read(info, now: .now())
+            {
+                size = bytes
+            }
             let hit = size != nil
             var result = EntryResult(entry, outcome: hit ? .cached : .wouldFetch)
             result.fileName = name

@@ -93,6 +93,19 @@ struct Clean: ParsableCommand {
             throw ValidationError("--all empties the folder: drop --max-age and --max-size, or drop --all")
         }
         if quiet && verbose { throw ValidationError("--quiet and --verbose contradict each other: use one") }
+        let format = location.format
+        switch format.cleanRules.expiry {
+        case .age: break
+        case .stamped, .none:
+            let why =
+                format.cleanRules.expiry == .stamped
+                ? "its files carry their own expiry date (the modification time), and clean removes those past it"
+                : "it expires nothing by age; clean only trims it to --max-size"
+            if maxAge != nil { throw ValidationError("--max-age does not apply to \(format.name): \(why)") }
+            if expireOption.given != nil {
+                throw ValidationError("--expire-type does not apply to \(format.name): \(why)")
+            }
+        }
     }
 
     func run() throws {
@@ -135,9 +148,10 @@ struct Clean: ParsableCommand {
         throws
     {
         var configuration = CleanJob.Configuration()
-        configuration.policy.expireType = expireType
-        configuration.policy.maxAge = maxAge ?? configuration.policy.maxAge
-        configuration.policy.maxSize = maxSize ?? configuration.policy.maxSize
+        let rules = location.format.cleanRules
+        configuration.policy.expireType = rules.trimDate ?? expireType
+        configuration.policy.maxAge = rules.expiry == .age ? maxAge ?? configuration.policy.maxAge : .never
+        configuration.policy.maxSize = maxSize ?? rules.defaultMaxSize
         configuration.policy.removeAll = all
         configuration.force = force
         configuration.protectedFolders = CacheLocation.protectedFolders(
@@ -196,6 +210,11 @@ struct Clean: ParsableCommand {
 
     private func printSummary(_ result: DiskCache.CleanResult, location: CacheLocation) {
         if let warning = result.stateWarning { Console.warning(warning) }
+        if result.orderedByChangeTime {
+            Console.warning(
+                "the file system of \(location.folder) records no creation times: the size pass took the change time, which imgwarm sets when it stores or re-stamps a file, for \(location.format.library)'s creation date"
+            )
+        }
         // Said even under --quiet: a cron line with a mistyped folder would otherwise never be heard of.
         if !result.folderExists {
             Console.warning("\(location.folder) does not exist: nothing to clean")

@@ -47,6 +47,16 @@ struct Prefetch: ParsableCommand {
 
     @OptionGroup(title: "Cache location") var location: CacheLocationOptions
 
+    @Option(
+        name: .customLong("expires-in"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "kingfisher, kingfisher7: how long a stored or re-read file stays fresh; s m h d w (default 7d, Kingfisher's).",
+            discussion:
+                "Kingfisher takes a file's modification time for its expiry date: stored files and hits get now plus this, rounded up to a whole second.",
+            valueName: "age"),
+        transform: Parse.expiry)
+    var expiresIn: Expiry?
+
     @Argument(help: ArgumentHelp("List files to read; - is standard input.", valueName: "list"), completion: .file())
     var lists: [String] = []
 
@@ -284,10 +294,27 @@ struct Prefetch: ParsableCommand {
         if maxDecodeMemory == 0 { throw ValidationError("--max-decode-memory must be above 0, e.g. 100MiB") }
         if timeout == 0 { throw ValidationError("--timeout must be above 0, e.g. 15") }
         if netrc && netrcFile != nil { throw ValidationError("--netrc and --netrc-file name two netrc files: use one") }
+        if let expiresIn {
+            let format = location.format
+            guard format.expiring(afterSeconds: 1) != nil else {
+                throw ValidationError(
+                    "--expires-in applies to the caches whose files carry their expiry date (kingfisher, kingfisher7), not to \(format.name)"
+                )
+            }
+            guard let seconds = expiresIn.seconds, seconds > 0, seconds < 1e11 else {
+                throw ValidationError(
+                    "--expires-in must be a positive age such as 7d or 12h (Kingfisher would not store the file)")
+            }
+        }
     }
 
     func run() throws {
-        let location = try location.location()
+        var location = try location.location()
+        if let seconds = expiresIn?.seconds,
+            let format = location.format.expiring(afterSeconds: Int64(seconds.rounded(.up)))
+        {
+            location.format = format
+        }
         let metricsOutput = try MetricsOutput.open(metrics)
         let outcome = RunOutcome()
         do {

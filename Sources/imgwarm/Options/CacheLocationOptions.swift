@@ -2,8 +2,29 @@ import ArgumentParser
 import ImgwarmKit
 import ImgwarmSystem
 
-/// The cache location options every command accepts (docs/cache-contract.md §1).
+/// The cache location options every command accepts (docs/cache-contract.md §1,
+/// docs/cache-formats.md for the formats).
 struct CacheLocationOptions: ParsableArguments {
+    @Option(
+        name: .customLong("cache-format"),
+        help: ArgumentHelp(
+            "The image library whose disk cache this is: \(CacheFormats.names.joined(separator: ", ")) (default \(CacheFormats.all[0].name)).",
+            discussion: "docs/cache-formats.md says where each keeps its folder and how it names its files.",
+            valueName: "name"),
+        transform: CacheLocationOptions.format)
+    var givenFormat: (any CacheFormat)?
+
+    /// The format in force: the one given, else SDWebImage's.
+    var format: any CacheFormat { givenFormat ?? CacheFormats.all[0] }
+
+    static func format(_ text: String) throws -> any CacheFormat {
+        guard let format = CacheFormats.named(text.lowercased()) else {
+            throw ValidationError(
+                "unknown cache format '\(text)': use one of \(CacheFormats.names.joined(separator: ", "))")
+        }
+        return format
+    }
+
     @Option(
         name: .customLong("cache-dir"),
         help: ArgumentHelp(
@@ -14,16 +35,16 @@ struct CacheLocationOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "The SDImageCache namespace: the folder is <caches root>/com.hackemist.SDImageCache/<namespace>.",
+            "The cache's name: SDWebImage's folder is <caches root>/com.hackemist.SDImageCache/<namespace>, Kingfisher's <caches root>/com.onevcat.Kingfisher.ImageCache.<namespace>.",
             discussion:
-                "Default: \(CacheLocation.defaultNamespace). One folder name; \(CacheLocation.privateFolderName) is imgwarm's own folder and refused.",
+                "Default: \(CacheLocation.defaultNamespace). One folder name; \(CacheLocation.privateFolderName) is imgwarm's own folder and refused. Formats with a fixed folder name (nuke) take none.",
             valueName: "name"))
     var namespace: String?
 
     @Option(
         name: .customLong("disk-cache-path"),
         help: ArgumentHelp(
-            "The disk cache folder itself, for apps that give SDImageCache their own directory.",
+            "The disk cache folder itself, for apps that give their image cache their own directory.",
             discussion: "Not a folder named \(CacheLocation.privateFolderName) or inside one (imgwarm's own folders).",
             valueName: "path"), completion: .directory)
     var diskCachePath: String?
@@ -33,7 +54,7 @@ struct CacheLocationOptions: ParsableArguments {
         do {
             return try CacheLocation.resolve(
                 cacheDir: cacheDir, namespace: namespace, diskCachePath: diskCachePath,
-                environment: CurrentProcess.environment)
+                environment: CurrentProcess.environment, format: format)
         } catch {
             throw CommandFailure.usage(error.description)
         }

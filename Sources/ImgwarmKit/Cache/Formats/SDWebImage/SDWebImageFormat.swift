@@ -1,9 +1,12 @@
 /// SDWebImage 5.x's disk cache (`SDImageCache`, `SDDiskCache`): `<root>/com.hackemist.SDImageCache/
 /// <namespace>/`, one flat file per key named by `SDFileName` (docs/cache-contract.md §1, §2).
+/// A hit is a non-empty file, and reading it sets its access time (§3); `clean` is SDWebImage's
+/// `removeExpiredData` (§3).
 public struct SDWebImageFormat: CacheFormat {
     public init() {}
 
     public var name: String { "sdwebimage" }
+    public var library: String { "SDWebImage 5.x" }
 
     /// The folder SDWebImage's `SDImageCache` uses for its disk caches inside the caches root.
     public static let folderName = "com.hackemist.SDImageCache"
@@ -15,4 +18,10 @@ public struct SDWebImageFormat: CacheFormat {
     public func fileName(forKey key: String) -> String { SDFileName.forKey(key) }
 
     public func isEntryName(bytes: UnsafeBufferPointer<UInt8>) -> Bool { SDFileName.isCacheFileName(bytes: bytes) }
+
+    public var entryNameShape: String { "32 hex digits and an extension" }
+
+    /// `removeExpiredData`: files whose `--expire-type` date is `--max-age` old, then, above
+    /// `--max-size` (allocated bytes), the oldest until the total is below half of it.
+    public var cleanRules: CleanRules { CleanRules(expiry: .age, trimDate: nil, measure: .allocated) }
 }
