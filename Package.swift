@@ -62,6 +62,8 @@ let package = Package(
         .executableTarget(name: "imgwarm-testserver", dependencies: ["LoopbackServer"]),
         // Opens the state database at a given instant, for the tests of concurrent opens.
         .executableTarget(name: "imgwarm-state-probe", dependencies: ["ImgwarmKit"]),
+        // Runs a program and reports its own peak memory, for the tests that measure it.
+        .executableTarget(name: "imgwarm-peak"),
         // Reads one image on several threads for seconds, for MagickTests.
         .executableTarget(name: "imgwarm-magick-probe", dependencies: ["Magick"]),
 
@@ -76,6 +78,6 @@ let package = Package(
         .testTarget(name: "ImgwarmKitTests", dependencies: ["ImgwarmKit", "LoopbackServer", "Magick", "TestSupport"]),
         .testTarget(
             name: "imgwarmTests",
-            dependencies: ["imgwarm", "imgwarm-state-probe", "ImgwarmKit", "SQLite", "TestSupport"]),
+            dependencies: ["imgwarm", "imgwarm-state-probe", "imgwarm-peak", "ImgwarmKit", "SQLite", "TestSupport"]),
     ]
 )
