@@ -126,6 +126,11 @@ public struct FileDescriptor: Sendable, Hashable {
         if Glibc.close(rawValue) != 0 { throw .last("close") }
     }
 
+    /// Flushes the file's data and metadata to the disk (`fsync`).
+    public func synchronize() throws(SystemError) {
+        if fsync(rawValue) != 0 { throw .last("fsync") }
+    }
+
     // MARK: Reading and writing
 
     /// Reads up to `buffer.count` bytes; 0 at the end of the file.

@@ -52,6 +52,10 @@ public protocol CacheFormat: Sendable {
 
     /// This format with entries fresh for `seconds` (`--expires-in`); nil when its files carry no expiry.
     func expiring(afterSeconds seconds: Int64) -> (any CacheFormat)?
+
+    /// The index the library keeps beside its files in `location`'s folder (a journal), which
+    /// decides hits with `read`, records stores and hits, and cleans; nil for a plain-files cache.
+    func makeIndex(for location: CacheLocation) -> (any CacheIndex)?
 }
 
 extension CacheFormat {
@@ -68,6 +72,8 @@ extension CacheFormat {
     public var expiresIn: Int64? { nil }
 
     public func expiring(afterSeconds seconds: Int64) -> (any CacheFormat)? { nil }
+
+    public func makeIndex(for location: CacheLocation) -> (any CacheIndex)? { nil }
 }
 
 /// What a library's reader makes of the file at an entry's name.
@@ -101,6 +107,8 @@ public enum EntryMiss: String, Sendable, Codable, CaseIterable {
     case expired
     /// The bytes are not an image the library would decode.
     case notAnImage = "not-an-image"
+    /// The library's index (a journal) does not list the entry as one it serves.
+    case notIndexed = "not-indexed"
 
     /// In words, for `verify`'s lines.
     public var description: String {
@@ -111,6 +119,7 @@ public enum EntryMiss: String, Sendable, Codable, CaseIterable {
         case .notAFile: return "not a regular file"
         case .expired: return "expired (its modification time, the expiry date, has passed)"
         case .notAnImage: return "the bytes are not an image"
+        case .notIndexed: return "the library's journal does not list it"
         }
     }
 }

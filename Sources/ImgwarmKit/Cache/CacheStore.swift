@@ -17,10 +17,17 @@ public final class CacheStore: Sendable {
     /// Whether the cache folder's file system offers O_TMPFILE (learned on first use).
     private let anonymousFiles = Mutex<Bool?>(nil)
 
+    /// The library's index of the folder (a journal), read before anything is written; nil for
+    /// a plain-files cache.
+    public let index: (any CacheIndex)?
+
     /// Opens (creating when missing) the cache folder and the temporary folder, and checks that
-    /// both can be written. Throws before any download when they cannot.
+    /// both can be written. Throws before any download when they cannot, and before anything is
+    /// written when the format's index is one the library would not read.
     public init(location: CacheLocation) throws(CacheStoreError) {
         self.location = location
+        index = location.format.makeIndex(for: location)
+        do { try index?.load() } catch { throw .index(error) }
         try CacheStore.makeFolders(location.folder)
         let folder = try CacheStore.openFolder(location.folder)
         var temporary = location.privateFolder + "/tmp"
@@ -196,18 +203,31 @@ public final class CacheStore: Sendable {
         }
         guard let info = try? folderDescriptor.status(of: name) else { return .miss }
         switch location.format.read(info, now: now) {
-        case .hit(let size): return .hit(size: size)
+        case .hit(let size): return index?.check(name) == nil ? .hit(size: size) : .miss
         case .miss(.folder): return .blocked
         case .miss: return .miss
         }
     }
 
     /// Gives a hit the times the format's reader sets on a read (SDWebImage, Nuke: the access
-    /// time, whatever the mount's atime policy; Kingfisher: a new expiry date).
+    /// time, whatever the mount's atime policy; Kingfisher: a new expiry date), and records the
+    /// read in the format's index (a journal's `READ` line). The caller holds the cache lock shared.
     @discardableResult
     public func touch(_ name: String, now: Timestamp = .now()) -> Bool {
         guard let info = try? folderDescriptor.status(of: name) else { return false }
-        return (try? folderDescriptor.setTimes(of: name, location.format.timesOnHit(info, now: now))) != nil
+        if let index {
+            index.didRead(name)
+            try? index.flush(force: false, lockTimeout: 0)
+        }
+        let times = location.format.timesOnHit(info, now: now)
+        guard times != FileTimes() else { return true }
+        return (try? folderDescriptor.setTimes(of: name, times)) != nil
+    }
+
+    /// Writes what the index recorded (`CacheIndex.flush`), waiting up to `lockTimeout` for its
+    /// lock; the caller holds the cache lock shared. Nothing to do for a plain-files cache.
+    public func flushIndex(lockTimeout: Double) throws(CacheIndexError) {
+        try index?.flush(force: true, lockTimeout: lockTimeout)
     }
 
     // MARK: Writing
@@ -228,14 +248,40 @@ public final class CacheStore: Sendable {
     /// a crash. A name already taken (a refresh replacing a file, another process) goes through a
     /// temporary name in the private folder and a `rename(2)`, which replaces atomically.
     /// `publish` runs the final directory change (under the cache lock, for the caller).
+    ///
+    /// With an index, the entry's other files (`CacheIndex.companions`) are written first, and
+    /// the index records the entry once it is in place.
     public func store(
+        _ bytes: UnsafeRawBufferPointer, as name: String,
+        publish: (() throws(StoreFailure) -> Void) throws(StoreFailure) -> Void = { try $0() }
+    ) throws(StoreFailure) {
+        try storeCompanions(of: name)
+        try storeFile(bytes, as: name, publish: publish)
+        recordStored(name)
+    }
+
+    /// Writes the other files of entry `name` (empty) before it.
+    private func storeCompanions(of name: String) throws(StoreFailure) {
+        guard let index else { return }
+        for companion in index.companions(of: name) {
+            try storeFile(UnsafeRawBufferPointer(start: nil, count: 0), as: companion)
+        }
+    }
+
+    private func recordStored(_ name: String) {
+        guard let index else { return }
+        index.didStore(name)
+        try? index.flush(force: false, lockTimeout: 0)
+    }
+
+    private func storeFile(
         _ bytes: UnsafeRawBufferPointer, as name: String,
         publish: (() throws(StoreFailure) -> Void) throws(StoreFailure) -> Void = { try $0() }
     ) throws(StoreFailure) {
         guard anonymousFiles.withLock({ $0 }) != false else {
             let temporary = try writeTemporary(bytes)
             do throws(StoreFailure) {
-                try publish { () throws(StoreFailure) in try moveIntoPlace(temporaryName: temporary, name: name) }
+                try publish { () throws(StoreFailure) in try renameIntoPlace(temporaryName: temporary, name: name) }
             } catch {
                 discard(temporaryName: temporary)
                 throw error
@@ -247,7 +293,7 @@ public final class CacheStore: Sendable {
             file = try folderDescriptor.createAnonymousFile()
         } catch  where error.isUnsupported {
             anonymousFiles.withLock { $0 = false }
-            return try store(bytes, as: name, publish: publish)
+            return try storeFile(bytes, as: name, publish: publish)
         } catch {
             throw StoreFailure(error, step: "create a file")
         }
@@ -273,7 +319,7 @@ public final class CacheStore: Sendable {
             } catch {
                 throw StoreFailure(error, step: "move the file into the cache")
             }
-            try moveIntoPlace(temporaryName: temporary, name: name)
+            try renameIntoPlace(temporaryName: temporary, name: name)
         }
     }
 
@@ -295,8 +341,19 @@ public final class CacheStore: Sendable {
     }
 
     /// Renames a complete temporary file (a name inside `temporaryFolder`) to `name`, with the
-    /// times the format gives a stored file.
+    /// times the format gives a stored file; with an index, as `store` does.
     public func moveIntoPlace(temporaryName: String, name: String) throws(StoreFailure) {
+        do throws(StoreFailure) {
+            try storeCompanions(of: name)
+        } catch {
+            try? temporaryDescriptor.removeFile(temporaryName)
+            throw error
+        }
+        try renameIntoPlace(temporaryName: temporaryName, name: name)
+        recordStored(name)
+    }
+
+    private func renameIntoPlace(temporaryName: String, name: String) throws(StoreFailure) {
         do {
             let times = location.format.timesOnStore(now: .now())
             if times != FileTimes() { try temporaryDescriptor.setTimes(of: temporaryName, times) }
@@ -318,9 +375,12 @@ public enum CacheStoreError: Error, Equatable, Sendable, CustomStringConvertible
     case notADirectory(String)
     case unusable(String, SystemError)
     case notWritable(String, SystemError)
+    /// The format's index (a journal) is one the library would not read, or cannot be read.
+    case index(CacheIndexError)
 
     public var description: String {
         switch self {
+        case .index(let error): return error.description
         case .notADirectory(let path): return "\(path) is not a folder"
         case .unusable(let path, let error): return "cannot use \(path): \(error)"
         case .notWritable(let path, let error): return "cannot write in \(path): \(error)"

@@ -72,6 +72,8 @@ public enum DiskCacheError: Error, Equatable, Sendable, CustomStringConvertible 
     /// `clean` will not delete here: `count` files do not have cache file names of the format
     /// whose names look like `shape` (`names`: the first three).
     case foreignFolder(String, names: [String], count: Int, shape: String = SDWebImageFormat().entryNameShape)
+    /// The format's index (a journal) is one the library would not read, or could not be used.
+    indirect case index(CacheIndexError)
 
     public var description: String {
         switch self {
@@ -81,6 +83,8 @@ public enum DiskCacheError: Error, Equatable, Sendable, CustomStringConvertible 
             return "cannot read \(path): \(error)"
         case .locked(let timeout):
             return timeout.description
+        case .index(let error):
+            return error.description
         case .protectedFolder(let folder, let what):
             return "refusing to clean \(folder): it is \(what), not a disk cache folder; "
                 + "name the cache folder itself, e.g. \(Setting.diskCachePath) ~/.cache/com.hackemist.SDImageCache/default"

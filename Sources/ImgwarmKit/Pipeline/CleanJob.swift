@@ -47,6 +47,9 @@ public struct CleanJob: Sendable {
             }
         }
         try refuseForeignFolder(survey)
+        if let index = location.format.makeIndex(for: location) {
+            return try cleanIndexed(index, observe: observe)
+        }
         let directory = try cache.openFolder()
         defer { directory.close() }
         if configuration.dryRun {
@@ -68,6 +71,37 @@ public struct CleanJob: Sendable {
                 try cache.removeIfUnchanged(entry, in: directory, expireType: cache.dateType(policy))
             }, observe: observe)
         removeStateRows(&result, directory: directory)
+        return result
+    }
+
+    /// A cache with an index (a journal) is cleaned by it, the library's way, under the exclusive
+    /// cache lock (none for a dry run).
+    private func cleanIndexed(_ index: any CacheIndex, observe: (DiskCache.CleanEvent) -> Void)
+        throws(DiskCacheError) -> DiskCache.CleanResult
+    {
+        var lock: CacheLock?
+        if !configuration.dryRun {
+            lock = try? CacheLock(location: location, create: true)
+            do {
+                try lock?.lockExclusive(timeout: configuration.lockTimeout)
+            } catch {
+                throw .locked(error)
+            }
+        }
+        defer { lock?.unlock() }
+        var result: DiskCache.CleanResult
+        do {
+            try index.load()
+            result = try index.clean(
+                policy: configuration.policy, dryRun: configuration.dryRun, lockTimeout: configuration.lockTimeout,
+                observe: observe)
+        } catch {
+            throw .index(error)
+        }
+        if !configuration.dryRun, let directory = try? FileDescriptor.openFolder(location.folder) {
+            defer { directory.close() }
+            removeStateRows(&result, directory: directory)
+        }
         return result
     }
 

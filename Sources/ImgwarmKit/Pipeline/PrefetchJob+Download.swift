@@ -88,6 +88,8 @@ extension PrefetchJob {
         }
         // Whatever was still waiting when the run had to stop never started.
         scheduler.drain(recordNotStarted)
+        pool.shutdown()
+        writeIndex(store, lock: touchLock, summary: &summary)
         summary.totals = totals
         return summary
     }

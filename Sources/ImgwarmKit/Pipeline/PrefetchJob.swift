@@ -22,10 +22,13 @@ public enum PrefetchHalt: Sendable, CustomStringConvertible {
     case lockTimeout(CacheLock.Timeout)
     /// The state database stopped being usable.
     case stateFailure(StateError)
+    /// The cache's index (a journal) could not be written: the entries stored are not listed.
+    case indexFailure(CacheIndexError)
 
     public var description: String {
         switch self {
         case .diskFull: return "the disk is full"
+        case .indexFailure(let error): return error.description
         case .lockTimeout(let timeout): return timeout.description
         case .stateFailure(let error): return error.description
         }
@@ -57,6 +60,8 @@ public struct PrefetchSummary: Sendable {
     public var stateFailure: StateError?
     /// Set when the cache lock could not be had in time.
     public var lockFailure: CacheLock.Timeout?
+    /// Set when the cache's index (a journal) could not be written at the end of the run.
+    public var indexFailure: CacheIndexError?
     /// Set when no download could start after the lists were read: the cache folder, the state
     /// database (another process's lock held past `--lock-timeout`) or libcurl could not be set
     /// up. Every URL is then counted as not started.
@@ -67,6 +72,7 @@ public struct PrefetchSummary: Sendable {
         if let startFailure { return startFailure.description }
         if let stateFailure { return stateFailure.description }
         if let lockFailure { return lockFailure.description }
+        if let indexFailure { return indexFailure.description }
         if diskFull { return "the disk is full: no new downloads started" }
         return nil
     }
@@ -133,6 +139,10 @@ public final class PrefetchJob {
         /// How the key of a line without an explicit `"key"` is computed from its URL (docs/cache-contract.md §6).
         /// No filter (the key is the URL as given) by default.
         public var keyFilters = KeyFilterChain()
+        /// The size above which the library trims its cache when the app opens it, for the
+        /// warning a run that leaves an indexed cache larger gives; nil for the format's own
+        /// limit (`CleanRules.defaultMaxSize`).
+        public var sizeLimit: UInt64?
         /// Handle only the lines of this shard (docs/usage.md, "Running on many machines"); the others are counted as
         /// `otherShard`. nil (every line) by default.
         public var shard: Shard?
@@ -249,10 +259,12 @@ public final class PrefetchJob {
     private func classifyWithoutNetwork(_ scheduler: Scheduler) -> PrefetchSummary {
         let folder = try? FileDescriptor.openFolder(location.folder)
         defer { folder?.close() }
+        let index = readIndexWithoutWriting()
         while let entry = scheduler.next(now: .infinity) {
             let name = location.format.fileName(forKey: entry.key)
             var size: Int?
-            if let info = try? folder?.status(of: name), case .hit(let bytes) = location.format.read(info, now: .now())
+            if let info = try? folder?.status(of: name), case .hit(let bytes) = location.format.read(info, now: .now()),
+                index?.check(name) == nil
             {
                 size = bytes
             }

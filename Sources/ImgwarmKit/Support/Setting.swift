@@ -25,6 +25,7 @@ public enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
     case keyFilter
     case shard
     case listFormat
+    case maxSize
 
     /// How messages name this setting: the installed spelling, else the configuration's name.
     public var description: String {

@@ -71,6 +71,7 @@ extension Prefetch {
         configuration.lockTimeout = stateOptions.lockTimeout
         configuration.keyFilters = keyOptions.chain
         configuration.shard = shardOptions.shard
+        configuration.sizeLimit = maxSize
         return configuration
     }
 

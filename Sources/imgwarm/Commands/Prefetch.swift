@@ -250,6 +250,14 @@ struct Prefetch: ParsableCommand {
     @Flag(help: "Revalidate cached files with their stored ETag / Last-Modified (304 keeps the file, 200 replaces it).")
     var refresh = false
 
+    @Option(
+        name: .customLong("max-size"),
+        help: ArgumentHelp(
+            "For a cache the app trims when it opens it (glide, coil, coil2): warn when the run leaves it larger than this, e.g. 100M (default the library's, 250 MiB).",
+            valueName: "size"),
+        transform: Parse.size)
+    var maxSize: UInt64?
+
     @OptionGroup(title: "State") var stateOptions: StateOptions
 
     @OptionGroup(title: "Cache keys and shards") var keyOptions: KeyFilterOptions
@@ -412,6 +420,7 @@ struct Prefetch: ParsableCommand {
         if summary.interrupted { return ExitStatus.stopped(by: summary.signal) }
         if let failure = summary.stateFailure { return CommandFailure(halt: .stateFailure(failure)) }
         if let failure = summary.lockFailure { return CommandFailure(halt: .lockTimeout(failure)) }
+        if let failure = summary.indexFailure { return CommandFailure(halt: .indexFailure(failure)) }
         if summary.diskFull { return ExitStatus.of(.diskFull) }  // the warning said so when it happened
         if dryRun { return summary.totals.invalid > 0 ? ExitStatus.partial : ExitStatus.success }
         return summary.totals.allInCache ? ExitStatus.success : ExitStatus.partial

@@ -22,6 +22,7 @@ enum SettingFlags {
         case .keyFilter: return "--key-filter"
         case .shard: return "--shard"
         case .listFormat: return "--format"
+        case .maxSize: return "--max-size"
         }
     }
 

@@ -55,14 +55,14 @@ extension ExitStatus {
     static func ofClean(_ error: DiskCacheError) -> ExitStatus {
         switch error {
         case .noBirthTime, .protectedFolder, .foreignFolder: return .usage
-        case .notADirectory, .unreadable, .locked: return .cacheUnusable
+        case .notADirectory, .unreadable, .locked, .index: return .cacheUnusable
         }
     }
 
     /// The exit code of a prefetch that a run-level problem halted.
     static func of(_ halt: PrefetchHalt) -> ExitStatus {
         switch halt {
-        case .diskFull, .lockTimeout, .stateFailure: return .cacheUnusable
+        case .diskFull, .lockTimeout, .stateFailure, .indexFailure: return .cacheUnusable
         }
     }
 }

@@ -1,0 +1,66 @@
+import ImgwarmSystem
+
+/// The index a library keeps beside its entry files (a DiskLruCache journal): what it lists is
+/// what the library serves, and the library discards the whole folder when it cannot read it
+/// (docs/cache-formats-android.md). A format that has one makes it (`CacheFormat.makeIndex`); the
+/// engine calls these hooks and names no format.
+///
+/// One object serves one run over one folder, from any thread. Writes to the index happen in
+/// `flush` only, under the shared cache lock the caller holds (docs/usage.md, "Running
+/// unattended") and the index's own exclusive lock, so two processes lose nothing.
+public protocol CacheIndex: AnyObject, Sendable {
+    /// Reads the index as the library does when it opens the cache; writes nothing. Throws when
+    /// the library would discard the folder. A folder without an index is an empty cache.
+    func load() throws(CacheIndexError)
+
+    /// nil when the index lists entry `name` (a file name of the format) as one the library
+    /// serves and every other file that entry needs exists; else why the library misses it.
+    func check(_ name: String) -> EntryMiss?
+
+    /// The other files entry `name` needs, each written empty before it (Coil's metadata file).
+    func companions(of name: String) -> [String]
+
+    /// `name` was just stored, complete, under its name: list it at the next flush.
+    func didStore(_ name: String)
+
+    /// `name` was a hit: record the read as the library's own read does, at the next flush.
+    func didRead(_ name: String)
+
+    /// Writes what was recorded into the index. With `force` false, only when a batch is due and
+    /// no other process is writing the index (it never waits); with `force`, waits up to
+    /// `lockTimeout` seconds for the index lock.
+    func flush(force: Bool, lockTimeout: Double) throws(CacheIndexError)
+
+    /// The bytes the library counts against its size limit, as of the last load or flush.
+    var accountedBytes: UInt64 { get }
+
+    /// `clean` by the library's own rules: with `policy.maxSize` (or `removeAll`), entries go
+    /// least recently used first as the library's trim removes them, the index first, then their
+    /// files. The caller holds the cache lock exclusively. `observe` hears each removal.
+    func clean(
+        policy: DiskCache.CleanPolicy, dryRun: Bool, lockTimeout: Double, observe: (DiskCache.CleanEvent) -> Void
+    ) throws(CacheIndexError) -> DiskCache.CleanResult
+}
+
+/// An index that cannot be read as the library reads it, or cannot be written.
+public enum CacheIndexError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The library would discard the folder: imgwarm writes nothing there.
+    case unreadable(path: String, library: String, reason: String)
+    /// The index could not be read or written.
+    case system(path: String, SystemError)
+    /// Another process held the index lock longer than the wait allowed.
+    case locked(CacheLock.Timeout)
+    /// The cache folder could not be read.
+    case folder(DiskCacheError)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let library, let reason):
+            return
+                "\(library) would not read \(path) (\(reason)) and would delete the whole cache folder when the app opens it: imgwarm changed nothing there; remove the folder or restore its journal"
+        case .system(let path, let error): return "cannot use \(path): \(error)"
+        case .locked(let timeout): return timeout.description
+        case .folder(let error): return error.description
+        }
+    }
+}
