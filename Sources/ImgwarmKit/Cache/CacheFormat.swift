@@ -194,6 +194,7 @@ public enum CacheFormats {
     /// Every format: the one place that lists them.
     public static let all: [any CacheFormat] = [
         SDWebImageFormat(), KingfisherFormat(.sha256), KingfisherFormat(.md5), NukeFormat(),
+        GlideFormat(), CoilFormat(major: 3), CoilFormat(major: 2),
     ]
 
     /// The format named `name`, if there is one.

@@ -1,0 +1,191 @@
+/// A DiskLruCache journal as the library reads it when it opens the cache (docs/cache-formats-android.md,
+/// "The DiskLruCache journal"): Glide's Java copy (`readJournal`, `readJournalLine`,
+/// `processJournal`) and Coil's Okio copy follow the same rules but for how they split a `CLEAN`
+/// line's lengths.
+///
+/// A pure value: bytes in, the entries the library would hold out, or the reason it would
+/// delete the folder. imgwarm's writer never parses with anything else.
+public struct DiskLruJournal: Sendable, Equatable {
+    /// The five header lines that differ between libraries.
+    public struct Header: Sendable, Equatable {
+        /// The app version line: Glide `1`, Coil 3 `3`, Coil 2 `1`.
+        public var appVersion: Int
+        /// The value count line: files per entry (Glide `1`, Coil `2`).
+        public var valueCount: Int
+
+        public init(appVersion: Int, valueCount: Int) {
+            self.appVersion = appVersion
+            self.valueCount = valueCount
+        }
+
+        /// The header as both libraries write it: magic, version `1`, app version, value count, a blank line.
+        public var bytes: [UInt8] {
+            Array("\(DiskLruJournal.magic)\n1\n\(appVersion)\n\(valueCount)\n\n".utf8)
+        }
+    }
+
+    /// How the lengths of a `CLEAN` line are split.
+    public enum Dialect: Sendable, Equatable {
+        /// Java's `String.split(" ")` (Glide): trailing empty fields are dropped.
+        case javaSplit
+        /// Kotlin's `split(' ')` (Coil): every field is kept, so a trailing space is a wrong count.
+        case kotlinSplit
+    }
+
+    /// One key's entry after the journal is read.
+    public struct Entry: Sendable, Equatable {
+        /// A `CLEAN` line was seen: the library serves the entry (if its files exist).
+        public var readable = false
+        /// The last line was `DIRTY` (an edit never finished): the library deletes its files at open.
+        public var dirty = false
+        public var lengths: [Int64]
+        /// Position in LRU order: every line that names the key moves it to the most recent end.
+        public var recency = 0
+    }
+
+    public static let magic = "libcore.io.DiskLruCache"
+
+    /// The entries by key (including dirty ones: `openEntries` drops those, as `processJournal` does).
+    public private(set) var entries: [String: Entry] = [:]
+    /// Operation lines read (the header not counted).
+    public private(set) var lineCount = 0
+    /// Bytes up to and including the last `\n`: an unterminated last line is ignored (the library
+    /// rewrites the journal without it).
+    public private(set) var completeLength = 0
+    private var clock = 0
+
+    /// Why a library would discard the folder.
+    public struct Corruption: Error, Sendable, Equatable, CustomStringConvertible {
+        /// 1-based line number in the journal.
+        public var line: Int
+        public var reason: String
+        public var description: String { "line \(line): \(reason)" }
+    }
+
+    /// Reads `bytes` as the library would. Bytes outside ASCII are refused too: the libraries decode
+    /// them (US-ASCII or UTF-8) to replacement characters, so two different keys could become one.
+    public static func parse(_ bytes: [UInt8], header: Header, dialect: Dialect) throws(Corruption) -> DiskLruJournal {
+        var journal = DiskLruJournal()
+        var start = 0
+        var lineNumber = 0
+        let expected = ["libcore.io.DiskLruCache", "1", String(header.appVersion), String(header.valueCount), ""]
+        while let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            lineNumber += 1
+            var end = newline
+            // `StrictLineReader` and Okio's `readUtf8LineStrict` both take one `\r` before `\n` off.
+            if end > start && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+            let line = bytes[start..<end]
+            if let bad = line.first(where: { $0 >= 0x80 }) {
+                throw Corruption(line: lineNumber, reason: "a byte outside ASCII (\(bad))")
+            }
+            let text = String(decoding: line, as: UTF8.self)
+            if lineNumber <= 5 {
+                guard text == expected[lineNumber - 1] else {
+                    throw Corruption(
+                        line: lineNumber,
+                        reason: "the header differs: '\(text)' where '\(expected[lineNumber - 1])' belongs")
+                }
+            } else {
+                try journal.apply(text, header: header, dialect: dialect, lineNumber: lineNumber)
+                journal.lineCount += 1
+            }
+            start = newline + 1
+            journal.completeLength = start
+        }
+        if lineNumber < 5 {
+            throw Corruption(line: lineNumber + 1, reason: "the header ends early")
+        }
+        return journal
+    }
+
+    private mutating func apply(_ line: String, header: Header, dialect: Dialect, lineNumber: Int) throws(Corruption) {
+        let utf8 = Array(line.utf8)
+        guard let firstSpace = utf8.firstIndex(of: UInt8(ascii: " ")) else {
+            throw Corruption(line: lineNumber, reason: "no space in '\(line)'")
+        }
+        let operation = String(decoding: utf8[..<firstSpace], as: UTF8.self)
+        let secondSpace = utf8[(firstSpace + 1)...].firstIndex(of: UInt8(ascii: " "))
+        let key = String(decoding: utf8[(firstSpace + 1)..<(secondSpace ?? utf8.count)], as: UTF8.self)
+        if secondSpace == nil && operation == "REMOVE" {
+            entries[key] = nil
+            return
+        }
+        // `lruEntries.get` / `getOrPut` on an access-ordered map: the key becomes the most recent,
+        // even on a line that then proves corrupt (the library stops there anyway).
+        clock += 1
+        var entry = entries[key] ?? Entry(lengths: Array(repeating: 0, count: header.valueCount))
+        entry.recency = clock
+        switch (operation, secondSpace) {
+        case ("CLEAN", let space?):
+            let rest = String(decoding: utf8[(space + 1)...], as: UTF8.self)
+            var parts = rest.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+            if dialect == .javaSplit {
+                while parts.count > 1 && parts.last == "" { parts.removeLast() }
+                if parts == [""] && !rest.isEmpty { parts = [] }
+            }
+            guard parts.count == header.valueCount else {
+                throw Corruption(
+                    line: lineNumber, reason: "\(parts.count) lengths where \(header.valueCount) belong in '\(line)'")
+            }
+            var lengths: [Int64] = []
+            for part in parts {
+                guard let length = DiskLruJournal.parseLong(part) else {
+                    throw Corruption(line: lineNumber, reason: "'\(part)' is not a length in '\(line)'")
+                }
+                lengths.append(length)
+            }
+            entry.readable = true
+            entry.dirty = false
+            entry.lengths = lengths
+        case ("DIRTY", nil):
+            entry.dirty = true
+        case ("READ", nil):
+            break
+        default:
+            throw Corruption(line: lineNumber, reason: "an unknown operation in '\(line)'")
+        }
+        entries[key] = entry
+    }
+
+    /// Java's `Long.parseLong` on ASCII text: an optional sign, then one or more decimal digits,
+    /// within 64 bits.
+    static func parseLong(_ text: String) -> Int64? {
+        var digits = Substring(text)
+        var negative = false
+        if let first = digits.first, first == "+" || first == "-" {
+            negative = first == "-"
+            digits = digits.dropFirst()
+        }
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        var value: Int64 = 0
+        for digit in digits.utf8 {
+            let d = Int64(digit - UInt8(ascii: "0"))
+            let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
+            guard !overflow else { return nil }
+            let (next, overflow2) =
+                negative ? shifted.subtractingReportingOverflow(d) : shifted.addingReportingOverflow(d)
+            guard !overflow2 else { return nil }
+            value = next
+        }
+        return value
+    }
+
+    /// The entries the library keeps once open (`processJournal` drops the dirty ones), least
+    /// recently used first.
+    public var openEntries: [(key: String, entry: Entry)] {
+        entries.filter { !$0.value.dirty }.map { (key: $0.key, entry: $0.value) }.sorted {
+            $0.entry.recency < $1.entry.recency
+        }
+    }
+
+    /// The size the library counts at open: the lengths of the entries it keeps.
+    public var openSize: Int64 {
+        entries.values.reduce(0) { total, entry in entry.dirty ? total : total &+ entry.lengths.reduce(0, &+) }
+    }
+
+    /// True when the library serves `key` (its files still have to exist).
+    public func isReadable(_ key: String) -> Bool {
+        guard let entry = entries[key] else { return false }
+        return entry.readable && !entry.dirty
+    }
+}

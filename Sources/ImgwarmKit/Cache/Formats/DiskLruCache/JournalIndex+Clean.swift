@@ -1,0 +1,68 @@
+import ImgwarmSystem
+
+/// `clean` on a journal folder as the library trims it (`trimToSize`: while the lengths of the
+/// entries it keeps add up to more than the limit, the least recently used goes, with a `REMOVE`
+/// line). imgwarm writes the `REMOVE` lines first and deletes the files after: a crash in
+/// between leaves files no line lists (which the library ignores), never a line without its files.
+extension JournalIndex {
+    public func clean(
+        policy: DiskCache.CleanPolicy, dryRun: Bool, lockTimeout: Double, observe: (DiskCache.CleanEvent) -> Void
+    ) throws(CacheIndexError) -> DiskCache.CleanResult {
+        let cache = DiskCache(location: CacheLocation(folder: folderPath))
+        let before: DiskTotals?
+        do { before = try cache.totals() } catch { throw .folder(error) }
+        var result = DiskCache.CleanResult(before: before ?? DiskTotals(), folderExists: before != nil)
+        result.passes = 1
+        guard before != nil else { return result }
+        guard let lock = try takeLock(timeout: lockTimeout, required: true) else { return result }
+        defer {
+            lock.unlock()
+            lock.close()
+        }
+        let (bytes, journal) = try currentJournalBytes()
+        let kept = journal.openEntries
+        var size = journal.openSize
+        var chosen: [String] = []
+        for (key, entry) in kept {
+            if !policy.removeAll && (policy.maxSize == 0 || size <= Int64(clamping: policy.maxSize)) { break }
+            chosen.append(key)
+            size -= entry.lengths.reduce(0, &+)
+        }
+        result.remainingAllocated = UInt64(max(0, size))
+        guard !chosen.isEmpty else { return result }
+        if !dryRun {
+            var updated = bytes
+            for key in chosen { updated.append(contentsOf: "REMOVE \(key)\n".utf8) }
+            try replaceJournal(with: updated)
+        }
+        let reason: DiskCache.RemovalReason = policy.removeAll ? .cleared : .trimmed
+        for key in chosen {
+            for name in fileNames(of: key) {
+                guard
+                    let info = try? FileSystem.status(
+                        ofPath: CacheLocation.join(folderPath, name), followingLinks: false)
+                else { continue }
+                let entry = CacheEntry(
+                    name: name, kind: info.kind, logicalSize: info.size, allocatedSize: info.allocatedSize,
+                    date: info.modified, device: info.device, inode: info.inode)
+                if !dryRun {
+                    do throws(SystemError) {
+                        try FileSystem.removeFile(CacheLocation.join(folderPath, name))
+                    } catch {
+                        if !error.isNotFound {
+                            result.failed += 1
+                            observe(.failed(DiskCache.RemovalFailure(entry: entry, code: error.code, call: error.call)))
+                        }
+                        continue
+                    }
+                }
+                if reason == .cleared { result.cleared += 1 } else { result.trimmed += 1 }
+                result.removedLogicalBytes += info.size
+                result.removedAllocatedBytes += info.allocatedSize
+                result.after.subtract(logical: info.size, allocated: info.allocatedSize)
+                observe(.removed(DiskCache.Removal(entry: entry, reason: reason)))
+            }
+        }
+        return result
+    }
+}

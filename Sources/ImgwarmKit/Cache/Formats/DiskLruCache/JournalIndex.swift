@@ -1,0 +1,257 @@
+import ImgwarmSystem
+import Synchronization
+
+/// The DiskLruCache journal of one cache folder as imgwarm keeps it (docs/cache-formats-android.md):
+/// read as the library reads it, never written when the library would not read it, and
+/// changed only by appending the operations the library itself would append, in a new
+/// `journal.tmp` renamed over `journal`.
+///
+/// Every entry's files are complete under their names before the `CLEAN` line that lists them
+/// exists; a hit gets the `READ` line the library's `get` writes. Lines are batched (at most a
+/// second or `batchSize` lines) and written under `<private folder>/journal.lock`, after reading the
+/// journal again, so what another process wrote in between is kept.
+public final class JournalIndex: CacheIndex {
+    /// What differs between the libraries that keep this journal.
+    public struct Layout: Sendable, Equatable {
+        public var library: String
+        public var header: DiskLruJournal.Header
+        public var dialect: DiskLruJournal.Dialect
+        /// The value that holds the image bytes (Glide `0`, Coil `1`); the others are written empty.
+        public var dataIndex: Int
+    }
+
+    public static let journalName = "journal"
+    public static let temporaryName = "journal.tmp"
+    public static let backupName = "journal.bkp"
+    /// Lines that make a batch due before its second is up.
+    static let batchSize = 512
+
+    public let layout: Layout
+    private let folder: String
+    /// The cache folder.
+    var folderPath: String { folder }
+    private let lockPath: String
+    private let state = Mutex(State())
+
+    private struct State {
+        var journal = DiskLruJournal()
+        var loaded = false
+        var pending: [Operation] = []
+        var stored: Set<String> = []
+        var lastFlush = Monotonic.now()
+    }
+
+    private enum Operation {
+        case clean(String)
+        case read(String)
+    }
+
+    public init(location: CacheLocation, layout: Layout) {
+        self.layout = layout
+        folder = location.folder
+        lockPath = location.privateFolder + "/journal.lock"
+    }
+
+    // MARK: Names
+
+    /// The journal key of an entry file name (`<key>.<index>`), or nil.
+    func key(of name: String) -> String? {
+        guard let dot = name.lastIndex(of: "."), Int(name[name.index(after: dot)...]) == layout.dataIndex else {
+            return nil
+        }
+        return String(name[..<dot])
+    }
+
+    private func path(_ name: String) -> String { CacheLocation.join(folder, name) }
+
+    // MARK: Reading
+
+    public func load() throws(CacheIndexError) {
+        let journal = try readJournal()
+        state.withLock {
+            $0.journal = journal
+            $0.loaded = true
+        }
+    }
+
+    /// The journal as the library would read it now: `journal`, else `journal.bkp` (the library
+    /// renames a lone backup into place), else an empty cache.
+    func readJournal() throws(CacheIndexError) -> DiskLruJournal {
+        for name in [JournalIndex.journalName, JournalIndex.backupName] {
+            let bytes: [UInt8]?
+            do { bytes = try JournalIndex.contents(of: path(name)) } catch { throw .system(path: path(name), error) }
+            guard let bytes else { continue }
+            do {
+                return try DiskLruJournal.parse(bytes, header: layout.header, dialect: layout.dialect)
+            } catch {
+                throw .unreadable(path: path(name), library: layout.library, reason: error.description)
+            }
+        }
+        return DiskLruJournal()
+    }
+
+    /// The bytes of the file at `path`; nil when there is none.
+    static func contents(of path: String) throws(SystemError) -> [UInt8]? {
+        let file: FileDescriptor
+        do { file = try FileDescriptor.openForReading(path) } catch {
+            if error.isNotFound { return nil }
+            throw error
+        }
+        defer { file.close() }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = try file.read(into: &buffer)
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: buffer[..<count])
+        }
+    }
+
+    /// The current journal's bytes up to its last complete line, or a new header.
+    func currentJournalBytes() throws(CacheIndexError) -> (bytes: [UInt8], journal: DiskLruJournal) {
+        for name in [JournalIndex.journalName, JournalIndex.backupName] {
+            let bytes: [UInt8]?
+            do { bytes = try JournalIndex.contents(of: path(name)) } catch { throw .system(path: path(name), error) }
+            guard let bytes else { continue }
+            do {
+                let journal = try DiskLruJournal.parse(bytes, header: layout.header, dialect: layout.dialect)
+                return (Array(bytes[..<journal.completeLength]), journal)
+            } catch {
+                throw .unreadable(path: path(name), library: layout.library, reason: error.description)
+            }
+        }
+        return (layout.header.bytes, DiskLruJournal())
+    }
+
+    // MARK: Hits and stores
+
+    public func check(_ name: String) -> EntryMiss? {
+        guard let key = key(of: name) else { return .notIndexed }
+        let listed = state.withLock { $0.journal.isReadable(key) || $0.stored.contains(key) }
+        guard listed else { return .notIndexed }
+        for index in 0..<layout.header.valueCount where index != layout.dataIndex {
+            guard let info = try? FileSystem.status(ofPath: path("\(key).\(index)"), followingLinks: false) else {
+                return .absent
+            }
+            guard info.kind == .file else { return .notAFile }
+        }
+        return nil
+    }
+
+    public func companions(of name: String) -> [String] {
+        guard let key = key(of: name) else { return [] }
+        return (0..<layout.header.valueCount).filter { $0 != layout.dataIndex }.map { "\(key).\($0)" }
+    }
+
+    public func didStore(_ name: String) {
+        guard let key = key(of: name) else { return }
+        state.withLock {
+            $0.pending.append(.clean(key))
+            $0.stored.insert(key)
+        }
+    }
+
+    public func didRead(_ name: String) {
+        guard let key = key(of: name) else { return }
+        state.withLock { $0.pending.append(.read(key)) }
+    }
+
+    public var accountedBytes: UInt64 {
+        state.withLock { UInt64(max(0, $0.journal.openSize)) }
+    }
+
+    // MARK: Writing
+
+    public func flush(force: Bool, lockTimeout: Double) throws(CacheIndexError) {
+        try state.withLock { (state: inout State) throws(CacheIndexError) in
+            guard !state.pending.isEmpty else { return }
+            if !force && state.pending.count < JournalIndex.batchSize && Monotonic.now() - state.lastFlush < 1 {
+                return
+            }
+            guard let lock = try takeLock(timeout: force ? lockTimeout : 0, required: force) else { return }
+            defer {
+                lock.unlock()
+                lock.close()
+            }
+            var (bytes, journal) = try currentJournalBytes()
+            var lines = ""
+            var readable = Set<String>()
+            for operation in state.pending {
+                switch operation {
+                case .read(let key):
+                    if journal.isReadable(key) || readable.contains(key) { lines += "READ \(key)\n" }
+                case .clean(let key):
+                    // Listed only if every value file is still there (a clean may have run since).
+                    var lengths: [String] = []
+                    for index in 0..<layout.header.valueCount {
+                        guard let info = try? FileSystem.status(ofPath: path("\(key).\(index)"), followingLinks: false),
+                            info.kind == .file
+                        else { break }
+                        lengths.append(String(info.size))
+                    }
+                    guard lengths.count == layout.header.valueCount else { continue }
+                    lines += "CLEAN \(key) \(lengths.joined(separator: " "))\n"
+                    readable.insert(key)
+                }
+            }
+            bytes.append(contentsOf: lines.utf8)
+            try replaceJournal(with: bytes)
+            do throws(DiskLruJournal.Corruption) {
+                journal = try DiskLruJournal.parse(bytes, header: layout.header, dialect: layout.dialect)
+            } catch {
+                throw .unreadable(
+                    path: path(JournalIndex.journalName), library: layout.library, reason: error.description)
+            }
+            state.journal = journal
+            state.pending.removeAll()
+            state.stored.removeAll()
+            state.lastFlush = Monotonic.now()
+        }
+    }
+
+    /// Writes `bytes` to `journal.tmp`, flushed to disk, renames it over `journal`, and removes
+    /// `journal.bkp` (the library removes a backup once a journal exists).
+    func replaceJournal(with bytes: [UInt8]) throws(CacheIndexError) {
+        let temporary = path(JournalIndex.temporaryName)
+        do throws(SystemError) {
+            let file = try FileDescriptor.createOrTruncate(temporary)
+            do {
+                try file.writeAll(bytes)
+                try file.synchronize()
+            } catch {
+                file.close()
+                throw error
+            }
+            try file.closeAfterWriting()
+            try FileSystem.rename(temporary, to: path(JournalIndex.journalName))
+        } catch {
+            try? FileSystem.removeFile(temporary)
+            throw .system(path: temporary, error)
+        }
+        do { try FileSystem.removeFile(path(JournalIndex.backupName)) } catch  where error.isNotFound {} catch {
+            throw .system(path: path(JournalIndex.backupName), error)
+        }
+    }
+
+    /// The index lock, exclusive; nil when `required` is false and another process holds it.
+    func takeLock(timeout: Double, required: Bool) throws(CacheIndexError) -> FileDescriptor? {
+        let lock: FileDescriptor
+        do { lock = try FileDescriptor.openOrCreate(lockPath) } catch { throw .system(path: lockPath, error) }
+        do {
+            try lock.lock(exclusive: true, timeout: timeout)
+        } catch {
+            lock.close()
+            guard required else { return nil }
+            throw .locked(
+                CacheLock.Timeout(
+                    path: lockPath, seconds: timeout, exclusive: true, holders: FileSystem.lockHolders(ofPath: lockPath)
+                ))
+        }
+        return lock
+    }
+
+    /// Names the files of `key`, in value order.
+    func fileNames(of key: String) -> [String] {
+        (0..<layout.header.valueCount).map { "\(key).\($0)" }
+    }
+}
