@@ -66,11 +66,37 @@ public struct DiskLruJournal: Sendable, Equatable {
     /// them (US-ASCII or UTF-8) to replacement characters, so two different keys could become one.
     public static func parse(_ bytes: [UInt8], header: Header, dialect: Dialect) throws(Corruption) -> DiskLruJournal {
         var journal = DiskLruJournal()
-        var start = 0
-        var lineNumber = 0
-        let expected = ["libcore.io.DiskLruCache", "1", String(header.appVersion), String(header.valueCount), ""]
+        try journal.consume(bytes[...], header: header, dialect: dialect)
+        if journal.linesRead < 5 {
+            throw Corruption(line: journal.linesRead + 1, reason: "the header ends early")
+        }
+        return journal
+    }
+
+    /// A new journal: the header alone, as the library writes it for an empty cache.
+    public static func empty(header: Header) -> DiskLruJournal {
+        var journal = DiskLruJournal()
+        try? journal.consume(header.bytes[...], header: header, dialect: .javaSplit)
+        return journal
+    }
+
+    /// Reads complete lines appended to the journal already read (`completeLength` grows by their
+    /// length), as the library would read them after the others.
+    public mutating func append(_ lines: [UInt8], header: Header, dialect: Dialect) throws(Corruption) {
+        let base = completeLength
+        try consume(lines[...], header: header, dialect: dialect)
+        completeLength += base
+    }
+
+    /// Lines read, the header's included.
+    private var linesRead = 0
+
+    private mutating func consume(_ bytes: ArraySlice<UInt8>, header: Header, dialect: Dialect) throws(Corruption) {
+        var start = bytes.startIndex
+        completeLength = 0
         while let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
-            lineNumber += 1
+            linesRead += 1
+            let lineNumber = linesRead
             var end = newline
             // `StrictLineReader` and Okio's `readUtf8LineStrict` both take one `\r` before `\n` off.
             if end > start && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
@@ -80,22 +106,19 @@ public struct DiskLruJournal: Sendable, Equatable {
             }
             let text = String(decoding: line, as: UTF8.self)
             if lineNumber <= 5 {
-                guard text == expected[lineNumber - 1] else {
+                let expected = [DiskLruJournal.magic, "1", String(header.appVersion), String(header.valueCount), ""][
+                    lineNumber - 1]
+                guard text == expected else {
                     throw Corruption(
-                        line: lineNumber,
-                        reason: "the header differs: '\(text)' where '\(expected[lineNumber - 1])' belongs")
+                        line: lineNumber, reason: "the header differs: '\(text)' where '\(expected)' belongs")
                 }
             } else {
-                try journal.apply(text, header: header, dialect: dialect, lineNumber: lineNumber)
-                journal.lineCount += 1
+                try apply(text, header: header, dialect: dialect, lineNumber: lineNumber)
+                lineCount += 1
             }
             start = newline + 1
-            journal.completeLength = start
+            completeLength = start - bytes.startIndex
         }
-        if lineNumber < 5 {
-            throw Corruption(line: lineNumber + 1, reason: "the header ends early")
-        }
-        return journal
     }
 
     private mutating func apply(_ line: String, header: Header, dialect: Dialect, lineNumber: Int) throws(Corruption) {

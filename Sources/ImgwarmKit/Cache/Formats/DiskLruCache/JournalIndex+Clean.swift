@@ -14,10 +14,11 @@ extension JournalIndex {
         var result = DiskCache.CleanResult(before: before ?? DiskTotals(), folderExists: before != nil)
         result.passes = 1
         guard before != nil else { return result }
-        guard let lock = try takeLock(timeout: lockTimeout, required: true) else { return result }
+        // A dry run writes nothing and takes no lock (the private folder may not exist).
+        let lock = dryRun ? nil : try takeLock(timeout: lockTimeout, required: true)
         defer {
-            lock.unlock()
-            lock.close()
+            lock?.unlock()
+            lock?.close()
         }
         let (bytes, journal) = try currentJournalBytes()
         let kept = journal.openEntries

@@ -35,10 +35,25 @@ public final class JournalIndex: CacheIndex {
 
     private struct State {
         var journal = DiskLruJournal()
+        /// The journal's bytes up to its last complete line as last written, and which file they
+        /// were (`journal` by inode, size and modification time; nil: read it again).
+        var bytes: [UInt8] = []
+        var identity: Identity?
         var loaded = false
         var pending: [Operation] = []
         var stored: Set<String> = []
         var lastFlush = Monotonic.now()
+    }
+
+    private struct Identity: Equatable {
+        var inode: UInt64
+        var size: UInt64
+        var modified: Timestamp
+        init(_ info: FileStatus) {
+            inode = info.inode
+            size = info.size
+            modified = info.modified
+        }
     }
 
     private enum Operation {
@@ -67,27 +82,15 @@ public final class JournalIndex: CacheIndex {
     // MARK: Reading
 
     public func load() throws(CacheIndexError) {
-        let journal = try readJournal()
+        // The identity first: a journal replaced after it is read again at the first flush.
+        let identity = (try? FileSystem.status(ofPath: path(JournalIndex.journalName))).map(Identity.init)
+        let (bytes, journal) = try currentJournalBytes()
         state.withLock {
             $0.journal = journal
+            $0.bytes = bytes
+            $0.identity = identity
             $0.loaded = true
         }
-    }
-
-    /// The journal as the library would read it now: `journal`, else `journal.bkp` (the library
-    /// renames a lone backup into place), else an empty cache.
-    func readJournal() throws(CacheIndexError) -> DiskLruJournal {
-        for name in [JournalIndex.journalName, JournalIndex.backupName] {
-            let bytes: [UInt8]?
-            do { bytes = try JournalIndex.contents(of: path(name)) } catch { throw .system(path: path(name), error) }
-            guard let bytes else { continue }
-            do {
-                return try DiskLruJournal.parse(bytes, header: layout.header, dialect: layout.dialect)
-            } catch {
-                throw .unreadable(path: path(name), library: layout.library, reason: error.description)
-            }
-        }
-        return DiskLruJournal()
     }
 
     /// The bytes of the file at `path`; nil when there is none.
@@ -107,7 +110,9 @@ public final class JournalIndex: CacheIndex {
         }
     }
 
-    /// The current journal's bytes up to its last complete line, or a new header.
+    /// The journal as the library would read it now, `journal`, else `journal.bkp` (the library
+    /// renames a lone backup into place), else an empty cache: its bytes up to its last complete
+    /// line (or a new header), and what they hold.
     func currentJournalBytes() throws(CacheIndexError) -> (bytes: [UInt8], journal: DiskLruJournal) {
         for name in [JournalIndex.journalName, JournalIndex.backupName] {
             let bytes: [UInt8]?
@@ -120,7 +125,7 @@ public final class JournalIndex: CacheIndex {
                 throw .unreadable(path: path(name), library: layout.library, reason: error.description)
             }
         }
-        return (layout.header.bytes, DiskLruJournal())
+        return (layout.header.bytes, DiskLruJournal.empty(header: layout.header))
     }
 
     // MARK: Hits and stores
@@ -173,7 +178,15 @@ public final class JournalIndex: CacheIndex {
                 lock.unlock()
                 lock.close()
             }
-            var (bytes, journal) = try currentJournalBytes()
+            var bytes: [UInt8]
+            var journal: DiskLruJournal
+            let found = (try? FileSystem.status(ofPath: path(JournalIndex.journalName))).map(Identity.init)
+            if let found, found == state.identity {
+                // Nobody wrote it since this process did: its bytes are the ones kept.
+                (bytes, journal) = (state.bytes, state.journal)
+            } else {
+                (bytes, journal) = try currentJournalBytes()
+            }
             var lines = ""
             var readable = Set<String>()
             for operation in state.pending {
@@ -194,15 +207,18 @@ public final class JournalIndex: CacheIndex {
                     readable.insert(key)
                 }
             }
-            bytes.append(contentsOf: lines.utf8)
+            let added = Array(lines.utf8)
+            bytes.append(contentsOf: added)
             try replaceJournal(with: bytes)
             do throws(DiskLruJournal.Corruption) {
-                journal = try DiskLruJournal.parse(bytes, header: layout.header, dialect: layout.dialect)
+                try journal.append(added, header: layout.header, dialect: layout.dialect)
             } catch {
                 throw .unreadable(
                     path: path(JournalIndex.journalName), library: layout.library, reason: error.description)
             }
             state.journal = journal
+            state.bytes = bytes
+            state.identity = (try? FileSystem.status(ofPath: path(JournalIndex.journalName))).map(Identity.init)
             state.pending.removeAll()
             state.stored.removeAll()
             state.lastFlush = Monotonic.now()
