@@ -104,16 +104,18 @@ public struct DiskLruJournal: Sendable, Equatable {
             if let bad = line.first(where: { $0 >= 0x80 }) {
                 throw Corruption(line: lineNumber, reason: "a byte outside ASCII (\(bad))")
             }
-            let text = String(decoding: line, as: UTF8.self)
             if lineNumber <= 5 {
                 let expected = [DiskLruJournal.magic, "1", String(header.appVersion), String(header.valueCount), ""][
                     lineNumber - 1]
-                guard text == expected else {
+                guard line.elementsEqual(expected.utf8) else {
                     throw Corruption(
-                        line: lineNumber, reason: "the header differs: '\(text)' where '\(expected)' belongs")
+                        line: lineNumber,
+                        reason:
+                            "the header differs: '\(String(decoding: line, as: UTF8.self))' where '\(expected)' belongs"
+                    )
                 }
             } else {
-                try apply(text, header: header, dialect: dialect, lineNumber: lineNumber)
+                try apply(line, header: header, dialect: dialect, lineNumber: lineNumber)
                 lineCount += 1
             }
             start = newline + 1
@@ -121,15 +123,18 @@ public struct DiskLruJournal: Sendable, Equatable {
         }
     }
 
-    private mutating func apply(_ line: String, header: Header, dialect: Dialect, lineNumber: Int) throws(Corruption) {
-        let utf8 = Array(line.utf8)
-        guard let firstSpace = utf8.firstIndex(of: UInt8(ascii: " ")) else {
-            throw Corruption(line: lineNumber, reason: "no space in '\(line)'")
+    private mutating func apply(_ line: ArraySlice<UInt8>, header: Header, dialect: Dialect, lineNumber: Int)
+        throws(Corruption)
+    {
+        let space = UInt8(ascii: " ")
+        func corrupt(_ why: String) -> Corruption {
+            Corruption(line: lineNumber, reason: "\(why) in '\(String(decoding: line, as: UTF8.self))'")
         }
-        let operation = String(decoding: utf8[..<firstSpace], as: UTF8.self)
-        let secondSpace = utf8[(firstSpace + 1)...].firstIndex(of: UInt8(ascii: " "))
-        let key = String(decoding: utf8[(firstSpace + 1)..<(secondSpace ?? utf8.count)], as: UTF8.self)
-        if secondSpace == nil && operation == "REMOVE" {
+        guard let firstSpace = line.firstIndex(of: space) else { throw corrupt("no space") }
+        let operation = line[..<firstSpace]
+        let secondSpace = line[(firstSpace + 1)...].firstIndex(of: space)
+        let key = String(decoding: line[(firstSpace + 1)..<(secondSpace ?? line.endIndex)], as: UTF8.self)
+        if secondSpace == nil && operation.elementsEqual("REMOVE".utf8) {
             entries[key] = nil
             return
         }
@@ -138,50 +143,50 @@ public struct DiskLruJournal: Sendable, Equatable {
         clock += 1
         var entry = entries[key] ?? Entry(lengths: Array(repeating: 0, count: header.valueCount))
         entry.recency = clock
-        switch (operation, secondSpace) {
-        case ("CLEAN", let space?):
-            let rest = String(decoding: utf8[(space + 1)...], as: UTF8.self)
-            var parts = rest.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
-            if dialect == .javaSplit {
-                while parts.count > 1 && parts.last == "" { parts.removeLast() }
-                if parts == [""] && !rest.isEmpty { parts = [] }
+        if let secondSpace, operation.elementsEqual("CLEAN".utf8) {
+            let rest = line[(secondSpace + 1)...]
+            var parts = rest.split(separator: space, omittingEmptySubsequences: false)
+            if dialect == .javaSplit && rest.contains(space) {
+                // Java's `split` drops trailing empty strings (all of them, when only spaces are left).
+                while parts.last?.isEmpty == true { parts.removeLast() }
             }
             guard parts.count == header.valueCount else {
-                throw Corruption(
-                    line: lineNumber, reason: "\(parts.count) lengths where \(header.valueCount) belong in '\(line)'")
+                throw corrupt("\(parts.count) lengths where \(header.valueCount) belong")
             }
             var lengths: [Int64] = []
+            lengths.reserveCapacity(parts.count)
             for part in parts {
                 guard let length = DiskLruJournal.parseLong(part) else {
-                    throw Corruption(line: lineNumber, reason: "'\(part)' is not a length in '\(line)'")
+                    throw corrupt("'\(String(decoding: part, as: UTF8.self))' is not a length")
                 }
                 lengths.append(length)
             }
             entry.readable = true
             entry.dirty = false
             entry.lengths = lengths
-        case ("DIRTY", nil):
+        } else if secondSpace == nil && operation.elementsEqual("DIRTY".utf8) {
             entry.dirty = true
-        case ("READ", nil):
-            break
-        default:
-            throw Corruption(line: lineNumber, reason: "an unknown operation in '\(line)'")
+        } else if secondSpace == nil && operation.elementsEqual("READ".utf8) {
+            // Only the move to the most recent end.
+        } else {
+            throw corrupt("an unknown operation")
         }
         entries[key] = entry
     }
 
-    /// Java's `Long.parseLong` on ASCII text: an optional sign, then one or more decimal digits,
-    /// within 64 bits.
-    static func parseLong(_ text: String) -> Int64? {
-        var digits = Substring(text)
+    /// Java's `Long.parseLong` on ASCII: an optional sign, then one or more decimal digits, within
+    /// 64 bits.
+    static func parseLong<Bytes: Collection<UInt8>>(_ text: Bytes) -> Int64? {
+        var digits = text[...]
         var negative = false
-        if let first = digits.first, first == "+" || first == "-" {
-            negative = first == "-"
+        if let first = digits.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
+            negative = first == UInt8(ascii: "-")
             digits = digits.dropFirst()
         }
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        guard !digits.isEmpty else { return nil }
         var value: Int64 = 0
-        for digit in digits.utf8 {
+        for digit in digits {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
             let d = Int64(digit - UInt8(ascii: "0"))
             let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
             guard !overflow else { return nil }
