@@ -12,6 +12,9 @@ import Testing
     /// A made-up format: entries `K-<32 hex>`, folder `<root>/test-cache.<namespace>`.
     struct KeyedFormat: CacheFormat {
         var name: String { "keyed" }
+        var library: String { "a made-up library" }
+        var entryNameShape: String { "K- and 32 characters" }
+        var cleanRules: CleanRules { SDWebImageFormat().cleanRules }
         func folder(cachesRoot: String, namespace: String) -> String { cachesRoot + "/test-cache." + namespace }
         func fileName(forKey key: String) -> String { "K-" + SDFileName.hash(of: key).hex }
         func isEntryName(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
