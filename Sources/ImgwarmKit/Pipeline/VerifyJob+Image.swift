@@ -68,7 +68,8 @@ extension VerifyJob {
                     check.imageFormat = format
                 } else {
                     check.read = .miss(.notAnImage)
-                    check.detail = "it is not an image of a known format (it starts with \(ImageValidator.describe(raw)))"
+                    check.detail =
+                        "it is not an image of a known format (it starts with \(ImageValidator.describe(raw)))"
                 }
                 return
             }

@@ -120,7 +120,7 @@ public final class VerifyReport {
         writer.endObject()
         writer.field("allHit", result.allHit)
         writer.endObject()
-        file.write(writer.take())
+        file.write(writer.take() + [UInt8(ascii: "\n")])
         try file.commit()
     }
 }
