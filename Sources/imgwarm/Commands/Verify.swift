@@ -34,7 +34,7 @@ struct Verify: ParsableCommand {
             Examples:
               imgwarm verify --cache-format kingfisher list.txt
               imgwarm verify --key-filter strip-query --json feed.jsonl | jq .totals
-              # the iOS simulator, before the UI tests (the app installed, not yet launched):
+              # an iOS simulator, seeded, before the app's first launch:
               DATA=$(xcrun simctl get_app_container booted com.example.App data)
               imgwarm verify --disk-cache-path \\
                 "$DATA/Library/Caches/com.hackemist.SDImageCache/default" list.txt
