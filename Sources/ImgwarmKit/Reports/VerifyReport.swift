@@ -38,7 +38,7 @@ public final class VerifyReport {
     }
 
     /// Appends one event of the job.
-    public func add(_ event: VerifyJob.Event) {
+    public func add(_ event: Verification.Event) {
         switch event {
         case .checked(let check):
             writer.beginObject()
@@ -79,7 +79,7 @@ public final class VerifyReport {
 
     /// Writes the invalid lines, the ignored entries, the folder's verdict and the totals, and
     /// closes the document; a file appears complete only now.
-    public func finish(_ result: VerifyJob.Result) throws(ReportFile.OpenError) {
+    public func finish(_ result: Verification.Result) throws(ReportFile.OpenError) {
         writer.endArray()
         invalid.endArray()
         ignored.endArray()
