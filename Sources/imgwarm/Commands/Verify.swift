@@ -34,10 +34,11 @@ struct Verify: ParsableCommand {
             Examples:
               imgwarm verify --cache-format kingfisher list.txt
               imgwarm verify --key-filter strip-query --json feed.jsonl | jq .totals
-              # an iOS simulator, seeded, before the app's first launch:
+              # CI: the seeded caches root, before it goes into the simulator:
+              imgwarm verify --cache-dir seed ci/images.txt
+              # on the Mac that runs the simulator, before the UI tests:
               DATA=$(xcrun simctl get_app_container booted com.example.App data)
-              imgwarm verify --disk-cache-path \\
-                "$DATA/Library/Caches/com.hackemist.SDImageCache/default" list.txt
+              imgwarm verify --cache-dir "$DATA/Library/Caches" ci/images.txt
               # every entry of a folder, no list:
               imgwarm verify --cache-format nuke --cache-dir "$DATA/Library/Caches"
 
