@@ -323,4 +323,17 @@ import Testing
         #expect(missing.stderr.contains("cannot read"), "\(missing.stderr)")
         #expect(try seeded.verify(["--cache-format", "glide", seeded.list]).status == 2)
     }
+
+    /// Nothing to check is said, under --quiet too; it is not a miss.
+    @Test func nothingToCheckWarns() throws {
+        let seeded = try Seeded(format: "kingfisher", images: ["gradient.png"])
+        try FileManager.default.removeItem(atPath: try seeded.file(image: "gradient.png"))
+        let empty = try seeded.verify(["--quiet"])
+        #expect(empty.status == 0)
+        #expect(empty.stderr.contains("holds no kingfisher entry"), "\(empty.stderr)")
+        let comments = try seeded.harness.temp.write("comments.txt", Data("# nothing\n".utf8))
+        let none = try seeded.verify(["--quiet", comments])
+        #expect(none.status == 0)
+        #expect(none.stderr.contains("the lists hold no URL"), "\(none.stderr)")
+    }
 }

@@ -83,6 +83,10 @@ final class VerifyConsole {
         }
         if result.fromLists && totals.keys + totals.duplicates + totals.otherShard == 0 {
             Console.warning("the lists hold no URL: nothing was checked")
+        } else if !result.fromLists && result.folder == .usable && totals.keys == 0 {
+            Console.warning(
+                "\(folder) holds no \(location.format.name) entry (\(location.format.entryNameShape)): nothing was checked"
+            )
         }
         guard printsText, !quiet else { return }
         let noun = result.fromLists ? "key" : "entry"
