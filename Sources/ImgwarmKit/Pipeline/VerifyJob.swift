@@ -50,7 +50,9 @@ public final class VerifyJob {
     public let location: CacheLocation
     public let sources: [ListSource]
     public let configuration: Configuration
-    var validator: ImageValidator
+    /// Checks a hit's bytes (`VerifyJob+Image`); ImageMagick starts only for a format without a
+    /// header reader of imgwarm's own.
+    let validator: ImageValidator
     /// The counts of the run under way.
     private var totals = Totals()
 
