@@ -6,7 +6,7 @@ import Testing
 /// are printed, and the prefetch text agrees with the manual (docs/usage.md).
 @Suite struct HelpTextTests {
     static let commands: [[String]] = [
-        ["prefetch"], ["path"], ["stats"], ["clean"], ["blacklist"], ["blacklist", "list"], ["version"],
+        ["prefetch"], ["path"], ["stats"], ["clean"], ["verify"], ["blacklist"], ["blacklist", "list"], ["version"],
     ]
 
     /// An example that goes on over several lines ends each of them but the last with a

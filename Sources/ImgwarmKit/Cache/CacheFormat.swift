@@ -37,6 +37,11 @@ public protocol CacheFormat: Sendable {
     /// What the library's reader makes of the file at an entry's name (`info` from `lstat`) at `now`.
     func read(_ info: FileStatus, now: Timestamp) -> EntryRead
 
+    /// Whether the library would use the cache folder at `path` as it stands (`imgwarm verify`).
+    /// Reads only. A format with an index (a journal, a database) says here whether the library
+    /// would wipe the folder.
+    func judgeFolder(atPath path: String) -> FolderVerdict
+
     /// The times a stored file gets before it appears under its name.
     func timesOnStore(now: Timestamp) -> FileTimes
 
@@ -59,6 +64,12 @@ extension CacheFormat {
 
     public func read(_ info: FileStatus, now: Timestamp) -> EntryRead {
         EntryRead.plainFile(info)
+    }
+
+    /// The plain-files rule: a folder (or a link to one) is used, nothing there is an empty cache,
+    /// anything else cannot be used.
+    public func judgeFolder(atPath path: String) -> FolderVerdict {
+        FolderVerdict.plainFolder(atPath: path)
     }
 
     public func timesOnStore(now: Timestamp) -> FileTimes { FileTimes() }
@@ -87,6 +98,27 @@ public enum EntryRead: Sendable, Equatable {
     }
 }
 
+/// What a library makes of its cache folder as a whole (`imgwarm verify`, docs/usage.md).
+public enum FolderVerdict: Sendable, Equatable {
+    /// The library uses the folder: each entry is judged on its own.
+    case usable
+    /// There is no folder: the library starts an empty cache, and every key misses.
+    case absent
+    /// The library cannot use the folder, or would discard it, for this reason (in words).
+    case unusable(String)
+
+    /// The plain-files rule: `stat` (a link to a folder is followed, as the library's file
+    /// manager does) says a folder, nothing, or something the library cannot use.
+    public static func plainFolder(atPath path: String) -> FolderVerdict {
+        do {
+            let info = try FileSystem.status(ofPath: path)
+            return info.kind == .directory ? .usable : .unusable("it is not a folder")
+        } catch {
+            return error.isNotFound ? .absent : .unusable("it cannot be read (\(error))")
+        }
+    }
+}
+
 /// Why an entry is a miss (`imgwarm verify`'s reasons, docs/verify-report.schema.json).
 public enum EntryMiss: String, Sendable, Codable, CaseIterable {
     /// No file under the entry's name.
@@ -101,6 +133,8 @@ public enum EntryMiss: String, Sendable, Codable, CaseIterable {
     case expired
     /// The bytes are not an image the library would decode.
     case notAnImage = "not-an-image"
+    /// imgwarm cannot open or read the file (its permissions), so it cannot say the library could.
+    case unreadable
 
     /// In words, for `verify`'s lines.
     public var description: String {
@@ -111,6 +145,7 @@ public enum EntryMiss: String, Sendable, Codable, CaseIterable {
         case .notAFile: return "not a regular file"
         case .expired: return "expired (its modification time, the expiry date, has passed)"
         case .notAnImage: return "the bytes are not an image"
+        case .unreadable: return "the file cannot be read"
         }
     }
 }
