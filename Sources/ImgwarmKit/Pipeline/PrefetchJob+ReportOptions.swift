@@ -2,10 +2,11 @@ extension PrefetchReport.Header {
     /// The header of a run of `configuration` on `inputs`, its options recorded as the report
     /// documents them (as `CleanReport` records a clean's).
     public init(
-        cacheFolder: String, inputs: [ListSource], configuration: PrefetchJob.Configuration, startedAt: Timestamp
+        location: CacheLocation, inputs: [ListSource], configuration: PrefetchJob.Configuration, startedAt: Timestamp
     ) {
         self.init(
-            cacheFolder: cacheFolder, inputs: inputs, options: Self.recordedOptions(of: configuration),
+            cacheFolder: location.folder, cacheFormat: location.format.name, inputs: inputs,
+            options: Self.recordedOptions(of: configuration),
             startedAt: startedAt, dryRun: configuration.dryRun)
     }
 
