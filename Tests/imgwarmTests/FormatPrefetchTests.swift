@@ -129,6 +129,7 @@ enum ReaderModel {
         #expect(Set((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []) == Set(names))
         let report = try run.report
         #expect(report["cacheFormat"] as? String == format)
+        #expect((report["options"] as? [String: Any])?["expiresInSeconds"] as? Int == 604800)
         #expect(try FormatPrefetchTests.schema("prefetch-report").validate(report) == [])
         let now = Date().timeIntervalSince1970
         for (index, key) in keys.enumerated() {
@@ -159,6 +160,7 @@ enum ReaderModel {
         let run = try root.prefetch([key], ["--cache-format", "kingfisher", "--expires-in", "1h"])
         let after = Date().timeIntervalSince1970
         #expect(run.status == 0, "\(run.stderr)")
+        #expect(try (run.report["options"] as? [String: Any])?["expiresInSeconds"] as? Int == 3600)
         let path =
             root.folder(FormatPrefetchTests.kingfisherFolder) + "/" + (try ReaderModel.name(key, format: "kingfisher"))
         let times = try #require(ReaderModel.times(path))
@@ -212,6 +214,8 @@ enum ReaderModel {
         let run = try root.prefetch(keys, ["--cache-format", "nuke"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try run.report["cacheFormat"] as? String == "nuke")
+        #expect(try (run.report["options"] as? [String: Any])?["expiresInSeconds"] is NSNull)
+        #expect(try FormatPrefetchTests.schema("prefetch-report").validate(run.report) == [])
         let folder = root.folder(FormatPrefetchTests.nukeFolder)
         let names = try keys.map { try ReaderModel.name($0, format: "nuke") }
         #expect(Set((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []) == Set(names))

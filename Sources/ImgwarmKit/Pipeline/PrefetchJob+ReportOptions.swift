@@ -6,7 +6,10 @@ extension PrefetchReport.Header {
     ) {
         self.init(
             cacheFolder: location.folder, cacheFormat: location.format.name, inputs: inputs,
-            options: Self.recordedOptions(of: configuration),
+            options: Self.recordedOptions(of: configuration) + [
+                // The life a Kingfisher entry is stamped with; null where files carry no expiry.
+                ("expiresInSeconds", location.format.expiresIn.map { .int(Int($0)) } ?? .string(nil))
+            ],
             startedAt: startedAt, dryRun: configuration.dryRun)
     }
 
