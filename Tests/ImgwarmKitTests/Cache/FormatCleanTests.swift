@@ -189,7 +189,8 @@ import Testing
         guard total > limit else { return [] }
         let target = UInt64(Int(Double(limit) * 0.7))
         var removed: [String] = []
-        for file in files.sorted(by: { $0.atime < $1.atime }) where total > target {
+        for file in files.sorted(by: { $0.atime != $1.atime ? $0.atime < $1.atime : $0.name < $1.name })
+        where total > target {
             removed.append(file.name)
             total -= file.allocated
         }
@@ -227,6 +228,46 @@ import Testing
         #expect(removed.map(\.entry.name) == expected)
         #expect(result.trimmed == 2)
         #expect(try folder.names() == Set(files.map(\.name)).subtracting(expected))
+    }
+
+    /// The streaming size pass (pages of the files at the cut, several walks) removes what
+    /// Nuke's sweep removes, with many ties of access dates. Nuke's sort leaves the order of
+    /// ties open; the model breaks them by name, as `clean` does.
+    @Test(arguments: [1, 3, 40, 32768]) func nukeSweepStreamsLikeTheFullSort(pageCapacity: Int) throws {
+        let folder = try Folder(NukeFormat())
+        var files: [(name: String, atime: Timestamp, allocated: UInt64)] = []
+        var state = UInt64(pageCapacity) &* 0x9E37_79B9_7F4A_7C15 | 1
+        func random(_ bound: UInt64) -> UInt64 {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return state % bound
+        }
+        for _ in 0..<120 {
+            let atime = now.adding(seconds: -Double(86400 + random(8) * 60))
+            let name = try folder.file(size: Int(random(3)) * 4096 + 1, atime: atime, mtime: atime)
+            files.append((name, atime, try folder.allocated(name)))
+        }
+        let total = files.reduce(0) { $0 + $1.allocated }
+        for limit in [total - 1, total / 2 + 3, total / 3, 90] {
+            let sorted = files.sorted { $0.atime != $1.atime ? $0.atime < $1.atime : $0.name < $1.name }
+            let expected = FormatCleanTests.nukeSweep(sorted, limit: limit)
+            var policy = DiskCache.CleanPolicy()
+            policy.expireType = .access
+            policy.maxAge = .never
+            policy.maxSize = limit
+            let cache = DiskCache(location: folder.location)
+            let survey = try cache.survey(policy: policy, now: now)
+            let directory = try cache.openFolder()
+            defer { directory.close() }
+            var removed: [String] = []
+            let result = try cache.clean(
+                survey, in: directory, policy: policy, now: now, pageCapacity: pageCapacity,
+                remove: { _ throws(DiskCache.RemovalError) in },
+                observe: { if case .removed(let removal) = $0 { removed.append(removal.entry.name) } })
+            #expect(Set(removed) == Set(expected), "page \(pageCapacity), limit \(limit)")
+            #expect(removed.count == expected.count && result.trimmed == expected.count)
+        }
     }
 
     @Test func nukeNeverExpiresByAge() throws {
