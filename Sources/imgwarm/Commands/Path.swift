@@ -9,7 +9,9 @@ struct Path: ParsableCommand {
             A key is any string, usually an image URL exactly as the app passes it to SDWebImage. \
             The file name is SDWebImage 5.21's: the MD5 of the key plus the extension of its URL \
             path. With - the keys are read from standard input, one per line (only the line ending \
-            is removed), so one process handles any number of keys.
+            is removed), so one process handles any number of keys. With --cache-format the name \
+            is that library's: the SHA-256 (kingfisher), MD5 (kingfisher7) or SHA-1 (nuke) of the \
+            key in hex, without an extension.
 
             With --key-filter (the filters of prefetch) each argument or line is taken as a URL \
             and its key is computed the way the app's cacheKeyFilter does: the path printed is the \
