@@ -41,4 +41,21 @@ import Testing
         #expect(text.contains("also under --quiet"), "\(text)")
         #expect(text.contains("by imgwarm for JPEG, PNG, GIF and WebP"), "\(text)")
     }
+
+    /// The clean help says how each format is cleaned (docs/cache-formats.md), in the words of
+    /// Kingfisher's and Nuke's own passes.
+    @Test func cleanHelpCoversEveryFormat() throws {
+        let temp = try TemporaryFolder()
+        let help = try CLI.run(["clean", "--help"], home: temp.path).stdoutText
+        let text = help.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(
+            of: "  +", with: " ", options: .regularExpression)
+        #expect(
+            text.contains(
+                "kingfisher, kingfisher7: every file whose modification time (its expiry date) is at or before now goes"
+            ), "\(text)")
+        #expect(text.contains("the oldest by creation date go until it is at most half"), "\(text)")
+        #expect(text.contains("nuke: nothing expires by age"), "\(text)")
+        #expect(text.contains("the least recently read go until it is at most 70 % of it"), "\(text)")
+        #expect(text.contains("default 150MiB"), "\(text)")
+    }
 }

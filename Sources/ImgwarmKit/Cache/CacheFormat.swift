@@ -182,6 +182,10 @@ public struct CleanRules: Sendable, Equatable {
     /// The size pass removes files until the total is at most (`stopsAtTarget`) or below
     /// limit × keep.numerator / keep.denominator.
     public var keep: (numerator: UInt64, denominator: UInt64) = (1, 2)
+    /// Set, the target is limit × `trimRatio` in floating point, truncated, instead of `keep`'s
+    /// exact fraction: Nuke's `Int(Double(sizeLimit) * trimRatio)`, which for some limits is one
+    /// byte below the exact 70 % (a limit of 90 bytes: 62, not 63).
+    public var trimRatio: Double?
     public var stopsAtTarget = false
     /// `--max-size` when it is not given; 0 for no limit.
     public var defaultMaxSize: UInt64 = 0
@@ -203,14 +207,20 @@ public struct CleanRules: Sendable, Equatable {
 
     /// The size pass removes files until the total is strictly below this.
     public func trimGoal(limit: UInt64) -> UInt64 {
-        let target = limit.multipliedFullWidth(by: keep.numerator)
-        let (quotient, _) = keep.denominator.dividingFullWidth(target)
+        let quotient: UInt64
+        if let trimRatio {
+            quotient = UInt64((Double(limit) * trimRatio).rounded(.towardZero))
+        } else {
+            let target = limit.multipliedFullWidth(by: keep.numerator)
+            (quotient, _) = keep.denominator.dividingFullWidth(target)
+        }
         return stopsAtTarget ? quotient + 1 : quotient
     }
 
     public static func == (a: CleanRules, b: CleanRules) -> Bool {
         a.expiry == b.expiry && a.trimDate == b.trimDate && a.creationFallsBackToChange == b.creationFallsBackToChange
             && a.measure == b.measure && a.startsAtLimit == b.startsAtLimit && a.keep == b.keep
+            && a.trimRatio == b.trimRatio
             && a.stopsAtTarget == b.stopsAtTarget && a.defaultMaxSize == b.defaultMaxSize
     }
 }

@@ -383,7 +383,7 @@ struct Prefetch: ParsableCommand {
             job.report = PrefetchReport(
                 file: reportFile,
                 header: PrefetchReport.Header(
-                    cacheFolder: location.folder, inputs: sources, configuration: configuration, startedAt: started))
+                    location: location, inputs: sources, configuration: configuration, startedAt: started))
         }
 
         let summary: PrefetchSummary
