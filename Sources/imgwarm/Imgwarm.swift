@@ -6,7 +6,7 @@ import ImgwarmSystem
 struct Imgwarm: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "imgwarm",
-        abstract: "Warm SDWebImage disk caches from lists of image URLs.",
+        abstract: "Warm apps' image disk caches (SDWebImage, Kingfisher, Nuke) from lists of image URLs.",
         discussion: """
             imgwarm downloads images, validates each one, and stores it exactly where and how \
             SDWebImage's disk cache would, so an app using SDWebImage finds them as its own cache \
@@ -15,7 +15,7 @@ struct Imgwarm: ParsableCommand {
             \(ExitStatus.helpText)
             """,
         version: ImgwarmVersion.current,
-        subcommands: [Prefetch.self, Path.self, Stats.self, Clean.self, Blacklist.self, Version.self])
+        subcommands: [Prefetch.self, Path.self, Stats.self, Clean.self, Verify.self, Blacklist.self, Version.self])
 
     /// Runs the command line and exits with imgwarm's exit codes (usage errors are 2, not 64).
     static func main() {

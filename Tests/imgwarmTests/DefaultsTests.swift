@@ -161,6 +161,36 @@ import Testing
             #expect(names(h.folder) == Set(kept))
             #expect(try (run.report["options"] as? [String: Any])?["maxSizeBytes"] as? Int == 0)
         },
+        Row(command: "clean --cache-format nuke", option: "--max-size", documented: "150MiB (Nuke's sizeLimit)") { h in
+            let list = try h.temp.write("plain.txt", Data((h.url("/img/photo.jpg") + "\n").utf8))
+            let root = h.temp.path("caches")
+            #expect(try h.run(["prefetch", "--cache-format", "nuke", "--cache-dir", root, list]).status == 0)
+            let run = try h.run(["clean", "--cache-format", "nuke", "--cache-dir", root, "--report", "-"])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try (run.report["options"] as? [String: Any])?["maxSizeBytes"] as? Int == 150 << 20)
+            #expect(names(root + "/com.github.kean.Nuke.DataCache").count == 1)
+        },
+        Row(command: "prefetch --cache-format kingfisher", option: "--expires-in", documented: "7d") { h in
+            let list = try h.temp.write("plain.txt", Data((h.url("/img/photo.jpg") + "\n").utf8))
+            let root = h.temp.path("caches")
+            let before = Date().timeIntervalSince1970
+            let run = try h.run([
+                "prefetch", "--cache-format", "kingfisher", "--cache-dir", root, "--report", "-", list,
+            ])
+            let after = Date().timeIntervalSince1970
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try (run.report["options"] as? [String: Any])?["expiresInSeconds"] as? Int == 7 * 86400)
+            let folder = root + "/com.onevcat.Kingfisher.ImageCache.default"
+            let name = try #require(names(folder).first)
+            let modified = try #require(
+                try FileManager.default.attributesOfItem(atPath: folder + "/" + name)[.modificationDate] as? Date)
+            #expect(modified.timeIntervalSince1970 >= (before + 7 * day).rounded(.up))
+            #expect(modified.timeIntervalSince1970 <= (after + 7 * day).rounded(.up))
+        },
+        Row(command: "stats", option: "--cache-format", documented: "sdwebimage") { h in
+            let run = try h.run(["stats", "--disk-cache-path", h.folder, "--json"])
+            #expect(try run.report["cacheFormat"] as? String == "sdwebimage")
+        },
         Row(command: "clean", option: "--all", documented: "--all alone empties the folder") { h in
             _ = try file(h.folder, "a", accessedDaysAgo: 0, modifiedDaysAgo: 0)
             _ = try file(h.folder, "b", accessedDaysAgo: 0, modifiedDaysAgo: 0)

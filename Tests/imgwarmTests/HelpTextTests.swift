@@ -6,7 +6,7 @@ import Testing
 /// are printed, and the prefetch text agrees with the manual (docs/usage.md).
 @Suite struct HelpTextTests {
     static let commands: [[String]] = [
-        ["prefetch"], ["path"], ["stats"], ["clean"], ["blacklist"], ["blacklist", "list"], ["version"],
+        ["prefetch"], ["path"], ["stats"], ["clean"], ["verify"], ["blacklist"], ["blacklist", "list"], ["version"],
     ]
 
     /// An example that goes on over several lines ends each of them but the last with a
@@ -40,5 +40,22 @@ import Testing
         #expect(!text.contains("(unless --quiet)"))
         #expect(text.contains("also under --quiet"), "\(text)")
         #expect(text.contains("by imgwarm for JPEG, PNG, GIF and WebP"), "\(text)")
+    }
+
+    /// The clean help says how each format is cleaned (docs/cache-formats.md), in the words of
+    /// Kingfisher's and Nuke's own passes.
+    @Test func cleanHelpCoversEveryFormat() throws {
+        let temp = try TemporaryFolder()
+        let help = try CLI.run(["clean", "--help"], home: temp.path).stdoutText
+        let text = help.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(
+            of: "  +", with: " ", options: .regularExpression)
+        #expect(
+            text.contains(
+                "kingfisher, kingfisher7: every file whose modification time (its expiry date) is at or before now goes"
+            ), "\(text)")
+        #expect(text.contains("the oldest by creation date go until it is at most half"), "\(text)")
+        #expect(text.contains("nuke: nothing expires by age"), "\(text)")
+        #expect(text.contains("the least recently read go until it is at most 70 % of it"), "\(text)")
+        #expect(text.contains("default 150MiB"), "\(text)")
     }
 }

@@ -37,6 +37,11 @@ public protocol CacheFormat: Sendable {
     /// What the library's reader makes of the file at an entry's name (`info` from `lstat`) at `now`.
     func read(_ info: FileStatus, now: Timestamp) -> EntryRead
 
+    /// Whether the library would use the cache folder at `path` as it stands (`imgwarm verify`).
+    /// Reads only. A format with an index (a journal, a database) says here whether the library
+    /// would wipe the folder.
+    func judgeFolder(atPath path: String) -> FolderVerdict
+
     /// The times a stored file gets before it appears under its name.
     func timesOnStore(now: Timestamp) -> FileTimes
 
@@ -63,6 +68,12 @@ extension CacheFormat {
 
     public func read(_ info: FileStatus, now: Timestamp) -> EntryRead {
         EntryRead.plainFile(info)
+    }
+
+    /// The plain-files rule: a folder (or a link to one) is used, nothing there is an empty cache,
+    /// anything else cannot be used.
+    public func judgeFolder(atPath path: String) -> FolderVerdict {
+        FolderVerdict.plainFolder(atPath: path)
     }
 
     public func timesOnStore(now: Timestamp) -> FileTimes { FileTimes() }
@@ -93,6 +104,27 @@ public enum EntryRead: Sendable, Equatable {
     }
 }
 
+/// What a library makes of its cache folder as a whole (`imgwarm verify`, docs/usage.md).
+public enum FolderVerdict: Sendable, Equatable {
+    /// The library uses the folder: each entry is judged on its own.
+    case usable
+    /// There is no folder: the library starts an empty cache, and every key misses.
+    case absent
+    /// The library cannot use the folder, or would discard it, for this reason (in words).
+    case unusable(String)
+
+    /// The plain-files rule: `stat` (a link to a folder is followed, as the library's file
+    /// manager does) says a folder, nothing, or something the library cannot use.
+    public static func plainFolder(atPath path: String) -> FolderVerdict {
+        do {
+            let info = try FileSystem.status(ofPath: path)
+            return info.kind == .directory ? .usable : .unusable("it is not a folder")
+        } catch {
+            return error.isNotFound ? .absent : .unusable("it cannot be read (\(error))")
+        }
+    }
+}
+
 /// Why an entry is a miss (`imgwarm verify`'s reasons, docs/verify-report.schema.json).
 public enum EntryMiss: String, Sendable, Codable, CaseIterable {
     /// No file under the entry's name.
@@ -107,6 +139,8 @@ public enum EntryMiss: String, Sendable, Codable, CaseIterable {
     case expired
     /// The bytes are not an image the library would decode.
     case notAnImage = "not-an-image"
+    /// imgwarm cannot open or read the file (its permissions), so it cannot say the library could.
+    case unreadable
     /// The library's index (a journal) does not list the entry as one it serves.
     case notIndexed = "not-indexed"
 
@@ -119,6 +153,7 @@ public enum EntryMiss: String, Sendable, Codable, CaseIterable {
         case .notAFile: return "not a regular file"
         case .expired: return "expired (its modification time, the expiry date, has passed)"
         case .notAnImage: return "the bytes are not an image"
+        case .unreadable: return "the file cannot be read"
         case .notIndexed: return "the library's journal does not list it"
         }
     }
@@ -156,6 +191,10 @@ public struct CleanRules: Sendable, Equatable {
     /// The size pass removes files until the total is at most (`stopsAtTarget`) or below
     /// limit × keep.numerator / keep.denominator.
     public var keep: (numerator: UInt64, denominator: UInt64) = (1, 2)
+    /// Set, the target is limit × `trimRatio` in floating point, truncated, instead of `keep`'s
+    /// exact fraction: Nuke's `Int(Double(sizeLimit) * trimRatio)`, which for some limits is one
+    /// byte below the exact 70 % (a limit of 90 bytes: 62, not 63).
+    public var trimRatio: Double?
     public var stopsAtTarget = false
     /// `--max-size` when it is not given; 0 for no limit.
     public var defaultMaxSize: UInt64 = 0
@@ -177,14 +216,20 @@ public struct CleanRules: Sendable, Equatable {
 
     /// The size pass removes files until the total is strictly below this.
     public func trimGoal(limit: UInt64) -> UInt64 {
-        let target = limit.multipliedFullWidth(by: keep.numerator)
-        let (quotient, _) = keep.denominator.dividingFullWidth(target)
+        let quotient: UInt64
+        if let trimRatio {
+            quotient = UInt64((Double(limit) * trimRatio).rounded(.towardZero))
+        } else {
+            let target = limit.multipliedFullWidth(by: keep.numerator)
+            (quotient, _) = keep.denominator.dividingFullWidth(target)
+        }
         return stopsAtTarget ? quotient + 1 : quotient
     }
 
     public static func == (a: CleanRules, b: CleanRules) -> Bool {
         a.expiry == b.expiry && a.trimDate == b.trimDate && a.creationFallsBackToChange == b.creationFallsBackToChange
             && a.measure == b.measure && a.startsAtLimit == b.startsAtLimit && a.keep == b.keep
+            && a.trimRatio == b.trimRatio
             && a.stopsAtTarget == b.stopsAtTarget && a.defaultMaxSize == b.defaultMaxSize
     }
 }

@@ -11,6 +11,13 @@ extension DiskCache {
         public var files: Int
         /// Cache files by the format their first bytes show; `other` for anything else.
         public var formats: [String: Int]
+        /// Cache files whose names have the shape of the cache format's entry names
+        /// (`CacheFormat.isEntryName`), and the others (what the clean guard calls foreign).
+        public var formatEntries = 0
+        public var foreignFiles = 0
+        /// Of the format's entries, those its reader takes for expired (Kingfisher: modification
+        /// time at or before now); nil for a format whose files carry no expiry.
+        public var expiredEntries: Int?
         /// The oldest and newest date of the cache files for the chosen expire type.
         public var oldest: Timestamp?
         public var newest: Timestamp?
@@ -31,10 +38,14 @@ extension DiskCache {
 
     /// Walks the folder once and sniffs the format of every cache file, holding no list of
     /// entries (`imgwarm stats` of a million files runs in the memory of a few).
-    public func statistics(expireType: ExpireType) throws(DiskCacheError) -> Statistics {
+    /// The format's entries and foreign files are told apart by name, and an entry is expired
+    /// when the format's reader says so at `now`.
+    public func statistics(expireType: ExpireType, now: Timestamp = .now()) throws(DiskCacheError) -> Statistics {
         var stats = Statistics(
             exists: true, totals: DiskTotals(), files: 0, formats: [:], oldest: nil, newest: nil,
             hiddenEntries: 0, directories: 0, symlinks: 0)
+        let format = location.format
+        if format.expiresIn != nil { stats.expiredEntries = 0 }
         guard let directory = try openExistingFolder() else {
             stats.exists = false
             return stats
@@ -53,6 +64,14 @@ extension DiskCache {
             case .file: if walked.isHidden { return }
             }
             stats.files += 1
+            if format.isEntryName(bytes: walked.nameBytes) {
+                stats.formatEntries += 1
+                if stats.expiredEntries != nil, format.read(walked.info, now: now) == .miss(.expired) {
+                    stats.expiredEntries! += 1
+                }
+            } else {
+                stats.foreignFiles += 1
+            }
             _ = stats.fileNames.insert(MD5.digest(UnsafeRawBufferPointer(walked.nameBytes)))
             if stats.oldest.map({ walked.date < $0 }) ?? true { stats.oldest = walked.date }
             if stats.newest.map({ walked.date > $0 }) ?? true { stats.newest = walked.date }

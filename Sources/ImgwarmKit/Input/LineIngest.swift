@@ -27,8 +27,9 @@ final class LineIngest {
     let keyFilters: KeyFilterChain
     let shard: Shard?
     let duplicates: DuplicateFilter
-    /// Names the entries of duplicates (their report's `fileName`).
-    let format: any CacheFormat
+    /// Names the cache entries of duplicates (their report's `fileName`): the cache format's
+    /// naming, given by the job (the Input stage knows no cache). The key itself by default.
+    let fileName: (String) -> String
     /// Asked every 4096 lines: true stops reading (a signal).
     let shouldStop: () -> Bool
     /// URL lines read (queued, duplicates and other shards' lines; not invalid ones).
@@ -36,10 +37,10 @@ final class LineIngest {
 
     init(
         sources: [ListSource], keyFilters: KeyFilterChain, shard: Shard?, duplicateMemoryLimit: Int,
-        scratchFolder: String, format: any CacheFormat = SDWebImageFormat(),
+        scratchFolder: String, fileName: @escaping (String) -> String = { $0 },
         shouldStop: @escaping () -> Bool = { false }
     ) {
-        self.format = format
+        self.fileName = fileName
         self.sources = sources
         self.keyFilters = keyFilters
         self.shard = shard
@@ -146,7 +147,7 @@ final class LineIngest {
 
     func duplicate(_ line: Int, _ input: Int, _ url: String, _ key: String, _ priority: Priority) -> EntryResult {
         var result = EntryResult(line: line, input: input, url: url, key: key, outcome: .duplicate)
-        result.fileName = format.fileName(forKey: key)
+        result.fileName = fileName(key)
         result.priority = priority
         return result
     }

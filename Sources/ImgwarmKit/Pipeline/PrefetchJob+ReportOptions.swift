@@ -2,10 +2,14 @@ extension PrefetchReport.Header {
     /// The header of a run of `configuration` on `inputs`, its options recorded as the report
     /// documents them (as `CleanReport` records a clean's).
     public init(
-        cacheFolder: String, inputs: [ListSource], configuration: PrefetchJob.Configuration, startedAt: Timestamp
+        location: CacheLocation, inputs: [ListSource], configuration: PrefetchJob.Configuration, startedAt: Timestamp
     ) {
         self.init(
-            cacheFolder: cacheFolder, inputs: inputs, options: Self.recordedOptions(of: configuration),
+            cacheFolder: location.folder, cacheFormat: location.format.name, inputs: inputs,
+            options: Self.recordedOptions(of: configuration) + [
+                // The life a Kingfisher entry is stamped with; null where files carry no expiry.
+                ("expiresInSeconds", location.format.expiresIn.map { .int(Int($0)) } ?? .string(nil))
+            ],
             startedAt: startedAt, dryRun: configuration.dryRun)
     }
 

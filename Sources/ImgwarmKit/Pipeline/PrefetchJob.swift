@@ -235,7 +235,7 @@ public final class PrefetchJob {
         let lines = LineIngest(
             sources: sources, keyFilters: configuration.keyFilters, shard: configuration.shard,
             duplicateMemoryLimit: configuration.duplicateMemoryLimit, scratchFolder: configuration.spoolFolder,
-            format: location.format,
+            fileName: { [format = location.format] in format.fileName(forKey: $0) },
             shouldStop: { stop.signal != 0 })
         do {
             try lines.read(into: spools, order: configuration.order) { event in

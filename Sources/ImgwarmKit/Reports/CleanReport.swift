@@ -17,7 +17,9 @@ public final class CleanReport {
         writer = JSONWriter(pretty: false, capacity: 1 << 16)
         failures = JSONWriter(pretty: false, capacity: 256)
         writer.beginObject()
-        writer.reportHeader(schemaVersion: CleanReport.schemaVersion, command: "clean", cacheFolder: location.folder)
+        writer.reportHeader(
+            schemaVersion: CleanReport.schemaVersion, command: "clean", cacheFolder: location.folder,
+            cacheFormat: location.format.name)
         writer.key("options")
         writer.beginObject()
         writer.field("expireType", policy.expireType.rawValue)

@@ -109,7 +109,9 @@ public struct JSONWriter: Sendable {
     }
 
     /// The opening every imgwarm document shares: schema version, tool, command, cache folder.
-    public mutating func reportHeader(schemaVersion: Int, command: String, cacheFolder: String) {
+    public mutating func reportHeader(
+        schemaVersion: Int, command: String, cacheFolder: String, cacheFormat: String? = nil
+    ) {
         field("schemaVersion", schemaVersion)
         key("tool")
         beginObject()
@@ -118,6 +120,8 @@ public struct JSONWriter: Sendable {
         endObject()
         field("command", command)
         field("cacheFolder", cacheFolder)
+        // The format whose folder this is (docs/cache-formats.md), for the reports that have it.
+        if let cacheFormat { field("cacheFormat", cacheFormat) }
     }
 
     // MARK: Internals

@@ -11,16 +11,19 @@ public final class PrefetchReport {
     /// Options recorded in the report header (the ones that change what a run does).
     public struct Header: Sendable {
         public var cacheFolder: String
+        /// The cache format's name (`CacheFormat.name`), e.g. `sdwebimage`.
+        public var cacheFormat: String
         public var inputs: [ListSource]
         public var options: [(String, OptionValue)]
         public var startedAt: Timestamp
         public var dryRun: Bool
 
         public init(
-            cacheFolder: String, inputs: [ListSource], options: [(String, OptionValue)], startedAt: Timestamp,
-            dryRun: Bool
+            cacheFolder: String, cacheFormat: String, inputs: [ListSource], options: [(String, OptionValue)],
+            startedAt: Timestamp, dryRun: Bool
         ) {
             self.cacheFolder = cacheFolder
+            self.cacheFormat = cacheFormat
             self.inputs = inputs
             self.options = options
             self.startedAt = startedAt
@@ -41,7 +44,8 @@ public final class PrefetchReport {
         writer = JSONWriter(pretty: false, capacity: 1 << 16)
         writer.beginObject()
         writer.reportHeader(
-            schemaVersion: PrefetchReport.schemaVersion, command: "prefetch", cacheFolder: header.cacheFolder)
+            schemaVersion: PrefetchReport.schemaVersion, command: "prefetch", cacheFolder: header.cacheFolder,
+            cacheFormat: header.cacheFormat)
         writer.field("dryRun", header.dryRun)
         writer.key("inputs")
         writer.beginArray()

@@ -21,7 +21,9 @@ public struct StatsReport {
         let stats = statistics
         var w = JSONWriter(pretty: pretty)
         w.beginObject()
-        w.reportHeader(schemaVersion: StatsReport.schemaVersion, command: "stats", cacheFolder: location.folder)
+        w.reportHeader(
+            schemaVersion: StatsReport.schemaVersion, command: "stats", cacheFolder: location.folder,
+            cacheFormat: location.format.name)
         w.field("folderExists", stats.exists)
         w.key("totals")
         w.beginObject()
@@ -32,6 +34,13 @@ public struct StatsReport {
         w.field("hiddenEntries", stats.hiddenEntries)
         w.field("directories", stats.directories)
         w.field("symlinks", stats.symlinks)
+        w.endObject()
+        w.key("cacheEntries")
+        w.beginObject()
+        w.field("entries", stats.formatEntries)
+        w.field("foreignFiles", stats.foreignFiles)
+        w.key("expired")
+        if let expired = stats.expiredEntries { w.int(expired) } else { w.null() }
         w.endObject()
         w.key("formats")
         w.beginObject()

@@ -5,7 +5,7 @@ import ImgwarmSystem
 /// `imgwarm clean`: SDWebImage's removeExpiredData on demand (docs/cache-contract.md §3).
 struct Clean: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Expire and trim a disk cache the way SDWebImage does.",
+        abstract: "Expire and trim a disk cache the way its image library does (SDWebImage by default).",
         discussion: """
             First the age pass: every cache file whose date (--expire-type) is at or before now \
             minus --max-age is deleted. Then the size pass: if the allocated size of the remaining \
@@ -21,6 +21,15 @@ struct Clean: ParsableCommand {
             (--dry-run too); --force overrides that. It never cleans /, the home folder or a \
             caches root. A cache folder given as a symbolic link is followed; links inside it \
             never are.
+
+            Other formats (--cache-format) are cleaned as their library cleans itself, and take \
+            neither --max-age nor --expire-type. kingfisher, kingfisher7: every file whose \
+            modification time (its expiry date) is at or before now goes; with --max-size, when \
+            the files' logical size is at or above it, the oldest by creation date go until it is \
+            at most half (the change time stands in, with a warning, where the file system \
+            records no creation dates). nuke: nothing expires by age; when the allocated size is \
+            above --max-size (default 150MiB), the least recently read go until it is at most 70 % \
+            of it. The guard wants their names: 64, 32 or 40 hex digits, no extension.
 
             Sizes: bytes, or K M G T and KiB MiB GiB TiB (powers of 1024), KB MB GB TB (powers of \
             1000). Ages: s m h d w, 'never' or a negative value (no age pass), 0 (everything expires).
@@ -52,7 +61,7 @@ struct Clean: ParsableCommand {
     @Option(
         name: .customLong("max-size"), parsing: .unconditional,
         help: ArgumentHelp(
-            "When the allocated size is above this, trim to below half of it, oldest first, e.g. 500M, 2GiB (default none; 0 is none too).",
+            "When the allocated size is above this, trim to below half of it, oldest first, e.g. 500M, 2GiB (default none, nuke 150MiB; 0 is none too).",
             valueName: "size"),
         transform: Parse.size)
     var maxSize: UInt64?

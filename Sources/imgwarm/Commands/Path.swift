@@ -1,15 +1,17 @@
 import ArgumentParser
 import ImgwarmKit
 
-/// `imgwarm path KEY...`: where SDWebImage stores each key (docs/usage.md, "Commands").
+/// `imgwarm path KEY...`: where the cache format's library stores each key (docs/usage.md, "Commands").
 struct Path: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the cache file path of each key.",
         discussion: """
-            A key is any string, usually an image URL exactly as the app passes it to SDWebImage. \
-            The file name is SDWebImage 5.21's: the MD5 of the key plus the extension of its URL \
-            path. With - the keys are read from standard input, one per line (only the line ending \
-            is removed), so one process handles any number of keys.
+            A key is any string, usually an image URL exactly as the app passes it to its image \
+            library. The file name is the library's (--cache-format): SDWebImage 5.21's by \
+            default, the MD5 of the key plus the extension of its URL path; Kingfisher 8's the \
+            SHA-256 of the key, Kingfisher 7's its MD5, Nuke's its SHA-1, without extension \
+            (docs/cache-formats.md). With - the keys are read from standard input, one per line \
+            (only the line ending is removed), so one process handles any number of keys.
 
             With --key-filter (the filters of prefetch) each argument or line is taken as a URL \
             and its key is computed the way the app's cacheKeyFilter does: the path printed is the \
@@ -25,6 +27,7 @@ struct Path: ParsableCommand {
             Examples:
               imgwarm path https://example.com/a.jpg
               imgwarm path --name-only 'https://example.com/a.jpg?w=100'
+              imgwarm path --cache-format kingfisher https://example.com/a.jpg
               cut -f1 keys.tsv | imgwarm path - > paths.txt
               imgwarm path --key-filter strip-query 'https://cdn.example.com/a.jpg?token=1'
               imgwarm path -0 - < keys.txt | xargs -0 ls -l

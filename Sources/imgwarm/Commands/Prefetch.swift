@@ -13,10 +13,12 @@ struct Prefetch: ParsableCommand {
             "key" or --key-filter computes keys the way the app's cacheKeyFilter does; the key \
             names the file, the URL is fetched (and blacklisted). --shard K/N handles only the \
             lines of one shard of a fleet. A URL already in the cache is a \
-            hit: no request, its access time is set. Every download is checked (2xx, complete, \
+            hit: no request, its access time is set (Kingfisher: a new expiry date). Every \
+            download is checked (2xx, complete, \
             within --max-bytes, an image whose format is recognised and whose header is read within \
             the pixel limits: by imgwarm for JPEG, PNG, GIF and WebP, by ImageMagick's coder of \
-            that format for the others) and then stored atomically under SDWebImage's file name.
+            that format for the others) and then stored atomically under the file name of the \
+            app's image library (--cache-format: SDWebImage by default; docs/cache-formats.md).
 
             Transient failures (timeouts, resets, 408, 429, 5xx) are retried with back-off \
             (--retries, --retry-delay, Retry-After up to --max-retry-wait). Any other failure \
@@ -389,7 +391,7 @@ struct Prefetch: ParsableCommand {
             job.report = PrefetchReport(
                 file: reportFile,
                 header: PrefetchReport.Header(
-                    cacheFolder: location.folder, inputs: sources, configuration: configuration, startedAt: started))
+                    location: location, inputs: sources, configuration: configuration, startedAt: started))
         }
 
         let summary: PrefetchSummary

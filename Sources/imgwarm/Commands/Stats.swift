@@ -7,7 +7,10 @@ struct Stats: ParsableCommand {
         abstract: "Show the size, entry count, formats and dates of a disk cache.",
         discussion: """
             Entries and logical bytes are SDWebImage's totalDiskCount and totalDiskSize: every \
-            entry of the folder at any depth, hidden ones and subfolders included. Allocated bytes \
+            entry of the folder at any depth, hidden ones and subfolders included. Format entries \
+            are the cache files named as --cache-format names its entries (the others are foreign \
+            files, which make clean refuse); for kingfisher and kingfisher7 it also says how many \
+            are expired, as Kingfisher's reader decides (modification time at or before now). Allocated bytes \
             are what the entries take on disk (what clean --max-size counts). Formats are sniffed \
             from each cache file's first bytes, and dates are those of --expire-type. Reading the \
             files does not move their access times.
@@ -62,6 +65,11 @@ struct Stats: ParsableCommand {
         lines.append(
             "Cache files:    \(stats.files)"
                 + (formats.isEmpty ? "" : ": " + formats.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
+        let format = location.format
+        lines.append(
+            "Format entries: \(stats.formatEntries) \(format.name) (\(format.entryNameShape))"
+                + (stats.expiredEntries.map { ", \($0) expired" } ?? "")
+                + (stats.foreignFiles > 0 ? "; \(Console.count(stats.foreignFiles, "foreign file"))" : ""))
         if let oldest = stats.oldest, let newest = stats.newest {
             lines.append(
                 "\(expireType.rawValue.capitalized) dates:".padding(16)

@@ -59,6 +59,15 @@ extension ExitStatus {
         }
     }
 
+    /// The exit code of a verify that could not judge the keys: a list that cannot be read is a
+    /// usage error; a folder imgwarm cannot read is the cache's.
+    static func of(_ error: VerifyJob.Failure) -> ExitStatus {
+        switch error {
+        case .unreadableInput: return .usage
+        case .unreadableFolder: return .cacheUnusable
+        }
+    }
+
     /// The exit code of a prefetch that a run-level problem halted.
     static func of(_ halt: PrefetchHalt) -> ExitStatus {
         switch halt {

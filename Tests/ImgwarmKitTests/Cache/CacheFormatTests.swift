@@ -12,9 +12,9 @@ import Testing
     /// A made-up format: entries `K-<32 hex>`, folder `<root>/test-cache.<namespace>`.
     struct KeyedFormat: CacheFormat {
         var name: String { "keyed" }
-        var library: String { "a made-up library" }
+        var library: String { "a test library" }
         var entryNameShape: String { "K- and 32 hex digits" }
-        var cleanRules: CleanRules { SDWebImageFormat().cleanRules }
+        var cleanRules: CleanRules { CleanRules(expiry: .age, trimDate: nil, measure: .allocated) }
         func folder(cachesRoot: String, namespace: String) -> String { cachesRoot + "/test-cache." + namespace }
         func fileName(forKey key: String) -> String { "K-" + SDFileName.hash(of: key).hex }
         func isEntryName(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -24,7 +24,7 @@ import Testing
 
     @Test func sdWebImageIsTheDefaultAndNamesAsBefore() throws {
         let format = try #require(CacheFormats.named("sdwebimage"))
-        #expect(CacheFormats.all.first?.name == "sdwebimage")
+        #expect(CacheFormats.all.first?.name == "sdwebimage", "the first format is the default")
         let text = String(decoding: try Fixtures.data("vectors/sd-filenames.tsv"), as: UTF8.self)
         var checked = 0
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {

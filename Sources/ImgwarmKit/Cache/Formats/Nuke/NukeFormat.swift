@@ -27,10 +27,11 @@ public struct NukeFormat: CacheFormat {
     public var entryNameShape: String { "40 hex digits, no extension" }
 
     /// `performSweep`: allocated sizes (`totalFileAllocatedSize`), most recently accessed kept,
-    /// `trimRatio` 0.7.
+    /// until the total is at most `Int(Double(sizeLimit) * trimRatio)`, `trimRatio` 0.7 (computed
+    /// in floating point as Nuke does).
     public var cleanRules: CleanRules {
         var rules = CleanRules(expiry: .none, trimDate: .access, measure: .allocated)
-        rules.keep = (7, 10)
+        rules.trimRatio = 0.7
         rules.stopsAtTarget = true
         rules.defaultMaxSize = NukeFormat.defaultSizeLimit
         return rules

@@ -15,8 +15,8 @@ public struct PendingEntry: Sendable {
     public var attempts = 0
     /// Seconds (monotonic) the first attempt started, for the report's duration.
     public var firstStarted = 0.0
-    /// SDDiskCacheFileNameForKey(key), computed once (`settleFileName`) when the entry is first
-    /// looked up in the cache.
+    /// The name of the key's entry in the cache folder, computed once (`settleFileName`, in the
+    /// Cache stage) when the entry is first looked up in the cache.
     public var fileName = ""
     /// Its host under `--concurrency auto` (`HostSlots.key(url)`), set once when the scheduler
     /// first meets the entry; empty otherwise.
@@ -30,16 +30,5 @@ public struct PendingEntry: Sendable {
         self.url = url
         self.key = key ?? url
         self.priority = priority
-    }
-
-    /// The cache file name: `fileName` once settled, else what `format` names the key.
-    func cacheFileName(in format: any CacheFormat) -> String {
-        fileName.isEmpty ? format.fileName(forKey: key) : fileName
-    }
-
-    /// Computes `fileName` in `format` if it is not yet, and returns it.
-    mutating func settleFileName(in format: any CacheFormat) -> String {
-        if fileName.isEmpty { fileName = format.fileName(forKey: key) }
-        return fileName
     }
 }

@@ -1,0 +1,93 @@
+import ImgwarmSystem
+
+extension VerifyJob {
+    /// Checks that a hit's bytes are an image the library would decode: the checks prefetch runs
+    /// before it stores a body in `--validate header` mode (`ImageValidator`: the format from the
+    /// magic bytes, `StructureCheck`'s walk of the whole file, the header read by `NativeHeader`
+    /// or ImageMagick's ping). Garbage, a cut-short file or a broken header is `not-an-image`;
+    /// imgwarm's own limits (`image-too-large`, `validation-limit`) and a format this machine's
+    /// ImageMagick cannot read (`unsupported-format`) say nothing of the app's decoder, and leave
+    /// the hit a hit.
+    ///
+    /// The file is read without moving its access time (the date SDWebImage and Nuke expire by):
+    /// `O_NOATIME` where the file's owner runs imgwarm, else the access time is put back after
+    /// reading, as `stats` does (docs/usage.md, "imgwarm stats").
+    func inspectImage(_ check: inout Check, size: UInt64, in folder: FileDescriptor) {
+        var restoreAccessTime = false
+        let file: FileDescriptor
+        do {
+            file = try folder.openForReading(check.fileName, keepingAccessTime: true)
+        } catch {
+            if error.isNotPermitted, let opened = try? folder.openForReading(check.fileName) {
+                file = opened
+                restoreAccessTime = true
+            } else {
+                check.read = .miss(.unreadable)
+                check.detail = error.description
+                return
+            }
+        }
+        defer { file.close() }
+        let before: FileStatus?
+        do {
+            before = restoreAccessTime ? try file.status() : nil
+        } catch {
+            check.read = .miss(.unreadable)
+            check.detail = error.description
+            return
+        }
+        let limit = size > UInt64(configuration.maxCheckedBytes) ? ImageFormat.sniffLength : Int(size)
+        var bytes = [UInt8](repeating: 0, count: limit)
+        var count = 0
+        var failure: SystemError?
+        while count < limit {
+            do {
+                let read = try file.read(into: &bytes, from: count)
+                if read == 0 { break }
+                count += read
+            } catch {
+                failure = error
+                break
+            }
+        }
+        if let before { try? file.setAccessTime(before.accessed) }
+        if let failure {
+            check.read = .miss(.unreadable)
+            check.detail = failure.description
+            return
+        }
+        bytes.removeLast(limit - count)
+        judgeBytes(&check, bytes, whole: limit == Int(size))
+    }
+
+    /// The verdict on a hit's bytes (`whole`: all of the file; otherwise its first bytes).
+    func judgeBytes(_ check: inout Check, _ bytes: [UInt8], whole: Bool) {
+        bytes.withUnsafeBytes { raw in
+            guard whole else {
+                if let format = ImageFormat.sniff(raw) {
+                    check.imageFormat = format
+                } else {
+                    check.read = .miss(.notAnImage)
+                    check.detail =
+                        "it is not an image of a known format (it starts with \(ImageValidator.describe(raw)))"
+                }
+                return
+            }
+            switch validator.validate(raw) {
+            case .success(let image):
+                check.imageFormat = image.format
+            case .failure(let failure):
+                switch failure.reason {
+                case .imageTooLarge, .validationLimit, .unsupportedFormat:
+                    check.imageFormat = ImageFormat.sniff(
+                        UnsafeRawBufferPointer(rebasing: raw.prefix(ImageFormat.sniffLength)))
+                default:
+                    check.read = .miss(.notAnImage)
+                    // The validator's words are about a downloaded body; here it is a file.
+                    let message = failure.message
+                    check.detail = message.hasPrefix("the body ") ? "the file " + message.dropFirst(9) : message
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,208 @@
+import ImgwarmSystem
+
+/// `imgwarm verify`: will the app find these images? For each key of the lists (or each entry of
+/// the folder without lists) the format's reader says hit or miss and why, and a hit's bytes must
+/// be an image the library would decode; for the folder as a whole, the format says whether the
+/// library would use it (docs/usage.md, "imgwarm verify").
+///
+/// Reads only: it creates, moves, locks and touches nothing, and reading a file does not move its
+/// access time (`O_NOATIME`, or the access time put back where that is not allowed).
+public final class VerifyJob {
+    public struct Configuration: Sendable {
+        /// How the key of a line without an explicit `"key"` is computed from its URL, as prefetch
+        /// computes it (docs/cache-contract.md §6). No filter (the key is the URL) by default.
+        public var keyFilters = KeyFilterChain()
+        /// Check only the keys of this shard; the others are counted as `otherShard`. nil (every
+        /// key) by default.
+        public var shard: Shard?
+        /// How a hit's bytes are checked: `.header` by default (the format's magic bytes, its
+        /// structure, its header), never a full decode.
+        public var validation = ValidationConfiguration()
+        /// Files larger than this are judged by their magic bytes alone (the structure check needs
+        /// the whole file in memory). `268435456` (256 MiB) by default.
+        public var maxCheckedBytes = 256 << 20
+
+        public init() {}
+    }
+
+    public typealias Check = Verification.Check
+    public typealias InvalidLine = Verification.InvalidLine
+    public typealias IgnoredEntry = Verification.IgnoredEntry
+    public typealias Event = Verification.Event
+    public typealias Totals = Verification.Totals
+    public typealias Result = Verification.Result
+
+    /// A run-level problem: nothing can be said of the keys.
+    public enum Failure: Error, Sendable, CustomStringConvertible {
+        /// A list cannot be read (`code` is the errno value): a usage error.
+        case unreadableInput(path: String, code: Int32)
+        /// The folder is one the library uses, but imgwarm cannot read it.
+        case unreadableFolder(String, SystemError)
+
+        public var description: String {
+            switch self {
+            case .unreadableInput(let path, let code): return ListIngest.ReadError(path: path, code: code).description
+            case .unreadableFolder(let path, let error): return "cannot read the cache folder \(path): \(error)"
+            }
+        }
+    }
+
+    public let location: CacheLocation
+    public let sources: [ListSource]
+    public let configuration: Configuration
+    /// Checks a hit's bytes (`VerifyJob+Image`); ImageMagick starts only for a format without a
+    /// header reader of imgwarm's own.
+    let validator: ImageValidator
+    /// The counts of the run under way.
+    private var totals = Totals()
+
+    /// A job over the keys of `sources`; without sources, over every entry of the folder.
+    public init(location: CacheLocation, sources: [ListSource], configuration: Configuration) {
+        self.location = location
+        self.sources = sources
+        var configuration = configuration
+        configuration.validation.mode = .header
+        self.configuration = configuration
+        validator = ImageValidator(configuration: configuration.validation)
+    }
+
+    /// Judges the folder, then every key (or entry), telling `observe` of each as it goes; what
+    /// it found of each is not kept.
+    public func run(now: Timestamp = .now(), observe: (Event) -> Void) throws(Failure) -> Result {
+        let format = location.format
+        let verdict = format.judgeFolder(atPath: location.folder)
+        var folder: FileDescriptor?
+        if verdict == .usable {
+            do {
+                folder = try FileDescriptor.openFolder(location.folder)
+            } catch {
+                throw .unreadableFolder(location.folder, error)
+            }
+        }
+        defer { folder?.close() }
+        totals = Totals()
+        func count(_ event: Event) {
+            switch event {
+            case .checked(let check):
+                totals.keys += 1
+                switch check.read {
+                case .hit: totals.hits += 1
+                case .miss(let reason): totals.misses[reason, default: 0] += 1
+                }
+            case .invalid: totals.invalid += 1
+            case .ignored: totals.ignored += 1
+            }
+            observe(event)
+        }
+        if sources.isEmpty {
+            if let folder { try walk(folder, now: now, count) }
+        } else {
+            try readLists(folder, now: now, count)
+        }
+        return Result(totals: totals, folder: verdict, fromLists: !sources.isEmpty)
+    }
+
+    // MARK: - Keys from lists
+
+    private func readLists(_ folder: FileDescriptor?, now: Timestamp, _ observe: (Event) -> Void) throws(Failure) {
+        let descriptors: [FileDescriptor]
+        do {
+            descriptors = try ListIngest.open(sources)
+        } catch {
+            throw .unreadableInput(path: error.path, code: error.code)
+        }
+        // Each key once: 8 bytes of its MD5 a key, as prefetch's duplicate check in memory.
+        var seen = FingerprintSet()
+        for (index, source) in sources.enumerated() {
+            do {
+                try ListIngest.read(source, index: index, descriptor: descriptors[index]) {
+                    (line, parsed) throws(Never) -> Bool in
+                    switch parsed {
+                    case .ignored:
+                        break
+                    case .invalid(let reason, let text):
+                        observe(.invalid(InvalidLine(input: index, line: line, text: text, reason: reason)))
+                    case .url(let url, let explicitKey, _):
+                        let key = explicitKey ?? configuration.keyFilters.key(for: url)
+                        guard !key.isEmpty else {
+                            let reason = "the key filters (\(configuration.keyFilters)) made the key of this URL empty"
+                            observe(
+                                .invalid(
+                                    InvalidLine(
+                                        input: index, line: line, text: ListLine.display(ArraySlice(url.utf8)),
+                                        reason: reason)))
+                            return true
+                        }
+                        let digest = MD5.digest(Array(key.utf8))
+                        if let shard = configuration.shard, !shard.owns(digest) {
+                            totals.otherShard += 1
+                        } else if !seen.insert(digest) {
+                            totals.duplicates += 1
+                        } else {
+                            var check = judge(key: key, in: folder, now: now)
+                            check.input = index
+                            check.line = line
+                            check.url = url
+                            observe(.checked(check))
+                        }
+                    }
+                    return true
+                }
+            } catch {
+                switch error {
+                case .read(let error): throw .unreadableInput(path: error.path, code: error.code)
+                case .line(let never): switch never {}
+                }
+            }
+        }
+    }
+
+    /// The check of one key: its file in `folder` (nil: no folder the library uses).
+    func judge(key: String, in folder: FileDescriptor?, now: Timestamp) -> Check {
+        let name = location.format.fileName(forKey: key)
+        var check = Check(key: key, fileName: name, read: .miss(.absent))
+        guard let folder else { return check }
+        let info: FileStatus
+        do {
+            info = try folder.status(of: name)
+        } catch {
+            if !error.isNotFound {
+                check.read = .miss(.unreadable)
+                check.detail = error.description
+            }
+            return check
+        }
+        judge(&check, info: info, in: folder, now: now)
+        return check
+    }
+
+    /// The reader's verdict on the file `check.fileName` (`info` from `lstat`), then, for a hit,
+    /// whether its bytes are an image.
+    func judge(_ check: inout Check, info: FileStatus, in folder: FileDescriptor, now: Timestamp) {
+        check.read = location.format.read(info, now: now)
+        guard case .hit = check.read else { return }
+        inspectImage(&check, size: info.size, in: folder)
+    }
+
+    // MARK: - Entries of the folder
+
+    private func walk(_ folder: FileDescriptor, now: Timestamp, _ observe: (Event) -> Void) throws(Failure) {
+        let format = location.format
+        do {
+            try FolderWalk.forEach(in: folder) { bytes, info in
+                let name = String(decoding: bytes, as: UTF8.self)
+                if bytes.first == UInt8(ascii: ".") {
+                    observe(.ignored(IgnoredEntry(name: name, kind: info.kind, reason: .hidden)))
+                } else if !format.isEntryName(bytes: bytes) {
+                    observe(.ignored(IgnoredEntry(name: name, kind: info.kind, reason: .notAnEntryName)))
+                } else {
+                    var check = Check(fileName: name, read: .miss(.absent))
+                    judge(&check, info: info, in: folder, now: now)
+                    observe(.checked(check))
+                }
+            }
+        } catch {
+            throw .unreadableFolder(location.folder, (error as? SystemError) ?? SystemError(code: 0))
+        }
+    }
+}

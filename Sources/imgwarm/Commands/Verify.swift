@@ -1,0 +1,129 @@
+import ArgumentParser
+import ImgwarmKit
+import ImgwarmSystem
+
+/// `imgwarm verify [LIST...]`: will the app find these images? (docs/usage.md, "imgwarm verify").
+struct Verify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check that the app's image library would find each key in its disk cache.",
+        discussion: """
+            For each key of the lists (computed as prefetch computes it: a JSON Lines "key", else \
+            the URL through --key-filter; each key once), verify finds the file the library reads \
+            and applies the library's own read rules (--cache-format): no file, an empty file, a \
+            folder or a link in its place, an expired Kingfisher file (its modification time, the \
+            expiry date, has passed) are misses, and so are bytes that are not an image the \
+            library would decode (the magic bytes, the whole file's structure and the header are \
+            checked, as prefetch checks a body before storing it). Without lists, every entry of \
+            the folder whose name has the format's shape is judged the same way, and the other \
+            files are listed as ignored. verify also says whether the library would use the folder \
+            at all: a folder is used; no folder means every key misses; anything else in its place \
+            cannot be used (exit 3).
+
+            Output: one line per miss (the key, its file and why) and a summary on standard \
+            output; --verbose lists the hits too, --quiet only the misses and invalid lines. \
+            --json prints the JSON document (docs/verify-report.schema.json) on standard output \
+            instead; --report FILE writes it to a file beside the text.
+
+            Reads only: verify creates, moves, locks and touches nothing, and reading a file \
+            does not change its access time.
+
+            Kingfisher lists its folder once, when the app starts: a file placed while the app \
+            runs is a miss for the app until its next launch, even when verify says hit. verify \
+            cannot know whether the app is running; seed and verify before the app's launch.
+
+            Examples:
+              imgwarm verify --cache-format kingfisher list.txt
+              imgwarm verify --key-filter strip-query --json feed.jsonl | jq .totals
+              # CI: the seeded caches root, before it goes into the simulator:
+              imgwarm verify --cache-dir seed ci/images.txt
+              # on the Mac that runs the simulator, before the UI tests:
+              DATA=$(xcrun simctl get_app_container booted com.example.App data)
+              imgwarm verify --cache-dir "$DATA/Library/Caches" ci/images.txt
+              # every entry of a folder, no list:
+              imgwarm verify --cache-format nuke --cache-dir "$DATA/Library/Caches"
+
+            Exit codes of verify: 0 every key hits; 1 some key misses, a list line is invalid or \
+            the cache folder does not exist; 2 usage error or unreadable list; 3 the library \
+            cannot use the folder (or imgwarm cannot read it).
+
+            \(ExitStatus.helpText)
+            """)
+
+    @OptionGroup var location: CacheLocationOptions
+
+    @Argument(
+        help: ArgumentHelp(
+            "List files to read; - is standard input. None: every entry of the folder is judged.",
+            valueName: "list"), completion: .file())
+    var lists: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "How lists are read: auto (.jsonl and .ndjson are JSON Lines), plain or jsonl (default auto).",
+            valueName: "format"),
+        completion: .list(ListFormat.allCases.map(\.rawValue)), transform: Parse.format)
+    var format: ListFormat?
+
+    @OptionGroup(title: "Cache keys and shards") var keyOptions: KeyFilterOptions
+    @OptionGroup(title: "Cache keys and shards") var shardOptions: ShardOptions
+
+    @Flag(help: "Print the JSON document on standard output instead of text (the same as --report -).")
+    var json = false
+
+    @Option(help: Defaults.reportHelp)
+    var report: String?
+
+    @Flag(name: .shortAndLong, help: "Print only the misses, invalid lines and errors: nothing when every key hits.")
+    var quiet = false
+
+    @Flag(name: .shortAndLong, help: "Print one line per key, hits included, and the hidden entries ignored.")
+    var verbose = false
+
+    func validate() throws {
+        if quiet && verbose { throw ValidationError("--quiet and --verbose contradict each other: use one") }
+        if json && report != nil {
+            throw ValidationError("--json prints the report on standard output: drop --report, or drop --json")
+        }
+        if lists.filter({ $0 == "-" }).count > 1 {
+            throw ValidationError("standard input (-) can be read only once")
+        }
+        if lists.isEmpty && shardOptions.shard != nil {
+            throw ValidationError("--shard applies to the keys of lists: give a list, or drop --shard")
+        }
+    }
+
+    func run() throws {
+        let location = try location.location()
+        let sources = lists.map { ListSource(path: $0, format: format ?? .auto) }
+        var configuration = VerifyJob.Configuration()
+        configuration.keyFilters = keyOptions.chain
+        configuration.shard = shardOptions.shard
+        let destination = json ? "-" : report
+        let reportFile = try destination.map(ReportFile.openForCommand)
+        let text = VerifyConsole(
+            location: location, sources: sources, printsText: destination != "-", quiet: quiet, verbose: verbose)
+        let now = Timestamp.now()
+        let document = reportFile.map { VerifyReport(file: $0, location: location, sources: sources, checkedAt: now) }
+        let result: VerifyJob.Result
+        do {
+            result = try VerifyJob(location: location, sources: sources, configuration: configuration).run(now: now) {
+                event in
+                document?.add(event)
+                text.print(event)
+            }
+        } catch {
+            throw CommandFailure(message: error.description, status: .of(error))
+        }
+        if let document {
+            do {
+                try document.finish(result)
+            } catch  where error.readerWentAway {
+                // `--json | head`: the reader has what it wanted; the verdict stands.
+            } catch {
+                throw CommandFailure.cache(error.description)
+            }
+        }
+        text.finish(result)
+        throw VerifyConsole.exitStatus(result)
+    }
+}

@@ -1,0 +1,116 @@
+import ImgwarmKit
+import ImgwarmSystem
+
+/// The text `imgwarm verify` prints: one line per miss (per key with `--verbose`), invalid lines,
+/// ignored entries, and a summary with the folder's verdict, on standard output (its results);
+/// warnings and run-level errors on standard error. Keys and URLs are redacted as prefetch's
+/// lines are, and control characters escaped as `imgwarm path` does.
+final class VerifyConsole {
+    let location: CacheLocation
+    let sources: [ListSource]
+    /// False when the JSON document goes to standard output: then no text goes there.
+    let printsText: Bool
+    let quiet: Bool
+    let verbose: Bool
+
+    init(location: CacheLocation, sources: [ListSource], printsText: Bool, quiet: Bool, verbose: Bool) {
+        self.location = location
+        self.sources = sources
+        self.printsText = printsText
+        self.quiet = quiet
+        self.verbose = verbose
+    }
+
+    /// Prints what `event` calls for.
+    func print(_ event: VerifyJob.Event) {
+        guard printsText, let line = line(for: event) else { return }
+        Console.output(line + "\n")
+    }
+
+    /// The line for `event`; nil when this verbosity prints none.
+    func line(for event: VerifyJob.Event) -> String? {
+        switch event {
+        case .checked(let check):
+            guard !check.isHit || verbose else { return nil }
+            return VerifyConsole.line(for: check, sources: sources)
+        case .invalid(let invalid):
+            return "\(sources[invalid.input].displayName):\(invalid.line): invalid: \(Redaction.redact(invalid.reason))"
+        case .ignored(let entry):
+            if quiet || (entry.reason == .hidden && !verbose) { return nil }
+            let why =
+                entry.reason == .hidden
+                ? "hidden" : "not a \(location.format.name) entry name (\(location.format.entryNameShape))"
+            return "\(EscapedText.escaped(entry.name)): ignored: \(why)"
+        }
+    }
+
+    /// `list:line: key: miss: file: reason`, or without lists `file: miss: reason`.
+    static func line(for check: VerifyJob.Check, sources: [ListSource]) -> String {
+        var head = ""
+        if let input = check.input, let line = check.line { head += "\(sources[input].displayName):\(line): " }
+        if let key = check.key {
+            var shown = EscapedText.escaped(Redaction.redact(key))
+            if let url = check.url, url != key { shown += " (URL \(EscapedText.escaped(Redaction.redact(url))))" }
+            head += shown + ": "
+        }
+        let file = EscapedText.escaped(check.fileName)
+        switch check.read {
+        case .hit(let size):
+            let format = check.imageFormat.map { "\($0.rawValue), " } ?? ""
+            return "\(head)hit: \(file) (\(format)\(Quantities.formatBytes(UInt64(size))))"
+        case .miss(let reason):
+            let detail = check.detail.map { ": " + Redaction.redact($0) } ?? ""
+            return "\(head)miss: \(file): \(reason.description)\(detail)"
+        }
+    }
+
+    /// The summary and the folder's verdict; warnings for a folder the app would not use and for
+    /// lists without a URL, under `--quiet` too.
+    func finish(_ result: VerifyJob.Result) {
+        let totals = result.totals
+        let folder = EscapedText.escaped(location.folder)
+        let library = location.format.library
+        var verdict: String
+        switch result.folder {
+        case .usable:
+            verdict = "\(library) uses the folder \(folder)"
+        case .absent:
+            verdict = "the cache folder does not exist: \(folder)"
+            if !printsText || quiet { Console.warning("the cache folder does not exist: \(folder); every key misses") }
+        case .unusable(let why):
+            verdict = "\(library) cannot use the cache folder \(folder): \(why)"
+            Console.error(verdict)
+        }
+        if result.fromLists && totals.keys + totals.duplicates + totals.otherShard == 0 {
+            Console.warning("the lists hold no URL: nothing was checked")
+        } else if !result.fromLists && result.folder == .usable && totals.keys == 0 {
+            Console.warning(
+                "\(folder) holds no \(location.format.name) entry (\(location.format.entryNameShape)): nothing was checked"
+            )
+        }
+        guard printsText, !quiet else { return }
+        let noun = result.fromLists ? "key" : "entry"
+        let nouns = result.fromLists ? "keys" : "entries"
+        var summary =
+            "\(totals.keys) \(totals.keys == 1 ? noun : nouns): \(totals.hits) hit, \(totals.missCount) missing"
+        let reasons = EntryMiss.allCases.compactMap { reason in
+            totals.misses[reason].map { "\($0) \(reason.rawValue)" }
+        }
+        if !reasons.isEmpty { summary += " (\(reasons.joined(separator: ", ")))" }
+        if totals.invalid > 0 { summary += ", \(Console.count(totals.invalid, "invalid line"))" }
+        if totals.duplicates > 0 { summary += ", \(Console.count(totals.duplicates, "duplicate"))" }
+        if totals.otherShard > 0 { summary += ", \(totals.otherShard) of other shards" }
+        if totals.ignored > 0 { summary += ", \(totals.ignored) ignored" }
+        Console.output(summary + "; " + verdict + "\n")
+    }
+
+    /// 3 when the library cannot use the folder; 1 when a key misses, a line is invalid or the
+    /// folder does not exist; else 0.
+    static func exitStatus(_ result: VerifyJob.Result) -> ExitStatus {
+        switch result.folder {
+        case .unusable: return .cacheUnusable
+        case .absent: return .partial
+        case .usable: return result.allHit ? .success : .partial
+        }
+    }
+}
