@@ -333,3 +333,46 @@ import Testing
         }
     }
 }
+
+/// `imgwarm verify` on the journal formats: what prefetch wrote verifies (exit 0), from lists and
+/// from the folder; a missing file of an entry, a file the journal does not list and a journal
+/// the library would wipe are what the library would make of them.
+extension AndroidJournalTests {
+    @Test(arguments: Journal.all) func verifyReadsTheJournal(_ journal: Journal) throws {
+        let h = try PrefetchHarness()
+        let folder = h.temp.path("cache/\(journal.format)")
+        let urls = ["photo.jpg", "gradient.png"].map { h.url("/img/\($0)") }
+        #expect(try prefetch(h, journal, folder, urls).status == 0)
+        let list = try h.temp.write("verify.txt", Data((urls.joined(separator: "\n") + "\n").utf8))
+        let verify = ["verify", "--cache-format", journal.format, "--disk-cache-path", folder]
+        let fromList = try h.run(verify + [list])
+        #expect(fromList.status == 0, "\(fromList.stderr)")
+        let whole = try h.run(verify + ["--json"])
+        #expect(whole.status == 0, "\(whole.stderr)")
+        #expect(
+            (try whole.report["ignored"] as? [Any])?.isEmpty == true, "the journal and Coil's .0 are parts of entries")
+        #expect((try whole.report["totals"] as? [String: Any])?["hits"] as? Int == 2)
+
+        // The first entry loses a file; a copy of the second under a name the journal lacks.
+        let first = Self.key(urls[0])
+        try FileManager.default.removeItem(atPath: "\(folder)/\(first).0")
+        let stray = String(repeating: "e", count: 64)
+        for index in 0..<journal.valueCount {
+            try FileManager.default.copyItem(
+                atPath: "\(folder)/\(Self.key(urls[1])).\(index)", toPath: "\(folder)/\(stray).\(index)")
+        }
+        let damaged = try h.run(verify + ["--json"])
+        #expect(damaged.status == 1, "\(damaged.stderr)")
+        let reasons = (try damaged.report["totals"] as? [String: Any])?["missesByReason"] as? [String: Int]
+        #expect(reasons == ["absent": 1, "not-indexed": 1], "\(damaged.stderr)")
+        #expect(try h.run(verify + [list]).status == 1)
+
+        let handle = try #require(FileHandle(forWritingAtPath: folder + "/journal"))
+        handle.seekToEndOfFile()
+        handle.write(Data("CLEAN \(first)\n".utf8))
+        handle.closeFile()
+        let wiped = try h.run(verify + [list])
+        #expect(wiped.status == 3)
+        #expect(wiped.stderr.contains("would delete the folder"), "\(wiped.stderr)")
+    }
+}

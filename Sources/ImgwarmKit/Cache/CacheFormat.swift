@@ -71,9 +71,22 @@ extension CacheFormat {
     }
 
     /// The plain-files rule: a folder (or a link to one) is used, nothing there is an empty cache,
-    /// anything else cannot be used.
+    /// anything else cannot be used; and a folder whose index (`makeIndex`) the library would not
+    /// read, it discards.
     public func judgeFolder(atPath path: String) -> FolderVerdict {
-        FolderVerdict.plainFolder(atPath: path)
+        let verdict = FolderVerdict.plainFolder(atPath: path)
+        guard verdict == .usable, let index = makeIndex(for: CacheLocation(folder: path, format: self)) else {
+            return verdict
+        }
+        do {
+            try index.load()
+        } catch {
+            if case .unreadable(_, let library, let reason) = error {
+                return .unusable("\(library) would not read its journal (\(reason)) and would delete the folder")
+            }
+            return .unusable(error.description)
+        }
+        return verdict
     }
 
     public func timesOnStore(now: Timestamp) -> FileTimes { FileTimes() }

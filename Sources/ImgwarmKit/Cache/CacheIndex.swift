@@ -20,6 +20,14 @@ public protocol CacheIndex: AnyObject, Sendable {
     /// The other files entry `name` needs, each written empty before it (Coil's metadata file).
     func companions(of name: String) -> [String]
 
+    /// True when `name` is the file of an entry that `CacheFormat.fileName(forKey:)` names (not
+    /// the index itself, a companion or a file the library is still writing).
+    func isEntryFile(_ name: String) -> Bool
+
+    /// The entry files (as `fileName(forKey:)` names them) of every entry the index lists as one
+    /// the library serves, least recently used first.
+    var listedNames: [String] { get }
+
     /// `name` was just stored, complete, under its name: list it at the next flush.
     func didStore(_ name: String)
 

@@ -55,6 +55,9 @@ public final class VerifyJob {
     let validator: ImageValidator
     /// The counts of the run under way.
     private var totals = Totals()
+    /// The format's index as the library reads it (a journal), for a usable folder; nil for a
+    /// plain-files cache (`VerifyJob+Index.swift`).
+    var index: (any CacheIndex)?
 
     /// A job over the keys of `sources`; without sources, over every entry of the folder.
     public init(location: CacheLocation, sources: [ListSource], configuration: Configuration) {
@@ -80,6 +83,7 @@ public final class VerifyJob {
             }
         }
         defer { folder?.close() }
+        index = verdict == .usable ? loadIndex() : nil
         totals = Totals()
         func count(_ event: Event) {
             switch event {
@@ -181,6 +185,11 @@ public final class VerifyJob {
     func judge(_ check: inout Check, info: FileStatus, in folder: FileDescriptor, now: Timestamp) {
         check.read = location.format.read(info, now: now)
         guard case .hit = check.read else { return }
+        if let miss = index?.check(check.fileName) {
+            check.read = .miss(miss)
+            if miss == .absent { check.detail = "another file of its entry is missing" }
+            return
+        }
         inspectImage(&check, size: info.size, in: folder)
     }
 
@@ -188,9 +197,15 @@ public final class VerifyJob {
 
     private func walk(_ folder: FileDescriptor, now: Timestamp, _ observe: (Event) -> Void) throws(Failure) {
         let format = location.format
+        var seen = Set<String>()
         do {
             try FolderWalk.forEach(in: folder) { bytes, info in
                 let name = String(decoding: bytes, as: UTF8.self)
+                if let index, format.isEntryName(bytes: bytes), !index.isEntryFile(name) {
+                    // The index itself, or a part of an entry: the folder's verdict covers them.
+                    return
+                }
+                if index != nil { seen.insert(name) }
                 if bytes.first == UInt8(ascii: ".") {
                     observe(.ignored(IgnoredEntry(name: name, kind: info.kind, reason: .hidden)))
                 } else if !format.isEntryName(bytes: bytes) {
@@ -204,5 +219,6 @@ public final class VerifyJob {
         } catch {
             throw .unreadableFolder(location.folder, (error as? SystemError) ?? SystemError(code: 0))
         }
+        reportListedButAbsent(seen: seen, observe)
     }
 }

@@ -21,6 +21,8 @@ extension CacheFormatTests {
         }
         func check(_ name: String) -> EntryMiss? { listed.withLock { $0.contains(name) } ? nil : .notIndexed }
         func companions(of name: String) -> [String] { [name + "-meta"] }
+        func isEntryFile(_ name: String) -> Bool { !name.hasSuffix("-meta") }
+        var listedNames: [String] { listed.withLock { Array($0) } }
         func didStore(_ name: String) {
             listed.withLock { _ = $0.insert(name) }
             events.withLock { $0.append("stored \(name)") }

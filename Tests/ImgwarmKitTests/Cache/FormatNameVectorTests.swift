@@ -87,7 +87,7 @@ import Testing
     }
 
     @Test func everyFormatIsRegisteredOnce() {
-        #expect(CacheFormats.names == ["sdwebimage", "kingfisher", "kingfisher7", "nuke"])
+        #expect(CacheFormats.names == ["sdwebimage", "kingfisher", "kingfisher7", "nuke", "glide", "coil", "coil2"])
         #expect(CacheFormats.named("KINGFISHER") == nil, "names are matched lower-case by the CLI, not here")
     }
 

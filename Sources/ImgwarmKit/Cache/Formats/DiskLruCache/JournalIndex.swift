@@ -148,6 +148,15 @@ public final class JournalIndex: CacheIndex {
         return (0..<layout.header.valueCount).filter { $0 != layout.dataIndex }.map { "\(key).\($0)" }
     }
 
+    public func isEntryFile(_ name: String) -> Bool {
+        guard let key = key(of: name) else { return false }
+        return key.utf8.count == 64 && !key.contains(".")
+    }
+
+    public var listedNames: [String] {
+        state.withLock { $0.journal.openEntries.filter { $0.entry.readable }.map { "\($0.key).\(layout.dataIndex)" } }
+    }
+
     public func didStore(_ name: String) {
         guard let key = key(of: name) else { return }
         state.withLock {

@@ -1,0 +1,18 @@
+/// `verify` on a cache with an index (a DiskLruCache journal, docs/cache-formats-android.md): a
+/// key hits only when the index lists it and the library would find every file of its entry;
+/// without lists, the entries are the index's as well as the files.
+extension VerifyJob {
+    /// The index, read as the library reads it (the folder's verdict already said it can be).
+    func loadIndex() -> (any CacheIndex)? {
+        guard let index = location.format.makeIndex(for: location) else { return nil }
+        return (try? index.load()) != nil ? index : nil
+    }
+
+    /// Without lists: the entries the index lists whose file the walk did not find are misses.
+    func reportListedButAbsent(seen: Set<String>, _ observe: (Event) -> Void) {
+        guard let index else { return }
+        for name in index.listedNames where !seen.contains(name) {
+            observe(.checked(Check(fileName: name, read: .miss(.absent))))
+        }
+    }
+}
