@@ -145,7 +145,7 @@ import Testing
         #expect(journal.hits(keys[2], opened, folder: folder) && journal.hits(Self.key(url), opened, folder: folder))
     }
 
-    /// Journals the libraries would delete the folder for: prefetch and clean exit 3 and leave the
+    /// Journals the libraries would delete the folder for: prefetch (a dry run too) and clean exit 3 and leave the
     /// folder byte for byte as it was, and the readers written from the sources agree they are corrupt.
     @Test func aJournalTheLibraryWouldWipeIsNeverTouched() throws {
         let key = String(repeating: "a", count: 64)
@@ -174,6 +174,8 @@ import Testing
             let run = try prefetch(h, journal, folder, [h.url("/img/photo.jpg")])
             #expect(run.status == 3, "case \(number): \(run.stderr)")
             #expect(run.stderr.contains("would delete the whole cache folder"), "case \(number): \(run.stderr)")
+            let dry = try prefetch(h, journal, folder, [h.url("/img/photo.jpg")], ["--dry-run"])
+            #expect(dry.status == 3, "case \(number): \(dry.stderr)")
             let clean = try h.run(
                 ["clean", "--cache-format", journal.format, "--disk-cache-path", folder, "--max-size", "1"])
             #expect(clean.status == 3, "case \(number): \(clean.stderr)")

@@ -32,13 +32,15 @@ extension PrefetchJob {
     }
 
     /// The index as the library would read it, for a dry run (which writes nothing); nil for a
-    /// plain-files cache, or when the library would not read it (a warning says so).
-    func readIndexWithoutWriting() -> (any CacheIndex)? {
+    /// plain-files cache. When the library would not read it, the run says so and fails as the
+    /// real run would (every key is then a miss).
+    func readIndexWithoutWriting(_ failure: inout CacheIndexError?) -> (any CacheIndex)? {
         guard let index = location.format.makeIndex(for: location) else { return nil }
         do {
             try index.load()
         } catch {
-            observer?.prefetchWarning(error.description)
+            failure = error
+            observer?.prefetchHalted(.indexFailure(error))
         }
         return index
     }

@@ -259,7 +259,8 @@ public final class PrefetchJob {
     private func classifyWithoutNetwork(_ scheduler: Scheduler) -> PrefetchSummary {
         let folder = try? FileDescriptor.openFolder(location.folder)
         defer { folder?.close() }
-        let index = readIndexWithoutWriting()
+        var indexFailure: CacheIndexError?
+        let index = readIndexWithoutWriting(&indexFailure)
         while let entry = scheduler.next(now: .infinity) {
             let name = location.format.fileName(forKey: entry.key)
             var size: Int?
@@ -278,7 +279,9 @@ public final class PrefetchJob {
             }
             record(result)
         }
-        return PrefetchSummary(totals: totals, duration: 0)
+        var summary = PrefetchSummary(totals: totals, duration: 0)
+        summary.indexFailure = indexFailure
+        return summary
     }
 
 }
