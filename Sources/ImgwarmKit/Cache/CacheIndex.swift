@@ -13,6 +13,10 @@ public protocol CacheIndex: AnyObject, Sendable {
     /// the library would discard the folder. A folder without an index is an empty cache.
     func load() throws(CacheIndexError)
 
+    /// Makes what the library needs in a folder it is to keep (Fresco's version folder), once the
+    /// folder exists and before anything is stored; nothing by default.
+    func prepare() throws(CacheIndexError)
+
     /// nil when the index lists entry `name` (a file name of the format) as one the library
     /// serves and every other file that entry needs exists; else why the library misses it.
     func check(_ name: String) -> EntryMiss?
@@ -48,6 +52,10 @@ public protocol CacheIndex: AnyObject, Sendable {
     func clean(
         policy: DiskCache.CleanPolicy, dryRun: Bool, lockTimeout: Double, observe: (DiskCache.CleanEvent) -> Void
     ) throws(CacheIndexError) -> DiskCache.CleanResult
+}
+
+extension CacheIndex {
+    public func prepare() throws(CacheIndexError) {}
 }
 
 /// An index that cannot be read as the library reads it, or cannot be written.

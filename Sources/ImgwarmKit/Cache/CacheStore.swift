@@ -29,6 +29,7 @@ public final class CacheStore: Sendable {
         index = location.format.makeIndex(for: location)
         do { try index?.load() } catch { throw .index(error) }
         try CacheStore.makeFolders(location.folder)
+        do { try index?.prepare() } catch { throw .index(error) }
         let folder = try CacheStore.openFolder(location.folder)
         var temporary = location.privateFolder + "/tmp"
         var prefix = ""
@@ -255,9 +256,25 @@ public final class CacheStore: Sendable {
         _ bytes: UnsafeRawBufferPointer, as name: String,
         publish: (() throws(StoreFailure) -> Void) throws(StoreFailure) -> Void = { try $0() }
     ) throws(StoreFailure) {
+        try makeParentFolders(of: name)
         try storeCompanions(of: name)
         try storeFile(bytes, as: name, publish: publish)
         recordStored(name)
+    }
+
+    /// Makes the folders a name with slashes lies in (Fresco's shard folders), inside the cache folder.
+    private func makeParentFolders(of name: String) throws(StoreFailure) {
+        guard let slash = name.lastIndex(of: "/") else { return }
+        var path = location.folder
+        for component in name[..<slash].split(separator: "/") {
+            path = CacheLocation.join(path, String(component))
+            do throws(SystemError) {
+                try FileSystem.makeFolder(path)
+            } catch  where error.isAlreadyThere {
+            } catch {
+                throw StoreFailure(error, step: "create the folder \(path)")
+            }
+        }
     }
 
     /// Writes the other files of entry `name` (empty) before it.
@@ -344,6 +361,7 @@ public final class CacheStore: Sendable {
     /// times the format gives a stored file; with an index, as `store` does.
     public func moveIntoPlace(temporaryName: String, name: String) throws(StoreFailure) {
         do throws(StoreFailure) {
+            try makeParentFolders(of: name)
             try storeCompanions(of: name)
         } catch {
             try? temporaryDescriptor.removeFile(temporaryName)

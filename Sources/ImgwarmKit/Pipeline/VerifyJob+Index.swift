@@ -1,6 +1,8 @@
-/// `verify` on a cache with an index (a DiskLruCache journal, docs/cache-formats-android.md): a
-/// key hits only when the index lists it and the library would find every file of its entry;
-/// without lists, the entries are the index's as well as the files.
+import ImgwarmSystem
+
+/// `verify` on a cache with an index (a DiskLruCache journal, Fresco's folder tree;
+/// docs/cache-formats-android.md): a key hits only when the index lists it and the library would
+/// find every file of its entry; without lists, the entries are the index's as well as the files.
 extension VerifyJob {
     /// The index, read as the library reads it (the folder's verdict already said it can be).
     func loadIndex() -> (any CacheIndex)? {
@@ -8,11 +10,14 @@ extension VerifyJob {
         return (try? index.load()) != nil ? index : nil
     }
 
-    /// Without lists: the entries the index lists whose file the walk did not find are misses.
-    func reportListedButAbsent(seen: Set<String>, _ observe: (Event) -> Void) {
+    /// Without lists: the entries the index lists that the walk of the folder did not meet (gone,
+    /// or in a subfolder) are judged by their names.
+    func reportListed(seen: Set<String>, in folder: FileDescriptor, now: Timestamp, _ observe: (Event) -> Void) {
         guard let index else { return }
         for name in index.listedNames where !seen.contains(name) {
-            observe(.checked(Check(fileName: name, read: .miss(.absent))))
+            var check = Check(fileName: name, read: .miss(.absent))
+            if let info = try? folder.status(of: name) { judge(&check, info: info, in: folder, now: now) }
+            observe(.checked(check))
         }
     }
 }

@@ -219,6 +219,6 @@ public final class VerifyJob {
         } catch {
             throw .unreadableFolder(location.folder, (error as? SystemError) ?? SystemError(code: 0))
         }
-        reportListedButAbsent(seen: seen, observe)
+        reportListed(seen: seen, in: folder, now: now, observe)
     }
 }
