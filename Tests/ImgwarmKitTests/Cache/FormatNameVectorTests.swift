@@ -87,7 +87,10 @@ import Testing
     }
 
     @Test func everyFormatIsRegisteredOnce() {
-        #expect(CacheFormats.names == ["sdwebimage", "kingfisher", "kingfisher7", "nuke", "glide", "coil", "coil2"])
+        #expect(
+            CacheFormats.names == [
+                "sdwebimage", "kingfisher", "kingfisher7", "nuke", "glide", "coil", "coil2", "fresco", "fresco3.6",
+            ])
         #expect(CacheFormats.named("KINGFISHER") == nil, "names are matched lower-case by the CLI, not here")
     }
 
