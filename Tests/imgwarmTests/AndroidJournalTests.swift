@@ -378,3 +378,36 @@ extension AndroidJournalTests {
         #expect(wiped.stderr.contains("would delete the folder"), "\(wiped.stderr)")
     }
 }
+
+extension AndroidJournalTests {
+    /// A clean that trims while a prefetch stores into the same folder: whatever order the lock
+    /// gives them, the journal parses with both rules and every entry it serves has its files.
+    @Test func cleanDuringAPrefetch() throws {
+        let h = try PrefetchHarness()
+        let journal = Journal.coil
+        let folder = h.temp.path("cache/busy")
+        let urls = (0..<30).map { h.url("/slow-headers/photo.jpg?delay=0.05&n=\($0)") }
+        let list = try h.temp.write("busy.txt", Data((urls.joined(separator: "\n") + "\n").utf8))
+        let process = try BackgroundProcess(
+            CLI.binary,
+            [
+                "prefetch", "--cache-format", journal.format, "--disk-cache-path", folder, "--concurrency", "2",
+                "--quiet", list,
+            ],
+            environment: CLI.environment(home: h.temp.path), folder: h.temp.url)
+        #expect(eventually(timeout: 60) { ((try? journal.open(folder))?.order.count ?? 0) >= 1 })
+        for _ in 0..<3 {
+            let clean = try h.run([
+                "clean", "--cache-format", journal.format, "--disk-cache-path", folder, "--max-size", "40K",
+            ])
+            #expect(clean.status == 0, "\(clean.stderr)")
+            let opened = try journal.open(folder)
+            #expect(opened.order.allSatisfy { journal.hits($0, opened, folder: folder) })
+        }
+        let end = process.wait(timeout: 120)
+        #expect(end.status == 0 && !end.timedOut, "\(process.stderr)")
+        let opened = try journal.open(folder)
+        #expect(opened.order.allSatisfy { journal.hits($0, opened, folder: folder) })
+        #expect(opened.order.count >= 1)
+    }
+}

@@ -88,6 +88,8 @@ extension PrefetchJob {
         }
         // Whatever was still waiting when the run had to stop never started.
         scheduler.drain(recordNotStarted)
+        // Every store is done before the index gets its last lines (the deferred shutdown then
+        // has nothing left to do).
         pool.shutdown()
         writeIndex(store, lock: touchLock, summary: &summary)
         summary.totals = totals
