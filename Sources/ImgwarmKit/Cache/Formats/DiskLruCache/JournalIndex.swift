@@ -217,6 +217,14 @@ public final class JournalIndex: CacheIndex {
                 }
             }
             let added = Array(lines.utf8)
+            guard !added.isEmpty else {
+                // Nothing left to say (the entries went since): the journal stays as it is.
+                (state.journal, state.bytes, state.identity) = (journal, bytes, found)
+                state.pending.removeAll()
+                state.stored.removeAll()
+                state.lastFlush = Monotonic.now()
+                return
+            }
             bytes.append(contentsOf: added)
             try replaceJournal(with: bytes)
             do throws(DiskLruJournal.Corruption) {
