@@ -6,7 +6,7 @@ import ImgwarmSystem
 /// engine's default (`PrefetchJob.Configuration`), which is where every default is defined.
 extension Prefetch {
     func listSources() -> [ListSource] {
-        let format = format ?? .auto
+        let format = listFormat.format ?? .auto
         var sources = lists.map { ListSource(path: $0, format: format, priority: priority ?? .normal) }
         sources += highLists.map { ListSource(path: $0, format: format, priority: .high) }
         sources += lowLists.map { ListSource(path: $0, format: format, priority: .low) }

@@ -79,12 +79,7 @@ struct Prefetch: ParsableCommand {
         completion: .list(Priority.allCases.map(\.rawValue)), transform: Parse.priority)
     var priority: Priority?
 
-    @Option(
-        help: ArgumentHelp(
-            "How lists are read: auto (.jsonl and .ndjson are JSON Lines), plain or jsonl (default auto).",
-            valueName: "format"),
-        completion: .list(ListFormat.allCases.map(\.rawValue)), transform: Parse.format)
-    var format: ListFormat?
+    @OptionGroup var listFormat: ListFormatOption
 
     @Option(
         help: ArgumentHelp(

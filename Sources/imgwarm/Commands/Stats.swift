@@ -1,13 +1,14 @@
 import ArgumentParser
 import ImgwarmKit
 
-/// `imgwarm stats`: what SDWebImage's totalDiskSize / totalDiskCount would say, and more.
+/// `imgwarm stats`: the folder's entries and sizes (SDWebImage's totalDiskSize / totalDiskCount), the
+/// format's entries, and more.
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the size, entry count, formats and dates of a disk cache.",
         discussion: """
-            Entries and logical bytes are SDWebImage's totalDiskCount and totalDiskSize: every \
-            entry of the folder at any depth, hidden ones and subfolders included. Format entries \
+            Entries and logical bytes count every entry of the folder at any depth, hidden ones \
+            and subfolders included: SDWebImage's totalDiskCount and totalDiskSize. Format entries \
             are the cache files named as --cache-format names its entries (the others are foreign \
             files, which make clean refuse); for kingfisher and kingfisher7 it also says how many \
             are expired, as Kingfisher's reader decides (modification time at or before now). Allocated bytes \
@@ -57,10 +58,10 @@ struct Stats: ParsableCommand {
     private func text(location: CacheLocation, stats: DiskCache.Statistics, state: StateStore.Summary) -> String {
         var lines = ["Cache folder:   \(location.folder)\(stats.exists ? "" : " (does not exist yet)")"]
         let totals = stats.totals
-        lines.append("Entries:        \(totals.entries) (SDWebImage totalDiskCount)")
+        lines.append("Entries:        \(totals.entries) (at any depth: SDWebImage's totalDiskCount)")
         lines.append(
             "Size:           \(totals.logicalBytes) bytes, \(Quantities.formatBytes(totals.logicalBytes)) "
-                + "(SDWebImage totalDiskSize); \(Quantities.formatBytes(totals.allocatedBytes)) allocated")
+                + "(SDWebImage's totalDiskSize); \(Quantities.formatBytes(totals.allocatedBytes)) allocated")
         let formats = stats.formats.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
         lines.append(
             "Cache files:    \(stats.files)"

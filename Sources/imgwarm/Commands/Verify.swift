@@ -57,12 +57,7 @@ struct Verify: ParsableCommand {
             valueName: "list"), completion: .file())
     var lists: [String] = []
 
-    @Option(
-        help: ArgumentHelp(
-            "How lists are read: auto (.jsonl and .ndjson are JSON Lines), plain or jsonl (default auto).",
-            valueName: "format"),
-        completion: .list(ListFormat.allCases.map(\.rawValue)), transform: Parse.format)
-    var format: ListFormat?
+    @OptionGroup var listFormat: ListFormatOption
 
     @OptionGroup(title: "Cache keys and shards") var keyOptions: KeyFilterOptions
     @OptionGroup(title: "Cache keys and shards") var shardOptions: ShardOptions
@@ -94,7 +89,7 @@ struct Verify: ParsableCommand {
 
     func run() throws {
         let location = try location.location()
-        let sources = lists.map { ListSource(path: $0, format: format ?? .auto) }
+        let sources = lists.map { ListSource(path: $0, format: listFormat.format ?? .auto) }
         var configuration = VerifyJob.Configuration()
         configuration.keyFilters = keyOptions.chain
         configuration.shard = shardOptions.shard

@@ -1,0 +1,12 @@
+import ArgumentParser
+import ImgwarmKit
+
+/// `--format`: how the commands that read URL lists (prefetch, verify) read them.
+struct ListFormatOption: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "How lists are read: auto (.jsonl and .ndjson are JSON Lines), plain or jsonl (default auto).",
+            valueName: "format"),
+        completion: .list(ListFormat.allCases.map(\.rawValue)), transform: Parse.format)
+    var format: ListFormat?
+}
