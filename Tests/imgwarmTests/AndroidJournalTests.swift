@@ -250,7 +250,7 @@ import Testing
                 && journal.hits(Self.key(urls[2]), trimmed, folder: folder))
     }
 
-    /// A run that leaves the cache above the library's limit says the app will trim it at open.
+    /// A run that leaves the cache above the library's limit says the app will trim it.
     @Test func aCacheAboveTheLimitIsReported() throws {
         let h = try PrefetchHarness()
         let folder = h.temp.path("cache/glide")

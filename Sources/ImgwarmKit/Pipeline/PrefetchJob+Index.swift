@@ -1,6 +1,6 @@
 /// The end of a run into a cache with an index (a DiskLruCache journal, docs/cache-formats-android.md):
 /// what the index recorded is written, and a cache left above the library's size limit is
-/// reported, since the app trims it when it opens it.
+/// reported, since the app trims it at its first write to the cache.
 extension PrefetchJob {
     /// Writes the index's last lines under the shared cache lock (after every store is done).
     func writeIndex(_ store: CacheStore, lock: CacheLock, summary: inout PrefetchSummary) {
@@ -26,7 +26,7 @@ extension PrefetchJob {
         let size = index.accountedBytes
         if limit > 0 && size > limit {
             observer?.prefetchWarning(
-                "the cache now holds \(Quantities.formatBytes(size)), above \(location.format.library)'s limit of \(Quantities.formatBytes(limit)) (\(Setting.maxSize)): the app will remove its least recently used entries when it opens the cache"
+                "the cache now holds \(Quantities.formatBytes(size)), above \(location.format.library)'s limit of \(Quantities.formatBytes(limit)) (\(Setting.maxSize)): the app will remove its least recently used entries as soon as it writes to the cache"
             )
         }
     }
