@@ -107,6 +107,40 @@ extension DiskCache {
 
         /// Every removal, whatever the reason.
         public var removedCount: Int { expired + trimmed + cleared }
+
+        /// Removes the file at `path` (`name` in the folder, `info` its status), unless `dryRun`,
+        /// and counts it under `reason`, telling `observe`: the removal pass of the formats whose
+        /// index chooses the files (`CacheIndex.clean`). False when it did not go: a failure is
+        /// counted and observed, a file already gone is neither.
+        mutating func remove(
+            _ name: String, _ info: FileStatus, path: String, reason: RemovalReason, dryRun: Bool,
+            observe: (CleanEvent) -> Void
+        ) -> Bool {
+            let entry = CacheEntry(
+                name: name, kind: info.kind, logicalSize: info.size, allocatedSize: info.allocatedSize,
+                date: info.modified, device: info.device, inode: info.inode)
+            if !dryRun {
+                do throws(SystemError) {
+                    try FileSystem.removeFile(path)
+                } catch {
+                    if !error.isNotFound {
+                        failed += 1
+                        observe(.failed(RemovalFailure(entry: entry, code: error.code, call: error.call)))
+                    }
+                    return false
+                }
+            }
+            switch reason {
+            case .expired: expired += 1
+            case .trimmed: trimmed += 1
+            case .cleared: cleared += 1
+            }
+            removedLogicalBytes += info.size
+            removedAllocatedBytes += info.allocatedSize
+            after.subtract(logical: info.size, allocated: info.allocatedSize)
+            observe(.removed(Removal(entry: entry, reason: reason)))
+            return true
+        }
     }
 
     /// What the first walk of the folder found: totals, the guard's findings, and what the size

@@ -43,25 +43,9 @@ extension JournalIndex {
                     let info = try? FileSystem.status(
                         ofPath: CacheLocation.join(folderPath, name), followingLinks: false)
                 else { continue }
-                let entry = CacheEntry(
-                    name: name, kind: info.kind, logicalSize: info.size, allocatedSize: info.allocatedSize,
-                    date: info.modified, device: info.device, inode: info.inode)
-                if !dryRun {
-                    do throws(SystemError) {
-                        try FileSystem.removeFile(CacheLocation.join(folderPath, name))
-                    } catch {
-                        if !error.isNotFound {
-                            result.failed += 1
-                            observe(.failed(DiskCache.RemovalFailure(entry: entry, code: error.code, call: error.call)))
-                        }
-                        continue
-                    }
-                }
-                if reason == .cleared { result.cleared += 1 } else { result.trimmed += 1 }
-                result.removedLogicalBytes += info.size
-                result.removedAllocatedBytes += info.allocatedSize
-                result.after.subtract(logical: info.size, allocated: info.allocatedSize)
-                observe(.removed(DiskCache.Removal(entry: entry, reason: reason)))
+                _ = result.remove(
+                    name, info, path: CacheLocation.join(folderPath, name), reason: reason, dryRun: dryRun,
+                    observe: observe)
             }
         }
         return result

@@ -116,26 +116,11 @@ final class FrescoTree: CacheIndex {
         }
         let reason: DiskCache.RemovalReason = policy.removeAll ? .cleared : .trimmed
         for (name, info) in chosen {
-            let entry = CacheEntry(
-                name: name, kind: info.kind, logicalSize: info.size, allocatedSize: info.allocatedSize,
-                date: info.modified, device: info.device, inode: info.inode)
-            if !dryRun {
-                do throws(SystemError) {
-                    try FileSystem.removeFile(CacheLocation.join(folder, name))
-                } catch {
-                    if !error.isNotFound {
-                        result.failed += 1
-                        observe(.failed(DiskCache.RemovalFailure(entry: entry, code: error.code, call: error.call)))
-                    }
-                    continue
-                }
+            if result.remove(
+                name, info, path: CacheLocation.join(folder, name), reason: reason, dryRun: dryRun, observe: observe)
+            {
+                result.remainingAllocated -= min(info.size, result.remainingAllocated)
             }
-            if reason == .cleared { result.cleared += 1 } else { result.trimmed += 1 }
-            result.removedLogicalBytes += info.size
-            result.removedAllocatedBytes += info.allocatedSize
-            result.remainingAllocated -= min(info.size, result.remainingAllocated)
-            result.after.subtract(logical: info.size, allocated: info.allocatedSize)
-            observe(.removed(DiskCache.Removal(entry: entry, reason: reason)))
         }
         return result
     }
