@@ -204,14 +204,17 @@ public final class FlutterDatabase {
     public func overCapacity(now: Int64, capacity: Int = FlutterDatabase.capacity) throws(Problem) -> [Row] {
         try rows(
             "WHERE touched < ? ORDER BY touched DESC LIMIT ? OFFSET ?",
-            [.integer(now - FlutterDatabase.recentPeriod), .integer(Int64(FlutterDatabase.batchLimit)),
-             .integer(Int64(capacity))])
+            [
+                .integer(now - FlutterDatabase.recentPeriod), .integer(Int64(FlutterDatabase.batchLimit)),
+                .integer(Int64(capacity)),
+            ])
     }
 
     /// `getOldObjects(stalePeriod)`: rows touched before `now` − `stalePeriod`, at most 100, in
     /// the order SQLite gives them (the library's query has no `ORDER BY`).
     public func oldObjects(now: Int64, stalePeriod: Int64 = FlutterDatabase.stalePeriod) throws(Problem) -> [Row] {
-        try rows("WHERE touched < ? LIMIT ?", [.integer(now - stalePeriod), .integer(Int64(FlutterDatabase.batchLimit))])
+        try rows(
+            "WHERE touched < ? LIMIT ?", [.integer(now - stalePeriod), .integer(Int64(FlutterDatabase.batchLimit))])
     }
 
     // MARK: Writing

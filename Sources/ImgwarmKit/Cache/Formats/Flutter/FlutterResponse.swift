@@ -85,7 +85,9 @@ public enum FlutterResponse {
         for character in rest {
             guard let digit = character.hexDigitValue, Int64(digit) < radix, character.isASCII else { return nil }
             let (shifted, overflowA) = value.multipliedReportingOverflow(by: radix)
-            let (next, overflowB) = negative ? shifted.subtractingReportingOverflow(Int64(digit)) : shifted.addingReportingOverflow(Int64(digit))
+            let (next, overflowB) =
+                negative
+                ? shifted.subtractingReportingOverflow(Int64(digit)) : shifted.addingReportingOverflow(Int64(digit))
             guard !overflowA, !overflowB else { return nil }
             value = next
         }
