@@ -253,13 +253,13 @@ public final class CacheStore: Sendable {
     /// With an index, the entry's other files (`CacheIndex.companions`) are written first, and
     /// the index records the entry once it is in place.
     public func store(
-        _ bytes: UnsafeRawBufferPointer, as name: String,
+        _ bytes: UnsafeRawBufferPointer, as name: String, response: CacheIndexResponse? = nil,
         publish: (() throws(StoreFailure) -> Void) throws(StoreFailure) -> Void = { try $0() }
     ) throws(StoreFailure) {
         try makeParentFolders(of: name)
         try storeCompanions(of: name)
         try storeFile(bytes, as: name, publish: publish)
-        recordStored(name)
+        recordStored(name, response: response)
     }
 
     /// Makes the folders a name with slashes lies in (Fresco's shard folders), inside the cache folder.
@@ -285,9 +285,9 @@ public final class CacheStore: Sendable {
         }
     }
 
-    private func recordStored(_ name: String) {
+    private func recordStored(_ name: String, response: CacheIndexResponse?) {
         guard let index else { return }
-        index.didStore(name)
+        if let response { index.didStore(name, response: response) } else { index.didStore(name) }
         try? index.flush(force: false, lockTimeout: 0)
     }
 
@@ -359,7 +359,9 @@ public final class CacheStore: Sendable {
 
     /// Renames a complete temporary file (a name inside `temporaryFolder`) to `name`, with the
     /// times the format gives a stored file; with an index, as `store` does.
-    public func moveIntoPlace(temporaryName: String, name: String) throws(StoreFailure) {
+    public func moveIntoPlace(temporaryName: String, name: String, response: CacheIndexResponse? = nil)
+        throws(StoreFailure)
+    {
         do throws(StoreFailure) {
             try makeParentFolders(of: name)
             try storeCompanions(of: name)
@@ -368,7 +370,7 @@ public final class CacheStore: Sendable {
             throw error
         }
         try renameIntoPlace(temporaryName: temporaryName, name: name)
-        recordStored(name)
+        recordStored(name, response: response)
     }
 
     private func renameIntoPlace(temporaryName: String, name: String) throws(StoreFailure) {

@@ -112,7 +112,9 @@ extension PrefetchJob {
             let entry = scheduler.next(
                 now: now,
                 needsTransfer: { entry in
-                    if case .hit = store.lookup(entry.settleFileName(in: location.format)) { return refresh }
+                    if case .hit = store.lookup(entry.settleFileName(in: location.format, index: store.index)) {
+                        return refresh
+                    }
                     return true
                 })
         {
@@ -127,7 +129,7 @@ extension PrefetchJob {
     @discardableResult
     func start(_ entry: PendingEntry, downloader: Downloader, store: CacheStore, lock: CacheLock) -> Bool {
         var entry = entry
-        let name = entry.settleFileName(in: location.format)
+        let name = entry.settleFileName(in: location.format, index: store.index)
         var validators: Downloader.Validators?
         switch store.lookup(name) {
         case .hit(let size):
@@ -217,6 +219,7 @@ extension PrefetchJob {
             return ValidationPool.Job(
                 entry: entry, fileName: name, bytes: body.bytes, spillName: body.spillName, count: body.count,
                 httpStatus: body.status, etag: finished.etag, lastModified: finished.lastModified,
+                cacheControl: finished.cacheControl, contentType: finished.contentType, receivedAt: .now(),
                 duration: finished.duration)
         case .failure(var failure):
             if failure.httpStatus == nil { failure.httpStatus = finished.httpStatus }

@@ -263,6 +263,57 @@ public final class FlutterDatabase {
         }
     }
 
+    /// The rows the library's cleanup removes at `now` (`CacheStore._cleanupCache`: the rows of
+    /// `overCapacity` and of `oldObjects`, then `deleteAll`), run again until a run removes
+    /// nothing, or every row (`emptyCache`) when `all`; each with `stale` true when it was old.
+    /// The deletions are committed when `apply`, else rolled back (a dry run).
+    public func cleanup(now: Int64, all: Bool, apply: Bool) throws(Problem) -> [(row: Row, stale: Bool)] {
+        if isUnmade { return [] }
+        do {
+            try db.execute("BEGIN IMMEDIATE")
+        } catch {
+            throw FlutterDatabase.problem(error)
+        }
+        var removed: [(row: Row, stale: Bool)] = []
+        do throws(Problem) {
+            if all {
+                removed = try allRows().map { ($0, false) }
+                try deleteInTransaction(removed.map(\.row.id))
+            } else {
+                while true {
+                    let old = try oldObjects(now: now)
+                    let stale = Set(old.map(\.id))
+                    var round: [(row: Row, stale: Bool)] = []
+                    var ids = Set<Int64>()
+                    for row in try overCapacity(now: now) + old where ids.insert(row.id).inserted {
+                        round.append((row, stale.contains(row.id)))
+                    }
+                    if round.isEmpty { break }
+                    try deleteInTransaction(round.map(\.row.id))
+                    removed += round
+                }
+            }
+            try execute(apply ? "COMMIT" : "ROLLBACK")
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+        return removed
+    }
+
+    private func execute(_ sql: String) throws(Problem) {
+        do { try db.execute(sql) } catch { throw FlutterDatabase.problem(error) }
+    }
+
+    private func deleteInTransaction(_ ids: [Int64]) throws(Problem) {
+        do {
+            let statement = try db.prepare("DELETE FROM cacheObject WHERE _id = ?")
+            for id in ids { try statement.run([.integer(id)]) }
+        } catch {
+            throw FlutterDatabase.problem(error)
+        }
+    }
+
     /// `deleteAll(ids)`.
     public func delete(ids: [Int64]) throws(Problem) {
         guard !ids.isEmpty else { return }
