@@ -175,8 +175,8 @@ import Testing
 
     @Test func theDatabaseGoesWhereDatabaseSays() throws {
         let s = try Setup()
-        let elsewhere = s.h.temp.path("support/libCachedImageData.db")
-        try FileManager.default.createDirectory(atPath: s.h.temp.path("support"), withIntermediateDirectories: true)
+        // A folder that does not exist yet is made, as the library makes it.
+        let elsewhere = s.h.temp.path("support/app/libCachedImageData.db")
         let list = try s.list([s.h.url("/img/photo.jpg")])
         let options = s.options + ["--database", elsewhere]
         #expect(try s.h.run(["prefetch"] + options + [list]).status == 0)

@@ -81,9 +81,21 @@ public final class FlutterIndex: CacheIndex {
         }
     }
 
-    /// Creates the database as the library's `onCreate` does when there is none.
+    /// Creates the database as the library's `onCreate` does when there is none, in a folder
+    /// made when missing (as `_getPath` makes it).
     public func prepare() throws(CacheIndexError) {
         guard !FileSystem.exists(databasePath) else { return }
+        var missing: [String] = []
+        var parent = CacheLocation.split(databasePath).parent
+        while parent != "/" && !parent.isEmpty && !FileSystem.exists(parent) {
+            missing.append(parent)
+            parent = CacheLocation.split(parent).parent
+        }
+        for folder in missing.reversed() {
+            do throws(SystemError) { try FileSystem.makeFolder(folder) } catch  where error.isAlreadyThere {} catch {
+                throw .system(path: folder, error)
+            }
+        }
         _ = try open(create: true, readOnly: false, busyTimeout: 5)
     }
 
