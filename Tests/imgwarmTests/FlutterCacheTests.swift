@@ -189,4 +189,31 @@ import Testing
         #expect(wrong.status == 2)
         #expect(wrong.stderr.contains("--database does not apply to sdwebimage"))
     }
+
+    /// Two processes on one folder and database, with lists that overlap: every key has one row,
+    /// every row its file, no file without a row, and every key hits.
+    @Test func twoProcessesLoseNothing() throws {
+        let s = try Setup()
+        let shared = (0..<20).map { s.h.url("/img/sticker.webp?shared=\($0)") }
+        let lists = (0..<2).map { run in shared + (0..<20).map { s.h.url("/img/photo.jpg?run=\(run)&n=\($0)") } }
+        var processes: [BackgroundProcess] = []
+        for (number, urls) in lists.enumerated() {
+            let list = try s.list(urls, name: "list\(number).txt")
+            processes.append(
+                try BackgroundProcess(
+                    CLI.binary, ["prefetch"] + s.options + ["--quiet", list],
+                    environment: CLI.environment(home: s.h.temp.path), folder: s.h.temp.url))
+        }
+        for process in processes {
+            let end = process.wait(timeout: 120)
+            #expect(end.status == 0 && !end.timedOut, "\(process.stderr)")
+        }
+        let rows = try s.model.rows()
+        let keys = Set(lists.flatMap { $0 })
+        #expect(rows.count == keys.count)
+        #expect(Set(rows.map(\.key)) == keys)
+        let now = Self.nowMilliseconds()
+        #expect(try keys.allSatisfy { try s.model.miss($0, now: now) == nil })
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: s.folder)) == Set(rows.map(\.relativePath)))
+    }
 }

@@ -108,7 +108,9 @@ public final class FlutterDatabase {
                     isUnmade = true
                     return
                 }
+                // Asked again under the write lock: another process may have made it meanwhile.
                 try db.transaction { () throws(SQLiteError) in
+                    guard try FlutterDatabase.version(db) == 0, try !FlutterDatabase.hasTable(db) else { return }
                     try db.execute(FlutterDatabase.schema)
                     try db.execute("PRAGMA user_version = \(FlutterDatabase.userVersion)")
                 }
