@@ -216,4 +216,24 @@ import Testing
         #expect(try keys.allSatisfy { try s.model.miss($0, now: now) == nil })
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: s.folder)) == Set(rows.map(\.relativePath)))
     }
+
+    /// `--refresh`: a 304 keeps the row's file and takes the response's validTill, as the
+    /// library's `_manageResponse` does for a 304.
+    @Test func aRevalidatedHitTakesTheNewValidTill() throws {
+        let s = try Setup()
+        let url = s.h.url("/img/photo.jpg")
+        let list = try s.list([url])
+        #expect(try s.h.run(["prefetch"] + s.options + [list]).status == 0)
+        let first = try #require(try s.model.rows().first)
+        let soon = Self.nowMilliseconds() + 600_000
+        _ = try FlutterReaderModel.sqlite3(s.database, "UPDATE cacheObject SET validTill = \(soon)")
+        let before = Self.nowMilliseconds()
+        let run = try s.h.run(["prefetch", "--refresh"] + s.options + ["--report", "-", list])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try run.totals["revalidated"] as? Int == 1)
+        let row = try #require(try s.model.rows().first)
+        #expect(row.relativePath == first.relativePath && row.length == first.length && row.eTag == first.eTag)
+        #expect(row.validTill >= before + 7 * Self.day)
+        #expect(row.touched >= before)
+    }
 }

@@ -50,6 +50,11 @@ public protocol CacheIndex: AnyObject, Sendable {
     /// `name` was a hit: record the read as the library's own read does, at the next flush.
     func didRead(_ name: String)
 
+    /// `name` was a hit that the server confirmed (a 304 to a conditional request) with
+    /// `response`: record it as the library records a 304 (flutter_cache_manager: new `validTill`
+    /// and `eTag`). By default `didRead(name)`.
+    func didRevalidate(_ name: String, response: CacheIndexResponse)
+
     /// Writes what was recorded into the index. With `force` false, only when a batch is due and
     /// no other process is writing the index (it never waits); with `force`, waits up to
     /// `lockTimeout` seconds for the index lock.
@@ -74,6 +79,8 @@ extension CacheIndex {
     public func storeName(for name: String, response: CacheIndexResponse) -> String { name }
 
     public func didStore(_ name: String, response: CacheIndexResponse) { didStore(name) }
+
+    public func didRevalidate(_ name: String, response: CacheIndexResponse) { didRead(name) }
 }
 
 /// What an index may keep of the download a stored entry came from (flutter_cache_manager's row).

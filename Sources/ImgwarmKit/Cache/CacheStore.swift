@@ -212,12 +212,15 @@ public final class CacheStore: Sendable {
 
     /// Gives a hit the times the format's reader sets on a read (SDWebImage, Nuke: the access
     /// time, whatever the mount's atime policy; Kingfisher: a new expiry date), and records the
-    /// read in the format's index (a journal's `READ` line). The caller holds the cache lock shared.
+    /// read in the format's index (a journal's `READ` line; with `response`, a 304's news). The
+    /// caller holds the cache lock shared.
     @discardableResult
-    public func touch(_ name: String, now: Timestamp = .now()) -> Bool {
+    public func touch(_ name: String, now: Timestamp = .now(), revalidatedBy response: CacheIndexResponse? = nil)
+        -> Bool
+    {
         guard let info = try? folderDescriptor.status(of: name) else { return false }
         if let index {
-            index.didRead(name)
+            if let response { index.didRevalidate(name, response: response) } else { index.didRead(name) }
             try? index.flush(force: false, lockTimeout: 0)
         }
         let times = location.format.timesOnHit(info, now: now)

@@ -202,7 +202,10 @@ extension PrefetchJob {
                     retryAfter: nil, scheduler: scheduler)
                 return nil
             }
-            _ = try? lock.withShared(timeout: configuration.lockTimeout) { store.touch(name) }
+            let response = CacheIndexResponse(
+                key: entry.key, url: entry.url, etag: finished.etag, cacheControl: finished.cacheControl,
+                contentType: finished.contentType, receivedAt: .now(), length: 0)
+            _ = try? lock.withShared(timeout: configuration.lockTimeout) { store.touch(name, revalidatedBy: response) }
             var result = EntryResult(entry, outcome: .revalidated)
             result.httpStatus = 304
             result.attempts = entry.attempts

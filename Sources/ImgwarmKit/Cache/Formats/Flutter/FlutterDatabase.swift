@@ -316,6 +316,17 @@ public final class FlutterDatabase {
         }
     }
 
+    /// A 304's update: `validTill`, `eTag` and `touched` = `now`, the file and length kept.
+    public func revalidate(id: Int64, validTill: Int64, eTag: String?, now: Int64) throws(Problem) {
+        do {
+            try db.prepare("UPDATE cacheObject SET validTill = ?, eTag = ?, touched = ? WHERE _id = ?").run([
+                .integer(validTill), eTag.map { .text($0) } ?? .null, .integer(now), .integer(id),
+            ])
+        } catch {
+            throw FlutterDatabase.problem(error)
+        }
+    }
+
     /// `deleteAll(ids)`.
     public func delete(ids: [Int64]) throws(Problem) {
         guard !ids.isEmpty else { return }

@@ -29,6 +29,9 @@ public final class FlutterIndex: CacheIndex {
     private enum Operation {
         case put(FlutterDatabase.Put)
         case read(key: String)
+        /// A 304: the row keeps its file and length, and takes the response's `validTill` and
+        /// its `eTag` when it has one (`_setDataFromHeaders`, `copyWith`).
+        case revalidate(key: String, validTill: Int64, eTag: String?)
     }
 
     public init(location: CacheLocation, databasePath: String, names: FlutterFileName = FlutterFileName()) {
@@ -150,6 +153,15 @@ public final class FlutterIndex: CacheIndex {
         }
     }
 
+    public func didRevalidate(_ name: String, response: CacheIndexResponse) {
+        let validTill = FlutterResponse.validTill(
+            receivedAt: FlutterIndex.milliseconds(response.receivedAt), cacheControl: response.cacheControl)
+        state.withLock { state in
+            guard let key = state.keysByName[name] else { return }
+            state.pending.append(.revalidate(key: key, validTill: validTill, eTag: response.etag))
+        }
+    }
+
     public func flush(force: Bool, lockTimeout: Double) throws(CacheIndexError) {
         try state.withLock { (state: inout State) throws(CacheIndexError) in
             guard !state.pending.isEmpty else { return }
@@ -185,6 +197,12 @@ public final class FlutterIndex: CacheIndex {
                         let now = FlutterIndex.milliseconds(.now())
                         try db.touch(id: row.id, now: now)
                         state.rows[key]?.touched = now
+                    case .revalidate(let key, let validTill, let eTag):
+                        guard let row = try db.row(forKey: key) else { continue }
+                        let now = FlutterIndex.milliseconds(.now())
+                        try db.revalidate(id: row.id, validTill: validTill, eTag: eTag ?? row.eTag, now: now)
+                        state.rows[key]?.touched = now
+                        state.rows[key]?.validTill = validTill
                     }
                 }
             } catch {
