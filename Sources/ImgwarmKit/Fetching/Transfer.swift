@@ -202,7 +202,7 @@ final class Transfer {
         spillName = nil
     }
 
-    /// Takes one response header line from libcurl. Only three headers matter, so the line is
+    /// Takes one response header line from libcurl. Only a few headers matter, so the line is
     /// matched as bytes and a String is made only for their values (this runs ~10 times per URL).
     func header(_ line: UnsafeRawBufferPointer) {
         headerBytes &+= line.count
