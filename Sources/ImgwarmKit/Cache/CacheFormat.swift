@@ -155,7 +155,8 @@ public enum EntryMiss: String, Sendable, Codable, CaseIterable {
     case folder
     /// A symbolic link or another kind of file the library does not read.
     case notAFile = "not-a-file"
-    /// The file's expiry date has passed (Kingfisher: its modification time is at or before now).
+    /// The entry's expiry date has passed (Kingfisher: its modification time is at or before now;
+    /// flutter_cache_manager: its row's `validTill` is before now).
     case expired
     /// The bytes are not an image the library would decode.
     case notAnImage = "not-an-image"
@@ -171,7 +172,8 @@ public enum EntryMiss: String, Sendable, Codable, CaseIterable {
         case .empty: return "the file is empty"
         case .folder: return "a folder stands where the file should be"
         case .notAFile: return "not a regular file"
-        case .expired: return "expired (its modification time, the expiry date, has passed)"
+        case .expired:
+            return "expired (its expiry date has passed: Kingfisher's modification time, flutter's validTill)"
         case .notAnImage: return "the bytes are not an image"
         case .unreadable: return "the file cannot be read"
         case .notIndexed: return "the library's index (its journal or database) does not list it"
