@@ -108,6 +108,19 @@ public final class FixtureRoutes: @unchecked Sendable {
             return { request, out in
                 FixtureRoutes.serveConditional(request, out, body: image, type: FixtureRoutes.contentType(rest))
             }
+        case "max-age":
+            // `/max-age/<seconds>/<name>`: the image with `Cache-Control: public, max-age=<seconds>`.
+            let pieces = rest.split(separator: "/", maxSplits: 1).map(String.init)
+            guard pieces.count == 2, let body = valid[pieces[1]] else { return nil }
+            let (seconds, name) = (pieces[0], pieces[1])
+            return { _, out in
+                out.respond(
+                    status: 200,
+                    headers: [
+                        "Content-Type": FixtureRoutes.contentType(name), "ETag": FixtureRoutes.etag(body),
+                        "Cache-Control": "public, max-age=\(seconds)",
+                    ], body: body)
+            }
         case "octet":
             guard let image else { return nil }
             return { _, out in

@@ -24,7 +24,8 @@ public protocol CacheFormat: Sendable {
     /// `namespace`, e.g. `<root>/com.hackemist.SDImageCache/default`.
     func folder(cachesRoot: String, namespace: String) -> String
 
-    /// The name of `key`'s entry in the cache folder.
+    /// The name of `key`'s entry in the cache folder; empty for a format whose index names the
+    /// entries (`CacheIndex.entryName(forKey:)`, flutter_cache_manager), for a key it does not list.
     func fileName(forKey key: String) -> String
 
     /// True when an entry of a folder named `bytes` (UTF-8) has the shape of one of this format's
@@ -61,6 +62,10 @@ public protocol CacheFormat: Sendable {
     /// The index the library keeps beside its files in `location`'s folder (a journal), which
     /// decides hits with `read`, records stores and hits, and cleans; nil for a plain-files cache.
     func makeIndex(for location: CacheLocation) -> (any CacheIndex)?
+
+    /// This format with its database at `path` (flutter_cache_manager's, which lives outside the
+    /// cache folder); nil for a format without a database.
+    func usingDatabase(atPath path: String) -> (any CacheFormat)?
 }
 
 extension CacheFormat {
@@ -98,6 +103,8 @@ extension CacheFormat {
     public func expiring(afterSeconds seconds: Int64) -> (any CacheFormat)? { nil }
 
     public func makeIndex(for location: CacheLocation) -> (any CacheIndex)? { nil }
+
+    public func usingDatabase(atPath path: String) -> (any CacheFormat)? { nil }
 }
 
 /// What a library's reader makes of the file at an entry's name.
@@ -148,7 +155,8 @@ public enum EntryMiss: String, Sendable, Codable, CaseIterable {
     case folder
     /// A symbolic link or another kind of file the library does not read.
     case notAFile = "not-a-file"
-    /// The file's expiry date has passed (Kingfisher: its modification time is at or before now).
+    /// The entry's expiry date has passed (Kingfisher: its modification time is at or before now;
+    /// flutter_cache_manager: its row's `validTill` is before now).
     case expired
     /// The bytes are not an image the library would decode.
     case notAnImage = "not-an-image"
@@ -164,10 +172,11 @@ public enum EntryMiss: String, Sendable, Codable, CaseIterable {
         case .empty: return "the file is empty"
         case .folder: return "a folder stands where the file should be"
         case .notAFile: return "not a regular file"
-        case .expired: return "expired (its modification time, the expiry date, has passed)"
+        case .expired:
+            return "expired (its expiry date has passed: Kingfisher's modification time, flutter's validTill)"
         case .notAnImage: return "the bytes are not an image"
         case .unreadable: return "the file cannot be read"
-        case .notIndexed: return "the library's journal does not list it"
+        case .notIndexed: return "the library's index (its journal or database) does not list it"
         }
     }
 }
@@ -183,6 +192,9 @@ public struct CleanRules: Sendable, Equatable {
         case stamped
         /// The library expires nothing by age (Nuke).
         case none
+        /// The library's index decides what goes, by its own fixed rules, in these words
+        /// (flutter_cache_manager's cleanup); neither an age nor a size limit applies.
+        case index(String)
     }
 
     public enum Measure: String, Sendable, Equatable {
@@ -253,7 +265,7 @@ public enum CacheFormats {
     public static let all: [any CacheFormat] = [
         SDWebImageFormat(), KingfisherFormat(.sha256), KingfisherFormat(.md5), NukeFormat(),
         GlideFormat(), CoilFormat(major: 3), CoilFormat(major: 2),
-        FrescoFormat(.double), FrescoFormat(.integer),
+        FrescoFormat(.double), FrescoFormat(.integer), FlutterFormat(),
     ]
 
     /// The format named `name`, if there is one.

@@ -35,8 +35,25 @@ public protocol CacheIndex: AnyObject, Sendable {
     /// `name` was just stored, complete, under its name: list it at the next flush.
     func didStore(_ name: String)
 
+    /// The name of `key`'s entry when the index, not the key, names it (flutter_cache_manager: its
+    /// row's file); nil: `CacheFormat.fileName(forKey:)`.
+    func entryName(forKey key: String) -> String?
+
+    /// The name a download of an entry now named `name` is stored under (flutter_cache_manager
+    /// gives every download a new name); `name` by default.
+    func storeName(for name: String, response: CacheIndexResponse) -> String
+
+    /// `name` was just stored, complete, from `response`: list it at the next flush. By default
+    /// `didStore(name)`.
+    func didStore(_ name: String, response: CacheIndexResponse)
+
     /// `name` was a hit: record the read as the library's own read does, at the next flush.
     func didRead(_ name: String)
+
+    /// `name` was a hit that the server confirmed (a 304 to a conditional request) with
+    /// `response`: record it as the library records a 304 (flutter_cache_manager: new `validTill`
+    /// and `eTag`). By default `didRead(name)`.
+    func didRevalidate(_ name: String, response: CacheIndexResponse)
 
     /// Writes what was recorded into the index. With `force` false, only when a batch is due and
     /// no other process is writing the index (it never waits); with `force`, waits up to
@@ -56,12 +73,44 @@ public protocol CacheIndex: AnyObject, Sendable {
 
 extension CacheIndex {
     public func prepare() throws(CacheIndexError) {}
+
+    public func entryName(forKey key: String) -> String? { nil }
+
+    public func storeName(for name: String, response: CacheIndexResponse) -> String { name }
+
+    public func didStore(_ name: String, response: CacheIndexResponse) { didStore(name) }
+
+    public func didRevalidate(_ name: String, response: CacheIndexResponse) { didRead(name) }
+}
+
+/// What an index may keep of the download a stored entry came from (flutter_cache_manager's row).
+public struct CacheIndexResponse: Sendable, Equatable {
+    public var key: String
+    public var url: String
+    public var etag: String?
+    public var cacheControl: String?
+    public var contentType: String?
+    /// When the response arrived.
+    public var receivedAt: Timestamp
+    /// The body's length in bytes.
+    public var length: Int
+
+    public init(
+        key: String, url: String, etag: String?, cacheControl: String?, contentType: String?, receivedAt: Timestamp,
+        length: Int
+    ) {
+        (self.key, self.url, self.etag, self.cacheControl) = (key, url, etag, cacheControl)
+        (self.contentType, self.receivedAt, self.length) = (contentType, receivedAt, length)
+    }
 }
 
 /// An index that cannot be read as the library reads it, or cannot be written.
 public enum CacheIndexError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The library would discard the folder: imgwarm writes nothing there.
     case unreadable(path: String, library: String, reason: String)
+    /// The library would not use its database (another schema or version, not a database):
+    /// imgwarm writes nothing there.
+    case refused(path: String, library: String, reason: String)
     /// The index could not be read or written.
     case system(path: String, SystemError)
     /// Another process held the index lock longer than the wait allowed.
@@ -74,6 +123,8 @@ public enum CacheIndexError: Error, Sendable, Equatable, CustomStringConvertible
         case .unreadable(let path, let library, let reason):
             return
                 "\(library) would not read \(path) (\(reason)) and would delete the whole cache folder when the app opens it: imgwarm changed nothing there; remove the folder or restore its journal"
+        case .refused(let path, let library, let reason):
+            return "\(library) would not use \(path) (\(reason)): imgwarm changed nothing there"
         case .system(let path, let error): return "cannot use \(path): \(error)"
         case .locked(let timeout): return timeout.description
         case .folder(let error): return error.description

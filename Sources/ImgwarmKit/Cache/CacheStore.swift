@@ -212,12 +212,15 @@ public final class CacheStore: Sendable {
 
     /// Gives a hit the times the format's reader sets on a read (SDWebImage, Nuke: the access
     /// time, whatever the mount's atime policy; Kingfisher: a new expiry date), and records the
-    /// read in the format's index (a journal's `READ` line). The caller holds the cache lock shared.
+    /// read in the format's index (a journal's `READ` line; with `response`, a 304's news). The
+    /// caller holds the cache lock shared.
     @discardableResult
-    public func touch(_ name: String, now: Timestamp = .now()) -> Bool {
+    public func touch(_ name: String, now: Timestamp = .now(), revalidatedBy response: CacheIndexResponse? = nil)
+        -> Bool
+    {
         guard let info = try? folderDescriptor.status(of: name) else { return false }
         if let index {
-            index.didRead(name)
+            if let response { index.didRevalidate(name, response: response) } else { index.didRead(name) }
             try? index.flush(force: false, lockTimeout: 0)
         }
         let times = location.format.timesOnHit(info, now: now)
@@ -253,13 +256,13 @@ public final class CacheStore: Sendable {
     /// With an index, the entry's other files (`CacheIndex.companions`) are written first, and
     /// the index records the entry once it is in place.
     public func store(
-        _ bytes: UnsafeRawBufferPointer, as name: String,
+        _ bytes: UnsafeRawBufferPointer, as name: String, response: CacheIndexResponse? = nil,
         publish: (() throws(StoreFailure) -> Void) throws(StoreFailure) -> Void = { try $0() }
     ) throws(StoreFailure) {
         try makeParentFolders(of: name)
         try storeCompanions(of: name)
         try storeFile(bytes, as: name, publish: publish)
-        recordStored(name)
+        recordStored(name, response: response)
     }
 
     /// Makes the folders a name with slashes lies in (Fresco's shard folders), inside the cache folder.
@@ -285,9 +288,9 @@ public final class CacheStore: Sendable {
         }
     }
 
-    private func recordStored(_ name: String) {
+    private func recordStored(_ name: String, response: CacheIndexResponse?) {
         guard let index else { return }
-        index.didStore(name)
+        if let response { index.didStore(name, response: response) } else { index.didStore(name) }
         try? index.flush(force: false, lockTimeout: 0)
     }
 
@@ -359,7 +362,9 @@ public final class CacheStore: Sendable {
 
     /// Renames a complete temporary file (a name inside `temporaryFolder`) to `name`, with the
     /// times the format gives a stored file; with an index, as `store` does.
-    public func moveIntoPlace(temporaryName: String, name: String) throws(StoreFailure) {
+    public func moveIntoPlace(temporaryName: String, name: String, response: CacheIndexResponse? = nil)
+        throws(StoreFailure)
+    {
         do throws(StoreFailure) {
             try makeParentFolders(of: name)
             try storeCompanions(of: name)
@@ -368,7 +373,7 @@ public final class CacheStore: Sendable {
             throw error
         }
         try renameIntoPlace(temporaryName: temporaryName, name: name)
-        recordStored(name)
+        recordStored(name, response: response)
     }
 
     private func renameIntoPlace(temporaryName: String, name: String) throws(StoreFailure) {

@@ -363,7 +363,7 @@ extension DiskCache {
             return { $0.date <= expiration }
         case .stamped:
             return { $0.info.modified <= now }
-        case .none:
+        case .none, .index:
             return { _ in false }
         }
     }

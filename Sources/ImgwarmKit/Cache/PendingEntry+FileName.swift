@@ -5,9 +5,10 @@ extension PendingEntry {
         fileName.isEmpty ? format.fileName(forKey: key) : fileName
     }
 
-    /// Computes `fileName` in `format` if it is not yet, and returns it.
-    mutating func settleFileName(in format: any CacheFormat) -> String {
-        if fileName.isEmpty { fileName = format.fileName(forKey: key) }
+    /// Computes `fileName` in `format` (or as `index` names the key's entry) if it is not yet,
+    /// and returns it.
+    mutating func settleFileName(in format: any CacheFormat, index: (any CacheIndex)? = nil) -> String {
+        if fileName.isEmpty { fileName = index?.entryName(forKey: key) ?? format.fileName(forKey: key) }
         return fileName
     }
 }

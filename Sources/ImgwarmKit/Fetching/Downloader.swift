@@ -151,6 +151,8 @@ final class Downloader {
         var retryAfter: String?
         var etag: String?
         var lastModified: String?
+        var cacheControl: String?
+        var contentType: String?
         var httpStatus: Int?
         var duration: Double
         /// The response came over HTTP/2 (or later): its host multiplexes.
@@ -199,6 +201,7 @@ final class Downloader {
             entry: transfer.entry, result: .failure(Failure(.transferFailed, "")), retryAfter: transfer.retryAfter,
             etag: transfer.etag, lastModified: transfer.lastModified, httpStatus: status == 0 ? nil : status,
             duration: duration, multiplexed: transfer.multiplexed)
+        (finished.cacheControl, finished.contentType) = (transfer.cacheControl, transfer.contentType)
         let spillError = transfer.finishSpill()
         if let first = transfer.contentLength, let other = transfer.conflictingLength {
             // Whatever libcurl made of it (it keeps the last length): the body cannot be trusted.

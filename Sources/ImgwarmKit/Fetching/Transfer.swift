@@ -27,6 +27,9 @@ final class Transfer {
     var discarded = 0
     var etag: String?
     var lastModified: String?
+    /// `Cache-Control` (several joined with `, `) and `Content-Type`, for a format whose index keeps them (flutter).
+    var cacheControl: String?
+    var contentType: String?
     var retryAfter: String?
     /// The scheme of the latest response's `Location` (lower-case; nil when it had none or a
     /// relative one): tells a refused redirect from an answer libcurl could not parse.
@@ -76,6 +79,8 @@ final class Transfer {
         discarded = 0
         etag = nil
         lastModified = nil
+        cacheControl = nil
+        contentType = nil
         retryAfter = nil
         locationScheme = nil
         multiplexed = false
@@ -197,7 +202,7 @@ final class Transfer {
         spillName = nil
     }
 
-    /// Takes one response header line from libcurl. Only three headers matter, so the line is
+    /// Takes one response header line from libcurl. Only a few headers matter, so the line is
     /// matched as bytes and a String is made only for their values (this runs ~10 times per URL).
     func header(_ line: UnsafeRawBufferPointer) {
         headerBytes &+= line.count
@@ -207,6 +212,8 @@ final class Transfer {
             multiplexed = line.count > 5 && line[5] >= UInt8(ascii: "2") && line[5] <= UInt8(ascii: "9")
             etag = nil
             lastModified = nil
+            cacheControl = nil
+            contentType = nil
             retryAfter = nil
             locationScheme = nil
             contentLength = nil
@@ -215,7 +222,13 @@ final class Transfer {
         }
         switch first | 0x20 {
         case UInt8(ascii: "c"):
-            if let value = Transfer.value(of: "content-length", in: line) { noteContentLength(value) }
+            if let value = Transfer.value(of: "content-length", in: line) {
+                noteContentLength(value)
+            } else if let value = Transfer.value(of: "cache-control", in: line) {
+                cacheControl = cacheControl.map { $0 + ", " + value } ?? value
+            } else if let value = Transfer.value(of: "content-type", in: line) {
+                contentType = value
+            }
         case UInt8(ascii: "e"):
             if let value = Transfer.value(of: "etag", in: line) { etag = Transfer.isSafeValidator(value) ? value : nil }
         case UInt8(ascii: "l"):

@@ -112,7 +112,9 @@ extension PrefetchJob {
             let entry = scheduler.next(
                 now: now,
                 needsTransfer: { entry in
-                    if case .hit = store.lookup(entry.settleFileName(in: location.format)) { return refresh }
+                    if case .hit = store.lookup(entry.settleFileName(in: location.format, index: store.index)) {
+                        return refresh
+                    }
                     return true
                 })
         {
@@ -127,7 +129,7 @@ extension PrefetchJob {
     @discardableResult
     func start(_ entry: PendingEntry, downloader: Downloader, store: CacheStore, lock: CacheLock) -> Bool {
         var entry = entry
-        let name = entry.settleFileName(in: location.format)
+        let name = entry.settleFileName(in: location.format, index: store.index)
         var validators: Downloader.Validators?
         switch store.lookup(name) {
         case .hit(let size):
@@ -200,7 +202,10 @@ extension PrefetchJob {
                     retryAfter: nil, scheduler: scheduler)
                 return nil
             }
-            _ = try? lock.withShared(timeout: configuration.lockTimeout) { store.touch(name) }
+            let response = CacheIndexResponse(
+                key: entry.key, url: entry.url, etag: finished.etag, cacheControl: finished.cacheControl,
+                contentType: finished.contentType, receivedAt: .now(), length: 0)
+            _ = try? lock.withShared(timeout: configuration.lockTimeout) { store.touch(name, revalidatedBy: response) }
             var result = EntryResult(entry, outcome: .revalidated)
             result.httpStatus = 304
             result.attempts = entry.attempts
@@ -217,6 +222,7 @@ extension PrefetchJob {
             return ValidationPool.Job(
                 entry: entry, fileName: name, bytes: body.bytes, spillName: body.spillName, count: body.count,
                 httpStatus: body.status, etag: finished.etag, lastModified: finished.lastModified,
+                cacheControl: finished.cacheControl, contentType: finished.contentType, receivedAt: .now(),
                 duration: finished.duration)
         case .failure(var failure):
             if failure.httpStatus == nil { failure.httpStatus = finished.httpStatus }

@@ -262,7 +262,7 @@ public final class PrefetchJob {
         var indexFailure: CacheIndexError?
         let index = readIndexWithoutWriting(&indexFailure)
         while let entry = scheduler.next(now: .infinity) {
-            let name = location.format.fileName(forKey: entry.key)
+            let name = index?.entryName(forKey: entry.key) ?? location.format.fileName(forKey: entry.key)
             var size: Int?
             if let info = try? folder?.status(of: name), case .hit(let bytes) = location.format.read(info, now: .now()),
                 index?.check(name) == nil

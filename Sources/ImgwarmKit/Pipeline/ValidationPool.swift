@@ -17,6 +17,9 @@ final class ValidationPool: @unchecked Sendable {
         var httpStatus: Int
         var etag: String?
         var lastModified: String?
+        var cacheControl: String?
+        var contentType: String?
+        var receivedAt: Timestamp
         var duration: Double
     }
 
@@ -131,6 +134,7 @@ final class ValidationPool: @unchecked Sendable {
         _ job: Job, _ validator: ImageValidator,
         locked: (() throws(StoreFailure) -> Void) throws(StoreFailure) -> Void
     ) -> Outcome {
+        var job = job
         let result: Result<ValidatedImage, Failure>
         if let spillName = job.spillName {
             result =
@@ -143,11 +147,17 @@ final class ValidationPool: @unchecked Sendable {
             if let spillName = job.spillName { store.discard(temporaryName: spillName) }
             return Outcome(job: job, result: result)
         }
+        // What the format's index keeps of the response; it may name the file (flutter_cache_manager).
+        let response = CacheIndexResponse(
+            key: job.entry.key, url: job.entry.url, etag: job.etag, cacheControl: job.cacheControl,
+            contentType: job.contentType, receivedAt: job.receivedAt, length: job.count)
+        if let index = store.index { job.fileName = index.storeName(for: job.fileName, response: response) }
+        let name = job.fileName
         do throws(StoreFailure) {
             if let spillName = job.spillName {
                 do throws(StoreFailure) {
                     try locked { () throws(StoreFailure) in
-                        try store.moveIntoPlace(temporaryName: spillName, name: job.fileName)
+                        try store.moveIntoPlace(temporaryName: spillName, name: name, response: response)
                     }
                 } catch {
                     store.discard(temporaryName: spillName)
@@ -155,7 +165,9 @@ final class ValidationPool: @unchecked Sendable {
                 }
             } else {
                 try job.bytes.withUnsafeBytes { bytes in
-                    Result { () throws(StoreFailure) in try store.store(bytes, as: job.fileName, publish: locked) }
+                    Result { () throws(StoreFailure) in
+                        try store.store(bytes, as: name, response: response, publish: locked)
+                    }
                 }.get()
             }
         } catch {

@@ -163,9 +163,14 @@ public final class VerifyJob {
 
     /// The check of one key: its file in `folder` (nil: no folder the library uses).
     func judge(key: String, in folder: FileDescriptor?, now: Timestamp) -> Check {
-        let name = location.format.fileName(forKey: key)
+        let name = index?.entryName(forKey: key) ?? location.format.fileName(forKey: key)
         var check = Check(key: key, fileName: name, read: .miss(.absent))
         guard let folder else { return check }
+        // A format whose index names the entries (flutter_cache_manager) gives an unlisted key no name.
+        if name.isEmpty {
+            check.read = .miss(.notIndexed)
+            return check
+        }
         let info: FileStatus
         do {
             info = try folder.status(of: name)

@@ -29,7 +29,11 @@ struct Clean: ParsableCommand {
             at most half (the change time stands in, with a warning, where the file system \
             records no creation dates). nuke: nothing expires by age; when the allocated size is \
             above --max-size (default 150MiB), the least recently read go until it is at most 70 % \
-            of it. The guard wants their names: 64, 32 or 40 hex digits, no extension.
+            of it. The guard wants their names: 64, 32 or 40 hex digits, no extension. flutter: \
+            what flutter_cache_manager's cleanup removes, rows untouched for 30 days and, beyond \
+            200 objects, the least recently touched of the rows untouched for a day (its batches \
+            of 100 repeated until none is left), rows and files together; --all empties the \
+            database and the folder; neither --max-age nor --max-size applies.
 
             Sizes: bytes, or K M G T and KiB MiB GiB TiB (powers of 1024), KB MB GB TB (powers of \
             1000). Ages: s m h d w, 'never' or a negative value (no age pass), 0 (everything expires).
@@ -105,6 +109,12 @@ struct Clean: ParsableCommand {
         let format = location.format
         switch format.cleanRules.expiry {
         case .age: break
+        case .index(let rule):
+            if maxAge != nil { throw ValidationError("--max-age does not apply to \(format.name): \(rule)") }
+            if maxSize != nil { throw ValidationError("--max-size does not apply to \(format.name): \(rule)") }
+            if expireOption.given != nil {
+                throw ValidationError("--expire-type does not apply to \(format.name): \(rule)")
+            }
         case .stamped, .none:
             let why =
                 format.cleanRules.expiry == .stamped

@@ -10,7 +10,9 @@ struct Path: ParsableCommand {
             library. The file name is the library's (--cache-format): SDWebImage 5.21's by \
             default, the MD5 of the key plus the extension of its URL path; Kingfisher 8's the \
             SHA-256 of the key, Kingfisher 7's its MD5, Nuke's its SHA-1, without extension \
-            (docs/cache-formats.md). With - the keys are read from standard input, one per line \
+            (docs/cache-formats.md). flutter names a file when it downloads it: the path \
+            printed is the file of the key's row in the database (--database), and a key without \
+            a row prints nothing but a message (exit 1). With - the keys are read from standard input, one per line \
             (only the line ending is removed), so one process handles any number of keys.
 
             With --key-filter (the filters of prefetch) each argument or line is taken as a URL \
@@ -57,15 +59,26 @@ struct Path: ParsableCommand {
         let cacheLocation = try location.location()
         let folder = cacheLocation.folder
         let format = cacheLocation.format
+        // A format whose index names the entries (flutter) is asked for the names it holds.
+        var names: (any CacheIndex)?
+        if let index = format.makeIndex(for: cacheLocation), format.fileName(forKey: "").isEmpty {
+            do { try index.load() } catch { throw CommandFailure.cache(error.description) }
+            names = index
+        }
+        let namer = Namer(format: format, index: names)
         var output = OutputBuffer()
         let prefix = nameOnly ? "" : (folder.hasSuffix("/") ? folder : folder + "/")
         let filters = keyOptions.chain
         var failures = 0
         for key in keys {
             if key == "-" {
-                failures += readKeys(prefix: prefix, format: format, filters: filters, into: &output)
-            } else if !printPath(filters.key(for: key), prefix: prefix, format: format, into: &output) {
-                Console.error("\(Redaction.redact(key)): the key filters made the key empty; skipped")
+                failures += readKeys(prefix: prefix, format: namer, filters: filters, into: &output)
+            } else if let printed = printPath(filters.key(for: key), prefix: prefix, format: namer, into: &output) {
+                if !printed {
+                    Console.error("\(Redaction.redact(key)): the key filters made the key empty; skipped")
+                    failures += 1
+                }
+            } else {
                 failures += 1
             }
         }
@@ -73,17 +86,36 @@ struct Path: ParsableCommand {
         if failures > 0 { throw ExitStatus.partial }
     }
 
-    /// Prints the path of `key`; false (nothing printed) when the key is empty.
-    private func printPath(_ key: String, prefix: String, format: any CacheFormat, into output: inout OutputBuffer)
-        -> Bool
+    /// Names a key's file: the format's name, or the one the index holds (empty: none).
+    struct Namer {
+        var format: any CacheFormat
+        var index: (any CacheIndex)?
+
+        func name(_ key: String) -> String {
+            index.map { $0.entryName(forKey: key) ?? "" } ?? format.fileName(forKey: key)
+        }
+    }
+
+    /// Prints the path of `key`; false (nothing printed) when the key is empty, nil (nothing
+    /// printed, a message said why) when the index holds no file for it.
+    private func printPath(_ key: String, prefix: String, format: Namer, into output: inout OutputBuffer)
+        -> Bool?
     {
         guard !key.isEmpty || keyOptions.keyFilters.isEmpty else { return false }
+        let name = format.name(key)
+        if name.isEmpty {
+            output.flush()
+            Console.error(
+                "\(Redaction.redact(key)): no entry in the database for this key (\(format.format.library) names a file when it downloads it)"
+            )
+            return nil
+        }
         if null {
             output.append(prefix)
-            output.append(format.fileName(forKey: key))
+            output.append(name)
             output.append("\0")
         } else {
-            output.append(EscapedText.escaped(prefix + format.fileName(forKey: key)))
+            output.append(EscapedText.escaped(prefix + name))
             output.append("\n")
         }
         return true
@@ -91,7 +123,7 @@ struct Path: ParsableCommand {
 
     /// Prints the path of every line of standard input; returns how many lines were skipped.
     private func readKeys(
-        prefix: String, format: any CacheFormat, filters: KeyFilterChain, into output: inout OutputBuffer
+        prefix: String, format: Namer, filters: KeyFilterChain, into output: inout OutputBuffer
     ) -> Int {
         var failures = 0
         var lineNumber = 0
@@ -112,7 +144,11 @@ struct Path: ParsableCommand {
                 failures += 1
                 return
             }
-            if !printPath(filters.key(for: key), prefix: prefix, format: format, into: &output) {
+            guard let printed = printPath(filters.key(for: key), prefix: prefix, format: format, into: &output) else {
+                failures += 1
+                return
+            }
+            if !printed {
                 output.flush()
                 Console.error("standard input line \(lineNumber): the key filters made the key empty; skipped")
                 failures += 1

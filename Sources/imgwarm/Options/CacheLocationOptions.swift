@@ -49,8 +49,26 @@ struct CacheLocationOptions: ParsableArguments {
             valueName: "path"), completion: .directory)
     var diskCachePath: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "flutter: the library's database (default <parent of the cache folder>/libCachedImageData.db).",
+            discussion:
+                "On a device the files folder is <cacheDir or Library/Caches>/libCachedImageData and the database is <app support folder>/libCachedImageData.db (Android: files/, iOS: Library/Application Support/). Only for formats with a database.",
+            valueName: "path"), completion: .file())
+    var database: String?
+
     /// The resolved location, or a usage failure.
     func location() throws -> CacheLocation {
+        var format = format
+        if let database {
+            guard !database.isEmpty, let withDatabase = format.usingDatabase(atPath: database) else {
+                throw CommandFailure.usage(
+                    database.isEmpty
+                        ? "--database needs a path"
+                        : "--database does not apply to \(format.name): its library keeps no database")
+            }
+            format = withDatabase
+        }
         do {
             return try CacheLocation.resolve(
                 cacheDir: cacheDir, namespace: namespace, diskCachePath: diskCachePath,

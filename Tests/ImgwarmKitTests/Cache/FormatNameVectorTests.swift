@@ -90,6 +90,7 @@ import Testing
         #expect(
             CacheFormats.names == [
                 "sdwebimage", "kingfisher", "kingfisher7", "nuke", "glide", "coil", "coil2", "fresco", "fresco3.6",
+                "flutter",
             ])
         #expect(CacheFormats.named("KINGFISHER") == nil, "names are matched lower-case by the CLI, not here")
     }

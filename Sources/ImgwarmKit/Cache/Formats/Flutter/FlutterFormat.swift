@@ -1,0 +1,80 @@
+import ImgwarmSystem
+
+/// flutter_cache_manager 3.x's cache (cached_network_image's `DefaultCacheManager`;
+/// docs/cache-formats-android.md, "flutter_cache_manager"): files in `libCachedImageData/` under
+/// the caches root (Android `cacheDir`, iOS `Library/Caches`), each named by a version 1 UUID and
+/// an extension, and a row per key in the SQLite database `libCachedImageData.db`, which on a
+/// device lives in the app's support folder; here beside the files folder unless `--database`
+/// names it. The key names no file: a key without a row has no name (`fileName(forKey:)` is
+/// empty) until a download gives it one.
+public struct FlutterFormat: CacheFormat {
+    /// The database's path; nil: `<parent of the folder>/libCachedImageData.db`.
+    public var databasePath: String?
+
+    public init(databasePath: String? = nil) {
+        self.databasePath = databasePath
+    }
+
+    public var name: String { "flutter" }
+    public var library: String { "flutter_cache_manager 3.x" }
+    public var hasNamespace: Bool { false }
+
+    /// `DefaultCacheManager.key`: the files folder's name and the database's (plus `.db`).
+    public static let folderName = FlutterDatabase.cacheKey
+
+    public func folder(cachesRoot: String, namespace: String) -> String {
+        CacheLocation.join(cachesRoot, FlutterFormat.folderName)
+    }
+
+    /// Empty: the library names a file when it downloads it, and only its row says which.
+    public func fileName(forKey key: String) -> String { "" }
+
+    public func isEntryName(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        FlutterFileName.isName(String(decoding: bytes, as: UTF8.self))
+    }
+
+    public var entryNameShape: String { "a version 1 UUID and an extension" }
+
+    /// The library's read sets no file time (it writes `touched` in its row).
+    public func timesOnHit(_ info: FileStatus, now: Timestamp) -> FileTimes { FileTimes() }
+
+    public var cleanRules: CleanRules {
+        CleanRules(
+            expiry: .index(
+                "flutter_cache_manager's cleanup removes rows untouched for 30 days and, beyond 200 objects, the least recently touched of those untouched for a day"
+            ), trimDate: .modification, measure: .logical)
+    }
+
+    /// The database's path for a files folder.
+    public func databasePath(forFolder folder: String) -> String {
+        if let databasePath { return CacheLocation.absolute(databasePath) }
+        let (parent, _) = CacheLocation.split(folder)
+        return CacheLocation.join(parent, FlutterFormat.folderName + ".db")
+    }
+
+    public func makeIndex(for location: CacheLocation) -> (any CacheIndex)? {
+        FlutterIndex(location: location, databasePath: databasePath(forFolder: location.folder))
+    }
+
+    public func usingDatabase(atPath path: String) -> (any CacheFormat)? {
+        FlutterFormat(databasePath: path)
+    }
+
+    /// The folder as the plain-files rule judges it, then the database as sqflite would open it
+    /// (none: the library creates it, and every key misses).
+    public func judgeFolder(atPath path: String) -> FolderVerdict {
+        let verdict = FolderVerdict.plainFolder(atPath: path)
+        guard verdict == .usable else { return verdict }
+        let database = databasePath(forFolder: path)
+        guard FileSystem.exists(database) else { return verdict }
+        do {
+            _ = try FlutterDatabase(path: database, create: false, readOnly: true)
+        } catch {
+            switch error {
+            case .unusable(let reason): return .unusable("flutter_cache_manager would not use \(database): \(reason)")
+            default: return .unusable("cannot read \(database): \(error)")
+            }
+        }
+        return verdict
+    }
+}

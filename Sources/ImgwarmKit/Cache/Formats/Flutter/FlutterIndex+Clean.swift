@@ -1,0 +1,62 @@
+import ImgwarmSystem
+
+/// `clean` of a flutter_cache_manager cache as the library's cleanup removes (docs/cache-formats-android.md,
+/// "flutter_cache_manager"): rows untouched for 30 days, and beyond 200 objects the least recently
+/// touched of the rows untouched for a day, in the library's batches of 100, repeated until a
+/// batch finds nothing (the library runs one batch at most every 10 seconds while the app reads;
+/// the repeated batches are where it ends up). The rows go first, in one transaction, then their
+/// files: a crash in between leaves files no row names, which the library never reads. (The
+/// library itself deletes the files by their relative path from the app's working folder, so on
+/// a device they stay; imgwarm removes them.) `--all` empties it as `emptyCache` does.
+extension FlutterIndex {
+    public func clean(
+        policy: DiskCache.CleanPolicy, dryRun: Bool, lockTimeout: Double, observe: (DiskCache.CleanEvent) -> Void
+    ) throws(CacheIndexError) -> DiskCache.CleanResult {
+        let cache = DiskCache(location: CacheLocation(folder: folder))
+        let before: DiskTotals?
+        do { before = try cache.totals() } catch { throw .folder(error) }
+        var result = DiskCache.CleanResult(before: before ?? DiskTotals(), folderExists: before != nil)
+        result.passes = 1
+        guard before != nil, FileSystem.exists(databasePath) else { return result }
+        guard let db = try open(create: false, readOnly: false, busyTimeout: lockTimeout) else { return result }
+        let removed: [(row: FlutterDatabase.Row, stale: Bool)]
+        do {
+            removed = try db.cleanup(
+                now: FlutterIndex.milliseconds(.now()), all: policy.removeAll, apply: !dryRun)
+        } catch {
+            throw FlutterIndex.indexError(error, path: databasePath, timeout: lockTimeout)
+        }
+        for (row, stale) in removed {
+            let reason: DiskCache.RemovalReason = policy.removeAll ? .cleared : stale ? .expired : .trimmed
+            let path = CacheLocation.join(folder, row.relativePath)
+            guard !row.relativePath.isEmpty, !row.relativePath.contains("/"),
+                let info = try? FileSystem.status(ofPath: path, followingLinks: false)
+            else { continue }
+            let entry = CacheEntry(
+                name: row.relativePath, kind: info.kind, logicalSize: info.size, allocatedSize: info.allocatedSize,
+                date: info.modified, device: info.device, inode: info.inode)
+            if !dryRun {
+                do throws(SystemError) {
+                    try FileSystem.removeFile(path)
+                } catch {
+                    if !error.isNotFound {
+                        result.failed += 1
+                        observe(.failed(DiskCache.RemovalFailure(entry: entry, code: error.code, call: error.call)))
+                    }
+                    continue
+                }
+            }
+            switch reason {
+            case .cleared: result.cleared += 1
+            case .expired: result.expired += 1
+            case .trimmed: result.trimmed += 1
+            }
+            result.removedLogicalBytes += info.size
+            result.removedAllocatedBytes += info.allocatedSize
+            result.after.subtract(logical: info.size, allocated: info.allocatedSize)
+            observe(.removed(DiskCache.Removal(entry: entry, reason: reason)))
+        }
+        if !dryRun { try? load() }
+        return result
+    }
+}

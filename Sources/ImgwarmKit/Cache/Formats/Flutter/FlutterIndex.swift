@@ -1,0 +1,218 @@
+import ImgwarmSystem
+import Synchronization
+
+/// flutter_cache_manager's database as the index of its files folder (docs/cache-formats-android.md,
+/// "flutter_cache_manager"): a row per key names the key's file; a hit is the row, its file and a
+/// `validTill` not before now.
+///
+/// Stores and reads are recorded and written in batches (at most a second, or `batchSize`), each
+/// in one SQLite transaction: a row is written only after its file is complete under its name,
+/// and the file a replaced row named is removed after the new row is in, as the library's
+/// `WebHelper` does. SQLite's own locking keeps two processes' batches apart.
+public final class FlutterIndex: CacheIndex {
+    static let library = "flutter_cache_manager"
+    static let batchSize = 512
+
+    let folder: String
+    let databasePath: String
+    private let names: FlutterFileName
+    private let state = Mutex(State())
+
+    private struct State {
+        /// The rows as last read or written, by key, and the keys by file name.
+        var rows: [String: FlutterDatabase.Row] = [:]
+        var keysByName: [String: String] = [:]
+        var pending: [Operation] = []
+        var lastFlush = Monotonic.now()
+    }
+
+    private enum Operation {
+        case put(FlutterDatabase.Put)
+        case read(key: String)
+        /// A 304: the row keeps its file and length, and takes the response's `validTill` and
+        /// its `eTag` when it has one (`_setDataFromHeaders`, `copyWith`).
+        case revalidate(key: String, validTill: Int64, eTag: String?)
+    }
+
+    public init(location: CacheLocation, databasePath: String, names: FlutterFileName = FlutterFileName()) {
+        folder = location.folder
+        self.databasePath = databasePath
+        self.names = names
+    }
+
+    static func milliseconds(_ time: Timestamp) -> Int64 { time.seconds * 1000 + Int64(time.nanoseconds / 1_000_000) }
+
+    func open(create: Bool, readOnly: Bool, busyTimeout: Double) throws(CacheIndexError) -> FlutterDatabase? {
+        do {
+            return try FlutterDatabase(path: databasePath, create: create, readOnly: readOnly, busyTimeout: busyTimeout)
+        } catch {
+            throw FlutterIndex.indexError(error, path: databasePath)
+        }
+    }
+
+    static func indexError(_ problem: FlutterDatabase.Problem, path: String, timeout: Double = 5) -> CacheIndexError {
+        switch problem {
+        case .unusable(let reason): return .refused(path: path, library: library, reason: reason)
+        case .absent: return .refused(path: path, library: library, reason: problem.description)
+        case .sqlite(_, busy: true):
+            return .locked(CacheLock.Timeout(path: path, seconds: timeout, exclusive: true, holders: []))
+        case .sqlite(let error, busy: false):
+            return .system(path: path, SystemError(code: 5, call: "sqlite3 (\(error.description))"))
+        }
+    }
+
+    // MARK: Reading
+
+    public func load() throws(CacheIndexError) {
+        guard FileSystem.exists(databasePath) else {
+            state.withLock {
+                $0.rows = [:]
+                $0.keysByName = [:]
+            }
+            return
+        }
+        guard let db = try open(create: false, readOnly: true, busyTimeout: 5) else { return }
+        let rows: [FlutterDatabase.Row]
+        do { rows = try db.allRows() } catch { throw FlutterIndex.indexError(error, path: databasePath) }
+        state.withLock { state in
+            state.rows = [:]
+            state.keysByName = [:]
+            for row in rows where state.rows[row.key] == nil {
+                state.rows[row.key] = row
+                state.keysByName[row.relativePath] = row.key
+            }
+        }
+    }
+
+    /// Creates the database as the library's `onCreate` does when there is none, in a folder
+    /// made when missing (as `_getPath` makes it).
+    public func prepare() throws(CacheIndexError) {
+        guard !FileSystem.exists(databasePath) else { return }
+        var missing: [String] = []
+        var parent = CacheLocation.split(databasePath).parent
+        while parent != "/" && !parent.isEmpty && !FileSystem.exists(parent) {
+            missing.append(parent)
+            parent = CacheLocation.split(parent).parent
+        }
+        for folder in missing.reversed() {
+            do throws(SystemError) { try FileSystem.makeFolder(folder) } catch  where error.isAlreadyThere {} catch {
+                throw .system(path: folder, error)
+            }
+        }
+        _ = try open(create: true, readOnly: false, busyTimeout: 5)
+    }
+
+    public func check(_ name: String) -> EntryMiss? {
+        let now = FlutterIndex.milliseconds(.now())
+        return state.withLock { state in
+            guard let key = state.keysByName[name], let row = state.rows[key] else { return .notIndexed }
+            return row.validTill < now ? .expired : nil
+        }
+    }
+
+    public func companions(of name: String) -> [String] { [] }
+
+    public func isEntryFile(_ name: String) -> Bool { FlutterFileName.isName(name) }
+
+    public var listedNames: [String] {
+        state.withLock { $0.rows.values.sorted { ($0.touched, $0.id) < ($1.touched, $1.id) }.map(\.relativePath) }
+    }
+
+    public func entryName(forKey key: String) -> String? {
+        state.withLock { $0.rows[key]?.relativePath }
+    }
+
+    public var accountedBytes: UInt64 {
+        state.withLock { $0.rows.values.reduce(0) { $0 + UInt64(max(0, $1.length ?? 0)) } }
+    }
+
+    // MARK: Stores and reads
+
+    /// Every download gets a new name: a version 1 UUID and the extension of its `Content-Type`.
+    public func storeName(for name: String, response: CacheIndexResponse) -> String {
+        names.next(
+            milliseconds: FlutterIndex.milliseconds(response.receivedAt),
+            fileExtension: FlutterResponse.fileExtension(contentType: response.contentType))
+    }
+
+    public func didStore(_ name: String) {}
+
+    public func didStore(_ name: String, response: CacheIndexResponse) {
+        let put = FlutterDatabase.Put(
+            url: response.url, key: response.key, relativePath: name, eTag: response.etag,
+            validTill: FlutterResponse.validTill(
+                receivedAt: FlutterIndex.milliseconds(response.receivedAt), cacheControl: response.cacheControl),
+            length: Int64(response.length))
+        state.withLock { $0.pending.append(.put(put)) }
+    }
+
+    public func didRead(_ name: String) {
+        state.withLock { state in
+            guard let key = state.keysByName[name] else { return }
+            state.pending.append(.read(key: key))
+        }
+    }
+
+    public func didRevalidate(_ name: String, response: CacheIndexResponse) {
+        let validTill = FlutterResponse.validTill(
+            receivedAt: FlutterIndex.milliseconds(response.receivedAt), cacheControl: response.cacheControl)
+        state.withLock { state in
+            guard let key = state.keysByName[name] else { return }
+            state.pending.append(.revalidate(key: key, validTill: validTill, eTag: response.etag))
+        }
+    }
+
+    public func flush(force: Bool, lockTimeout: Double) throws(CacheIndexError) {
+        try state.withLock { (state: inout State) throws(CacheIndexError) in
+            guard !state.pending.isEmpty else { return }
+            if !force && state.pending.count < FlutterIndex.batchSize && Monotonic.now() - state.lastFlush < 1 {
+                return
+            }
+            let db: FlutterDatabase
+            do throws(FlutterDatabase.Problem) {
+                db = try FlutterDatabase(path: databasePath, create: true, busyTimeout: force ? lockTimeout : 0)
+            } catch {
+                if case .sqlite(_, busy: true) = error, !force { return }
+                throw FlutterIndex.indexError(error, path: databasePath, timeout: lockTimeout)
+            }
+            var replaced: [String] = []
+            do throws(FlutterDatabase.Problem) {
+                for operation in state.pending {
+                    switch operation {
+                    case .put(let put):
+                        // Written only while its file is there (a clean may have run since).
+                        guard FileSystem.exists(CacheLocation.join(folder, put.relativePath)) else { continue }
+                        let now = FlutterIndex.milliseconds(.now())
+                        if let old = try db.put(put, now: now) { replaced.append(old) }
+                        var row = FlutterDatabase.Row(
+                            id: state.rows[put.key]?.id ?? 0, url: put.url, key: put.key,
+                            relativePath: put.relativePath,
+                            eTag: put.eTag, validTill: put.validTill, touched: now, length: put.length)
+                        if let written = try db.row(forKey: put.key) { row = written }
+                        if let previous = state.rows[put.key] { state.keysByName[previous.relativePath] = nil }
+                        state.rows[put.key] = row
+                        state.keysByName[row.relativePath] = put.key
+                    case .read(let key):
+                        guard let row = try db.row(forKey: key) else { continue }
+                        let now = FlutterIndex.milliseconds(.now())
+                        try db.touch(id: row.id, now: now)
+                        state.rows[key]?.touched = now
+                    case .revalidate(let key, let validTill, let eTag):
+                        guard let row = try db.row(forKey: key) else { continue }
+                        let now = FlutterIndex.milliseconds(.now())
+                        try db.revalidate(id: row.id, validTill: validTill, eTag: eTag ?? row.eTag, now: now)
+                        state.rows[key]?.touched = now
+                        state.rows[key]?.validTill = validTill
+                    }
+                }
+            } catch {
+                if case .sqlite(_, busy: true) = error, !force { return }
+                throw FlutterIndex.indexError(error, path: databasePath, timeout: lockTimeout)
+            }
+            // The library removes the file a replaced row named once the new row is in.
+            for name in replaced { try? FileSystem.removeFile(CacheLocation.join(folder, name)) }
+            state.pending.removeAll()
+            state.lastFlush = Monotonic.now()
+        }
+    }
+}
