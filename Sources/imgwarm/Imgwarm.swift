@@ -6,7 +6,7 @@ import ImgwarmSystem
 struct Imgwarm: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "imgwarm",
-        abstract: "Warm apps' image disk caches (SDWebImage, Kingfisher, Nuke) from lists of image URLs.",
+        abstract: "Warm the image disk caches of iOS, Android and Flutter apps from lists of image URLs.",
         discussion: """
             imgwarm downloads images, validates each one, and stores it exactly where and how \
             SDWebImage's disk cache would, so an app using SDWebImage finds them as its own cache \
