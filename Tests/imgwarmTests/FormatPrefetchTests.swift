@@ -238,6 +238,26 @@ enum ReaderModel {
         #expect(h.server.requestCount("/img/photo.jpg") == 1)
     }
 
+    /// Nuke sweeps by itself at launch: a run that leaves the folder above its limit says so (the
+    /// default 150 MiB is far above these few images); formats whose library never trims on its own
+    /// refuse prefetch's --max-size.
+    @Test func aNukeCacheAboveItsLimitIsReported() throws {
+        let h = try PrefetchHarness()
+        let root = Root(h: h)
+        let warned = try root.prefetch(keys(h), ["--cache-format", "nuke", "--max-size", "1K"])
+        #expect(warned.status == 0, "\(warned.stderr)")
+        #expect(warned.stderr.contains("above Nuke 12/13 DataCache's limit of 1.00 KiB"), "\(warned.stderr)")
+        #expect(warned.stderr.contains("will remove its least recently used entries on its own"))
+        let quiet = try root.prefetch([h.url("/img/sticker.webp")], ["--cache-format", "nuke"])
+        #expect(quiet.status == 0)
+        #expect(!quiet.stderr.contains("least recently used"), "\(quiet.stderr)")
+        for format in ["sdwebimage", "kingfisher"] {
+            let refused = try root.prefetch(keys(h), ["--cache-format", format, "--max-size", "1K"])
+            #expect(refused.status == 2)
+            #expect(refused.stderr.contains("--max-size on prefetch applies to"), "\(refused.stderr)")
+        }
+    }
+
     @Test func theDefaultIsSDWebImageByteForByte() throws {
         let h = try PrefetchHarness()
         let keys = keys(h)

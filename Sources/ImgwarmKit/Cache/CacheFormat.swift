@@ -66,6 +66,11 @@ public protocol CacheFormat: Sendable {
     /// This format with its database at `path` (flutter_cache_manager's, which lives outside the
     /// cache folder); nil for a format without a database.
     func usingDatabase(atPath path: String) -> (any CacheFormat)?
+
+    /// True when the app trims the cache to a size limit on its own (Glide and Coil after a
+    /// write, Nuke's sweep at launch): a prefetch that leaves it above the limit
+    /// (`cleanRules.defaultMaxSize`, or the one given) says so. False by default.
+    var trimsItselfToSizeLimit: Bool { get }
 }
 
 extension CacheFormat {
@@ -103,6 +108,8 @@ extension CacheFormat {
     public func expiring(afterSeconds seconds: Int64) -> (any CacheFormat)? { nil }
 
     public func makeIndex(for location: CacheLocation) -> (any CacheIndex)? { nil }
+
+    public var trimsItselfToSizeLimit: Bool { false }
 
     public func usingDatabase(atPath path: String) -> (any CacheFormat)? { nil }
 }

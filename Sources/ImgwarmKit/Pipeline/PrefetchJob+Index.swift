@@ -1,10 +1,14 @@
 /// The end of a run into a cache with an index (a DiskLruCache journal, docs/cache-formats-android.md):
-/// what the index recorded is written, and a cache left above the library's size limit is
-/// reported, since the app trims it at its first write to the cache.
+/// what the index recorded is written; and for any cache the app trims to a size limit on its
+/// own, a cache left above that limit is reported.
 extension PrefetchJob {
-    /// Writes the index's last lines under the shared cache lock (after every store is done).
+    /// Writes the index's last lines under the shared cache lock (after every store is done),
+    /// then says whether the cache is above the library's size limit.
     func writeIndex(_ store: CacheStore, lock: CacheLock, summary: inout PrefetchSummary) {
-        guard let index = store.index else { return }
+        guard let index = store.index else {
+            warnAboveSizeLimit(size: { (try? DiskCache(location: location).totals())?.allocatedBytes })
+            return
+        }
         do {
             try lock.lockShared(timeout: configuration.lockTimeout)
         } catch {
@@ -22,13 +26,19 @@ extension PrefetchJob {
             observer?.prefetchHalted(.indexFailure(error))
             return
         }
-        let limit = configuration.sizeLimit ?? location.format.cleanRules.defaultMaxSize
-        let size = index.accountedBytes
-        if limit > 0 && size > limit {
-            observer?.prefetchWarning(
-                "the cache now holds \(Quantities.formatBytes(size)), above \(location.format.library)'s limit of \(Quantities.formatBytes(limit)) (\(Setting.maxSize)): the app will remove its least recently used entries as soon as it writes to the cache"
-            )
-        }
+        warnAboveSizeLimit(size: { index.accountedBytes })
+    }
+
+    /// Warns when the format's library trims to a size limit on its own and `size` (the bytes it
+    /// counts) is above it. `size` is asked only for such a format.
+    private func warnAboveSizeLimit(size: () -> UInt64?) {
+        let format = location.format
+        guard format.trimsItselfToSizeLimit else { return }
+        let limit = configuration.sizeLimit ?? format.cleanRules.defaultMaxSize
+        guard limit > 0, let size = size(), size > limit else { return }
+        observer?.prefetchWarning(
+            "the cache now holds \(Quantities.formatBytes(size)), above \(format.library)'s limit of \(Quantities.formatBytes(limit)) (\(Setting.maxSize)): the app will remove its least recently used entries on its own"
+        )
     }
 
     /// The index as the library would read it, for a dry run (which writes nothing); nil for a

@@ -250,7 +250,7 @@ struct Prefetch: ParsableCommand {
     @Option(
         name: .customLong("max-size"),
         help: ArgumentHelp(
-            "For a cache the app trims when it opens it (glide, coil, coil2): warn when the run leaves it larger than this, e.g. 100M (default the library's, 250 MiB).",
+            "For a cache the app trims to a size limit on its own (\(CacheFormats.all.filter(\.trimsItselfToSizeLimit).map(\.name).joined(separator: ", "))): warn when the run leaves it larger than this, e.g. 100M (default the library's: 250 MiB, nuke 150 MiB).",
             valueName: "size"),
         transform: Parse.size)
     var maxSize: UInt64?
@@ -299,6 +299,12 @@ struct Prefetch: ParsableCommand {
         if maxDecodeMemory == 0 { throw ValidationError("--max-decode-memory must be above 0, e.g. 100MiB") }
         if timeout == 0 { throw ValidationError("--timeout must be above 0, e.g. 15") }
         if netrc && netrcFile != nil { throw ValidationError("--netrc and --netrc-file name two netrc files: use one") }
+        if maxSize != nil && !location.format.trimsItselfToSizeLimit {
+            let formats = CacheFormats.all.filter(\.trimsItselfToSizeLimit).map(\.name).joined(separator: ", ")
+            throw ValidationError(
+                "--max-size on prefetch applies to the caches the app trims to a size limit on its own (\(formats)), not to \(location.format.name); imgwarm clean --max-size trims a cache"
+            )
+        }
         if let expiresIn {
             let format = location.format
             guard format.expiring(afterSeconds: 1) != nil else {

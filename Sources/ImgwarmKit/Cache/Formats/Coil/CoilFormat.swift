@@ -14,6 +14,9 @@ public struct CoilFormat: CacheFormat {
     }
 
     public var name: String { major == 2 ? "coil2" : "coil" }
+
+    /// `trimToSize` runs after a write, a flush or a close (docs/cache-formats-android.md).
+    public var trimsItselfToSizeLimit: Bool { true }
     public var library: String { major == 2 ? "Coil 2.x" : "Coil 3.x" }
     public var hasNamespace: Bool { false }
 

@@ -9,6 +9,9 @@ public struct GlideFormat: CacheFormat {
     public init() {}
 
     public var name: String { "glide" }
+
+    /// `trimToSize` runs after a write, a flush or a close (docs/cache-formats-android.md).
+    public var trimsItselfToSizeLimit: Bool { true }
     public var library: String { "Glide 4.x/5.x" }
     public var hasNamespace: Bool { false }
 

@@ -10,6 +10,9 @@ public struct NukeFormat: CacheFormat {
     public var library: String { "Nuke 12/13 DataCache" }
     public var hasNamespace: Bool { false }
 
+    /// The sweep runs by itself shortly after launch (docs/cache-formats.md, "Nuke").
+    public var trimsItselfToSizeLimit: Bool { true }
+
     /// `withDataCache(name:)`'s default name, a folder of the caches directory.
     public static let folderName = "com.github.kean.Nuke.DataCache"
 
