@@ -94,7 +94,7 @@ final class Scheduler {
                 delayed.filter { HostSlots.key(of: $0.entry) == key },
                 delayed.filter { HostSlots.key(of: $0.entry) != key }
             )
-            delayed = hers.map { (-Double.infinity, $0.entry) } + others
+            delayed = (hers.map { (now, $0.entry) } + others).sorted { $0.due < $1.due }
         }
         return events
     }
