@@ -10,9 +10,11 @@
 ///   only learns from failures (429, resets), i.e. after the server is already overloaded;
 ///   Gradient2 compares a short latency average with a long one, which drifts with the load it
 ///   is meant to judge (a limit that stays too high raises the long average too).
-/// * Measured once per *round* (as Vegas once per round trip): at least `limit` completions of
-///   requests sent since the round began (one sent before waited behind the previous limit's
-///   queue), over at least `minimumRoundSeconds`.
+/// * Measured once per *round* (as Vegas once per round trip): completions of requests sent
+///   since the round began (one sent before waited behind the previous limit's queue), half the
+///   limit of them (and `minimumRoundCompletions`), over at least `minimumRoundSeconds`. Half,
+///   because right after a doubling only the new half can be sent at once: waiting for the
+///   whole limit's worth would take two round trips per doubling, not one.
 /// * Vegas's estimate of the requests queued at the server: `q = L × (1 − base / latency)`, with
 ///   L the transfers the round kept in flight, latency the round's mean (its slowest tenth left
 ///   out: an image list mixes 20 KB thumbnails with 2 MB photos, whose transfer times are
@@ -129,7 +131,7 @@ struct AdaptiveLimit: Sendable {
         // window): one sent before waited behind the previous limit's queue.
         guard now - latency >= round.start! - 1e-9 else { return nil }
         round.latencies.append(max(0, latency))
-        let needed = max(allowed, parameters.minimumRoundCompletions)
+        let needed = max((allowed + 1) / 2, parameters.minimumRoundCompletions)
         guard let start = round.start, round.latencies.count >= needed,
             now - start >= parameters.minimumRoundSeconds
         else { return nil }
