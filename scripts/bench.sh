@@ -249,22 +249,22 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 table() {  # with --rtt, also "link bound" and "one transfer" rows and a column for each
   local title=$1; shift
   printf '\n%s\n' "$title"
-  printf '%-24s %9s %9s %10s %9s %9s' tool "wall s" "CPU s" "peak RSS" "files/s" "vs curl"
+  printf '%-30s %9s %9s %10s %9s %9s' tool "wall s" "CPU s" "peak RSS" "files/s" "vs curl"
   if [ -n "$link_bound" ]; then printf ' %9s %9s' "vs bound" "vs 1 xfer"; fi
   printf '\n'
   local base=${wall[curl]}
   for name in "$@"; do
     local w=${wall[$name]}
-    printf '%-24s %9s %9s %8d MB %9s %9s' "$name" "$w" "${cpu[$name]}" $(( ${rss[$name]} / 1024 )) \
+    printf '%-30s %9s %9s %8d MB %9s %9s' "$name" "$w" "${cpu[$name]}" $(( ${rss[$name]} / 1024 )) \
       "$(awk -v f="$files" -v w="$w" 'BEGIN {printf "%.0f", f / w}')" "$(ratio "$w" "$base")"
     if [ -n "$link_bound" ]; then printf ' %9s %9s' "$(ratio "$w" "$link_bound")" "$(ratio "$w" "$one_transfer")"; fi
     printf '\n'
   done
   if [ -n "$link_bound" ]; then
-    printf '%-24s %9s %9s %10s %9s %9s %9s %9s\n' "link bound" "$link_bound" - - \
+    printf '%-30s %9s %9s %10s %9s %9s %9s %9s\n' "link bound" "$link_bound" - - \
       "$(awk -v f="$files" -v w="$link_bound" 'BEGIN {printf "%.0f", f / w}')" "$(ratio "$link_bound" "$base")" 1.00 \
       "$(ratio "$link_bound" "$one_transfer")"
-    printf '%-24s %9s %9s %10s %9s %9s %9s %9s\n' "one transfer, same bytes" "$one_transfer" - - \
+    printf '%-30s %9s %9s %10s %9s %9s %9s %9s\n' "one transfer, same bytes" "$one_transfer" - - \
       "$(awk -v f="$files" -v w="$one_transfer" 'BEGIN {printf "%.0f", f / w}')" "$(ratio "$one_transfer" "$base")" \
       "$(ratio "$one_transfer" "$link_bound")" 1.00
   fi
@@ -352,6 +352,11 @@ run_protocol() {
   local tools=(imgwarm curl wget2 aria2c "imgwarm (all cached)")
   [ -n "$baseline" ] && tools+=("imgwarm (baseline)")
   local cmd_baseline=("${cmd_imgwarm[@]}"); cmd_baseline[0]=$baseline
+  # On loopback, --baseline also compares the two binaries' defaults (no --concurrency).
+  local cmd_auto=("$imgwarm" prefetch --disk-cache-path "$work/out-imgwarm/cache"
+      --state "$work/out-imgwarm/state.sqlite" --quiet "${extra_imgwarm[@]}" "$list")
+  local cmd_auto_baseline=("${cmd_auto[@]}"); cmd_auto_baseline[0]=$baseline
+  [ -n "$baseline" ] && [ -z "$rtt" ] && tools+=("imgwarm, defaults" "imgwarm, defaults (baseline)")
   [ -z "$rtt" ] && tools+=("curl, bodies discarded")
   sed 's|^output = .*|output = "/dev/null"|' "$curlcfg" > "$work/curl-null-$proto.cfg"
   local cmd_null=(curl --parallel "${par_curl[@]}" -s "${extra_curl[@]}" -K "$work/curl-null-$proto.cfg")
@@ -360,6 +365,8 @@ run_protocol() {
       case "$tool" in
         imgwarm) fresh imgwarm; cmd=("${cmd_imgwarm[@]}") ;;
         "imgwarm (baseline)") fresh imgwarm; cmd=("${cmd_baseline[@]}") ;;
+        "imgwarm, defaults") fresh imgwarm; cmd=("${cmd_auto[@]}") ;;
+        "imgwarm, defaults (baseline)") fresh imgwarm; cmd=("${cmd_auto_baseline[@]}") ;;
         curl) fresh curl; cmd=("${cmd_curl[@]}") ;;
         "curl, bodies discarded") cmd=("${cmd_null[@]}") ;;
         wget2) fresh wget2; cmd=("${cmd_wget2[@]}") ;;
