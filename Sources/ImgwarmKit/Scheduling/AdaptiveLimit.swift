@@ -22,8 +22,8 @@
 ///   answered without queueing, even in a round where others queued (a server that serves 4 at
 ///   a time answers 4 of 6 at once). Not the median: in such a round most requests do not wait,
 ///   and the median would not show the queue at all.
-/// * `q < α` (and the round's mean within `latencySlack` seconds of the base counts as 0: a busy
-///   machine's scheduling noise): the limit grows, doubling while nothing has said stop (slow
+/// * `q < α` (and the round's mean within `latencySlack` seconds of the base counts as 0: this
+///   machine's own delays): the limit grows, doubling while nothing has said stop (slow
 ///   start), then by an eighth (at least 1). It grows only when the round used its limit (a host
 ///   the run cannot keep busy gains nothing from more) and only while each growth raised the
 ///   completed-request rate; a growth that bought no rate (the bottleneck is the link or this
@@ -52,9 +52,12 @@ struct AdaptiveLimit: Sendable {
         var initial = 6.0
         /// The most it may grow to (`--max-per-host`, or the HTTP/2 stream ceiling).
         var ceiling = 64.0
-        /// Latency differences below this many seconds count as noise (a busy 2-core machine
-        /// schedules a loopback answer within about a millisecond). `0.002` by default.
-        var latencySlack = 0.002
+        /// Latency differences below this many seconds count as noise, not queueing: on a link
+        /// a millisecond away, this machine's own event loop, busy with validation on 2 cores,
+        /// delays answers by a few milliseconds; at 2 ms the limit shrank to 2 on loopback and
+        /// 2,000 images over HTTP/2 took 40 % longer than with 200 streams, at 5 ms as long
+        /// (docs/performance.md, "Adaptive concurrency"). `0.005` by default.
+        var latencySlack = 0.005
         /// The shortest round, in seconds, so that a rate is measured over more than timer
         /// noise. `0.02` by default.
         var minimumRoundSeconds = 0.02
