@@ -98,6 +98,11 @@ public final class SlotPolicy {
         var toldLimit = 0
     }
 
+    /// Hosts remembered at most: past this many, a host is forgotten (its limit, its figures)
+    /// as soon as it has nothing in flight, unless it is unavailable, so that memory does not
+    /// grow with a list of a million hosts. The report lists the hosts remembered.
+    static let hostLimit = 10_000
+
     let configuration: Configuration
     let maxInFlight: Int
     private(set) var inFlight = 0
@@ -201,7 +206,11 @@ public final class SlotPolicy {
                 .limitChanged(HostLimitChange(host: key, from: host.toldLimit, to: limit, cause: cause.rawValue)))
             host.toldLimit = limit
         }
-        hosts[key] = host
+        if hosts.count > SlotPolicy.hostLimit && host.inFlight == 0 && !host.breaker.isOpen {
+            hosts[key] = nil
+        } else {
+            hosts[key] = host
+        }
         return events
     }
 

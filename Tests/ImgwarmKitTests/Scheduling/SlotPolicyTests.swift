@@ -135,4 +135,14 @@ import Testing
         }
         #expect(LatencyHistogram().median == nil)
     }
+
+    @Test func memoryDoesNotGrowWithAMillionHosts() {
+        let policy = SlotPolicy(SlotPolicy.Configuration())
+        for i in 0..<(SlotPolicy.hostLimit + 500) {
+            let host = "http://h\(i)"
+            policy.started(host, now: 0)
+            _ = policy.finished(host, Self.ok(0.01, at: 0), now: 0.01)
+        }
+        #expect(policy.figures.count <= SlotPolicy.hostLimit + 1)
+    }
 }
