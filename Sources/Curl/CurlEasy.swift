@@ -186,6 +186,13 @@ public final class CurlEasy {
         return value >= 0 ? Int64(value) : nil
     }
 
+    /// How many new connections the last transfer had to open (0 when it reused one).
+    public var newConnections: Int {
+        var value = 0
+        _ = imgwarm_easy_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &value)
+        return value
+    }
+
     /// The object whose handle `pointer` is (from a completion message).
     static func owner(of pointer: UnsafeMutableRawPointer) -> CurlEasy? {
         var value: UnsafeMutableRawPointer?

@@ -187,6 +187,9 @@ final class Downloader {
         var latency: Double?
         /// The response came over HTTP/2 (or later): its host multiplexes.
         var multiplexed = false
+        /// The transfer opened its connection: its latency has the new connection's TCP slow
+        /// start in it (a 27 KB body takes two round trips on a fresh connection, one on a warm one).
+        var freshConnection = false
         /// Writing the body to its temporary file failed because the disk is full.
         var diskFull = false
     }
@@ -237,7 +240,8 @@ final class Downloader {
             entry: transfer.entry, result: .failure(Failure(.transferFailed, "")), retryAfter: transfer.retryAfter,
             etag: transfer.etag, lastModified: transfer.lastModified, httpStatus: status == 0 ? nil : status,
             duration: duration, startedAt: transfer.startedAt,
-            latency: transfer.requestSentAt > 0 ? now - transfer.requestSentAt : nil, multiplexed: transfer.multiplexed)
+            latency: transfer.requestSentAt > 0 ? now - transfer.requestSentAt : nil, multiplexed: transfer.multiplexed,
+            freshConnection: transfer.easy.newConnections > 0)
         let spillError = transfer.finishSpill()
         if let first = transfer.contentLength, let other = transfer.conflictingLength {
             // Whatever libcurl made of it (it keeps the last length): the body cannot be trusted.

@@ -268,7 +268,8 @@ extension PrefetchJob {
             }
         }
         return SlotPolicy.Completion(
-            kind: kind, latency: latency, startedAt: finished.startedAt, multiplexed: finished.multiplexed)
+            kind: kind, latency: latency, startedAt: finished.startedAt, multiplexed: finished.multiplexed,
+            freshConnection: finished.freshConnection)
     }
 
     /// The failure `entry` ends with, without a request, when its host is unavailable.

@@ -25,9 +25,10 @@
 /// * `q < α` (and the round's mean within `latencySlack` seconds of the base counts as 0: this
 ///   machine's own delays): the limit grows, doubling while nothing has said stop (slow
 ///   start), then by an eighth (at least 1). It grows only when the round used its limit (a host
-///   the run cannot keep busy gains nothing from more) and only while each growth raised the
-///   completed-request rate; a growth that bought no rate (the bottleneck is the link or this
-///   machine) holds the limit for `probeAfterRounds` rounds before it probes again.
+///   the run cannot keep busy gains nothing from more) and only while growing raises the
+///   completed-request rate: 3 rounds of growth without a quarter more rate (BBR's test of a
+///   full pipe: the bottleneck is the link or this machine) hold the limit for
+///   `probeAfterRounds` rounds before it probes again.
 /// * `q > β`: latency rises with load; the limit shrinks multiplicatively, to `L × base / latency
 ///   + α` (Gradient2's gradient: what the host serves without queueing, and a little), by half
 ///   at most and a tenth at least.
@@ -90,8 +91,10 @@ struct AdaptiveLimit: Sendable {
     private(set) var baseline: Double?
     private var slowStart = true
     private var round = Round()
-    /// The limit and rate before the latest growth, to tell whether the growth paid.
-    private var lastGrowth: (limit: Double, rate: Double)?
+    /// BBR's "full pipe" test: the best round rate since the rate last grew by a quarter, and the
+    /// rounds of growth since then.
+    private var bestRate = 0.0
+    private var flatRounds = 0
     private var holdRounds = 0
     /// Monotonic time of the latest decrease: an overload of a request started before it was
     /// already answered by it.
@@ -102,6 +105,9 @@ struct AdaptiveLimit: Sendable {
         var latencies: [Double] = []
         /// The most transfers in flight at once during the round.
         var busiest = 0
+        /// When its first counted request completed: the rate is measured between completions,
+        /// not from the round's start (which would count one latency as idle time).
+        var firstCompletion: Double?
     }
 
     init(_ parameters: Parameters = Parameters()) {
@@ -112,6 +118,12 @@ struct AdaptiveLimit: Sendable {
 
     /// How many transfers may be in flight now.
     var allowed: Int { max(1, Int(limit)) }
+
+    /// The host multiplexes (HTTP/2): its streams share one connection's congestion window, so
+    /// latency rises with every stream added once that window is the bottleneck (TCP's own queue,
+    /// which TCP already governs), while the rate still grows until the link is full. Its limit
+    /// grows while fewer than β requests queue (not α) and the rate grows.
+    var multiplexed = false
 
     /// Raises (or lowers) the ceiling: a host found to multiplex may run more streams than an
     /// HTTP/1.1 host connections.
@@ -134,6 +146,7 @@ struct AdaptiveLimit: Sendable {
         // window): one sent before waited behind the previous limit's queue.
         guard now - latency >= round.start! - 1e-9 else { return nil }
         round.latencies.append(max(0, latency))
+        if round.firstCompletion == nil { round.firstCompletion = now }
         let needed = max((allowed + 1) / 2, parameters.minimumRoundCompletions)
         guard let start = round.start, round.latencies.count >= needed,
             now - start >= parameters.minimumRoundSeconds
@@ -157,7 +170,7 @@ struct AdaptiveLimit: Sendable {
         let kept = sorted.prefix(sorted.count - sorted.count / 10)
         let mean = kept.reduce(0, +) / Double(kept.count)
         let quartile = sorted[(sorted.count - 1) / 4]
-        let rate = Double(sorted.count) / max(now - start, 1e-6)
+        let rate = Double(sorted.count - 1) / max(now - (finished.firstCompletion ?? start), 1e-6)
         guard let previous = baseline else {
             baseline = quartile
             return nil
@@ -175,25 +188,29 @@ struct AdaptiveLimit: Sendable {
             return .latency
         }
         // A host the run could not keep busy tells nothing about more: hold.
-        guard queued < alpha, finished.busiest >= allowed, limit < p.ceiling else {
-            lastGrowth = nil
+        guard queued < (multiplexed ? beta : alpha), finished.busiest >= allowed, limit < p.ceiling else {
             return nil
         }
         if holdRounds > 0 {
             holdRounds -= 1
             return nil
         }
-        if let last = lastGrowth {
-            // A growth from L1 to L2 should raise the rate by part of L2 / L1: a quarter of it.
-            let expected = last.rate * (1 + 0.25 * (limit / last.limit - 1))
-            if rate < expected {
-                lastGrowth = nil
+        // Growth pays while the rate grows: by a quarter within 3 rounds of growing, as BBR
+        // judges its pipe full. One round is not enough to judge: the connections a growth
+        // opens take a round trip to connect before their first request.
+        if rate >= bestRate * 1.25 {
+            bestRate = rate
+            flatRounds = 0
+        } else {
+            flatRounds += 1
+            if flatRounds >= 3 {
                 slowStart = false
+                flatRounds = 0
+                bestRate = rate
                 holdRounds = p.probeAfterRounds
                 return nil
             }
         }
-        lastGrowth = (limit, rate)
         let grown = slowStart ? limit * 2 : limit + max(1, limit / 8)
         limit = min(p.ceiling, grown)
         peak = max(peak, allowed)
@@ -203,7 +220,8 @@ struct AdaptiveLimit: Sendable {
     private mutating func decrease(to value: Double, now: Double) {
         limit = max(1, value)
         slowStart = false
-        lastGrowth = nil
+        bestRate = 0
+        flatRounds = 0
         holdRounds = 0
         decreasedAt = now
         round = Round(start: now)

@@ -76,6 +76,9 @@ public final class SlotPolicy {
         var startedAt: Double
         /// The response came over HTTP/2 or later.
         var multiplexed = false
+        /// The transfer opened its connection: its latency goes into the figures, not into the
+        /// limit (TCP's slow start on a new connection is not the server's queue).
+        var freshConnection = false
     }
 
     /// What the run should hear of.
@@ -179,6 +182,7 @@ public final class SlotPolicy {
         if completion.multiplexed && !host.multiplexes {
             host.multiplexes = true
             host.limit?.setCeiling(Double(max(configuration.maxPerHost, Configuration.autoStreamsPerHost)))
+            host.limit?.multiplexed = true
         }
         var events: [Event] = []
         var cause: AdaptiveLimit.Cause?
@@ -189,7 +193,7 @@ public final class SlotPolicy {
                 cause = host.limit?.overloaded(.overloaded, startedAt: completion.startedAt, now: now)
             } else if let latency = completion.latency {
                 host.latencies.add(latency)
-                cause = host.limit?.completed(latency: latency, now: now)
+                if !completion.freshConnection { cause = host.limit?.completed(latency: latency, now: now) }
             }
         case .connectionFailure(let message, let answered):
             cause = host.limit?.overloaded(.connection, startedAt: completion.startedAt, now: now)
