@@ -27,8 +27,9 @@ public final class SlotPolicy {
         /// network with the user; a cache warmer has the link to itself.)
         public var concurrency = Concurrency.auto
         /// With `.auto`, the ceiling of a host's limit: the most connections to one host
-        /// (HTTP/1.1 needs one per transfer). 64 takes 2,000 images from a server 40 ms away
-        /// as fast as curl's 50 (docs/performance.md, "Adaptive concurrency"). `64` by default.
+        /// (HTTP/1.1 needs one per transfer). With 64, 2,000 images from a server 40 or 100 ms
+        /// away take 1.1 times curl's 50, the limit at 64 from the fourth round on, latency flat
+        /// (docs/performance.md, "Adaptive concurrency"). `64` by default.
         public var maxPerHost = 64
         /// Requests started per second to one host, at most; `0` for no limit. `0` by default.
         public var maxRatePerHost = 0.0
