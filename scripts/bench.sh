@@ -4,6 +4,7 @@
 #
 #   scripts/bench.sh [--files N] [--concurrency C] [--runs R] [--protocol http1|h2|both|none]
 #                    [--rtt MS] [--output-fs disk|tmpfs] [--out DIR] [--imgwarm BINARY]
+#                    [--baseline BINARY] [--capacity K [--service-time S] [--capacity-files N]]
 #                    [--clean-files N] [--skip-clean] [--skip-memory]
 #
 # Without --rtt, nginx listens on loopback and every tool gets the same parallelism C (default 16):
@@ -16,6 +17,14 @@
 # to 2000 there, and the table gets "link bound" and "one transfer" rows, with a column for each
 # (see link_bound and one_transfer).
 # --imgwarm BINARY benchmarks that binary instead of building one as scripts/install.sh does.
+# --baseline BINARY adds a row "imgwarm (baseline)": that binary (e.g. the previous release) run
+# with the same options, interleaved with the others, to show a regression or none.
+# --capacity K adds a small origin on loopback (imgwarm-testserver --capacity: K requests served
+# at a time, each held --service-time S seconds, default 0.05, the rest queued) and times
+# imgwarm with its defaults against imgwarm --max-per-host K on --capacity-files N of the images
+# (default 400), interleaved; after the first second of each run the server's peaks start anew,
+# and the table shows the most requests it held at once (queued and served) and the most
+# connections open at once from then on (issue 26: defaults within 1.1x, at most 2K held).
 #
 # Needs root (or sudo) once to install nginx, aria2, wget2, curl, ImageMagick (and for --rtt gcc
 # and iproute2) from Debian's packages. The image corpus is generated once (deterministically)
@@ -37,12 +46,20 @@ clean_files=200000
 skip_clean=0
 skip_memory=0
 output_fs=disk
+baseline=""
+capacity=""
+service_time=0.05
+capacity_files=400
 while [ $# -gt 0 ]; do
   case "$1" in
     --files) files=$2; files_given=1; shift 2 ;;
     --concurrency) concurrency=$2; concurrency_given=1; shift 2 ;;
     --rtt) rtt=$2; shift 2 ;;
     --imgwarm) imgwarm=$2; shift 2 ;;
+    --baseline) baseline=$2; shift 2 ;;
+    --capacity) capacity=$2; shift 2 ;;
+    --service-time) service_time=$2; shift 2 ;;
+    --capacity-files) capacity_files=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --protocol) protocol=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
@@ -50,7 +67,7 @@ while [ $# -gt 0 ]; do
     --skip-clean) skip_clean=1; shift ;;
     --skip-memory) skip_memory=1; shift ;;
     --output-fs) output_fs=$2; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -91,6 +108,13 @@ if [ -z "$imgwarm" ]; then
   imgwarm="$(swift build -c release --show-bin-path)/imgwarm"
 fi
 [ -x "$imgwarm" ] || { echo "no imgwarm binary at $imgwarm" >&2; exit 2; }
+[ -z "$baseline" ] || [ -x "$baseline" ] || { echo "no baseline binary at $baseline" >&2; exit 2; }
+if [ -n "$capacity" ]; then
+  source scripts/env.sh
+  echo "== building imgwarm-testserver (release) for --capacity"
+  swift build -c release --product imgwarm-testserver 2>&1 | tail -n 1
+  testserver="$(swift build -c release --show-bin-path)/imgwarm-testserver"
+fi
 
 bench=$root/.bench
 work=${out:-$(mktemp -d "${TMPDIR:-/tmp}/imgwarm-bench.XXXXXX")}
@@ -225,22 +249,22 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 table() {  # with --rtt, also "link bound" and "one transfer" rows and a column for each
   local title=$1; shift
   printf '\n%s\n' "$title"
-  printf '%-24s %9s %9s %10s %9s %9s' tool "wall s" "CPU s" "peak RSS" "files/s" "vs curl"
+  printf '%-30s %9s %9s %10s %9s %9s' tool "wall s" "CPU s" "peak RSS" "files/s" "vs curl"
   if [ -n "$link_bound" ]; then printf ' %9s %9s' "vs bound" "vs 1 xfer"; fi
   printf '\n'
   local base=${wall[curl]}
   for name in "$@"; do
     local w=${wall[$name]}
-    printf '%-24s %9s %9s %8d MB %9s %9s' "$name" "$w" "${cpu[$name]}" $(( ${rss[$name]} / 1024 )) \
+    printf '%-30s %9s %9s %8d MB %9s %9s' "$name" "$w" "${cpu[$name]}" $(( ${rss[$name]} / 1024 )) \
       "$(awk -v f="$files" -v w="$w" 'BEGIN {printf "%.0f", f / w}')" "$(ratio "$w" "$base")"
     if [ -n "$link_bound" ]; then printf ' %9s %9s' "$(ratio "$w" "$link_bound")" "$(ratio "$w" "$one_transfer")"; fi
     printf '\n'
   done
   if [ -n "$link_bound" ]; then
-    printf '%-24s %9s %9s %10s %9s %9s %9s %9s\n' "link bound" "$link_bound" - - \
+    printf '%-30s %9s %9s %10s %9s %9s %9s %9s\n' "link bound" "$link_bound" - - \
       "$(awk -v f="$files" -v w="$link_bound" 'BEGIN {printf "%.0f", f / w}')" "$(ratio "$link_bound" "$base")" 1.00 \
       "$(ratio "$link_bound" "$one_transfer")"
-    printf '%-24s %9s %9s %10s %9s %9s %9s %9s\n' "one transfer, same bytes" "$one_transfer" - - \
+    printf '%-30s %9s %9s %10s %9s %9s %9s %9s\n' "one transfer, same bytes" "$one_transfer" - - \
       "$(awk -v f="$files" -v w="$one_transfer" 'BEGIN {printf "%.0f", f / w}')" "$(ratio "$one_transfer" "$base")" \
       "$(ratio "$one_transfer" "$link_bound")" 1.00
   fi
@@ -326,6 +350,13 @@ run_protocol() {
   # the transfers alone (no file created or written); a client that stores files can hardly beat
   # it. Its "vs curl" shows what the file writes cost curl.
   local tools=(imgwarm curl wget2 aria2c "imgwarm (all cached)")
+  [ -n "$baseline" ] && tools+=("imgwarm (baseline)")
+  local cmd_baseline=("${cmd_imgwarm[@]}"); cmd_baseline[0]=$baseline
+  # On loopback, --baseline also compares the two binaries' defaults (no --concurrency).
+  local cmd_auto=("$imgwarm" prefetch --disk-cache-path "$work/out-imgwarm/cache"
+      --state "$work/out-imgwarm/state.sqlite" --quiet "${extra_imgwarm[@]}" "$list")
+  local cmd_auto_baseline=("${cmd_auto[@]}"); cmd_auto_baseline[0]=$baseline
+  [ -n "$baseline" ] && [ -z "$rtt" ] && tools+=("imgwarm, defaults" "imgwarm, defaults (baseline)")
   [ -z "$rtt" ] && tools+=("curl, bodies discarded")
   sed 's|^output = .*|output = "/dev/null"|' "$curlcfg" > "$work/curl-null-$proto.cfg"
   local cmd_null=(curl --parallel "${par_curl[@]}" -s "${extra_curl[@]}" -K "$work/curl-null-$proto.cfg")
@@ -333,6 +364,9 @@ run_protocol() {
     for tool in "${tools[@]}"; do
       case "$tool" in
         imgwarm) fresh imgwarm; cmd=("${cmd_imgwarm[@]}") ;;
+        "imgwarm (baseline)") fresh imgwarm; cmd=("${cmd_baseline[@]}") ;;
+        "imgwarm, defaults") fresh imgwarm; cmd=("${cmd_auto[@]}") ;;
+        "imgwarm, defaults (baseline)") fresh imgwarm; cmd=("${cmd_auto_baseline[@]}") ;;
         curl) fresh curl; cmd=("${cmd_curl[@]}") ;;
         "curl, bodies discarded") cmd=("${cmd_null[@]}") ;;
         wget2) fresh wget2; cmd=("${cmd_wget2[@]}") ;;
@@ -351,6 +385,17 @@ run_protocol() {
     rss[$tool]=$(printf '%s\n' ${samples_rss[$tool]} | median)
   done
   verify imgwarm "$imgexp"
+  if [ -n "$rtt" ]; then
+    # What the adaptive limit settled on, from one more run's report (issue 26).
+    fresh imgwarm
+    "${cmd_imgwarm[@]:0:2}" --report "$work/hosts-$proto.json" "${cmd_imgwarm[@]:2}" >/dev/null 2>&1 || true
+    python3 - "$work/hosts-$proto.json" <<'PY' || true
+import json, sys
+for h in json.load(open(sys.argv[1]))["hosts"]:
+    print("   imgwarm's limit for %s: final %s, peak %s; %d requests, median latency %s s, http2 %s"
+          % (h["host"], h["finalLimit"], h["peakLimit"], h["requests"], h["medianLatencySeconds"], h["http2"]))
+PY
+  fi
   verify curl <(sed "s|out-TOOL|out-curl|" "$plain")
   verify wget2 <(sed "s|out-TOOL|out-wget2|" "$plain")
   verify aria2c <(sed "s|out-TOOL|out-aria2c|" "$plain")
@@ -376,6 +421,51 @@ case "$protocol" in
   both) run_protocol http1; run_protocol h2 ;;
   none) ;;
 esac
+
+# ---- a small origin (--capacity) ----------------------------------------------------------------
+if [ -n "$capacity" ]; then
+  cap=$work/capacity; mkdir -p "$cap"; rm -f "$cap/port"
+  "$testserver" --root "$site/img" --port-file "$cap/port" --capacity "$capacity" --service-time "$service_time" \
+    2>"$cap/server.log" &
+  cap_pid=$!
+  for _ in $(seq 1 100); do [ -s "$cap/port" ] && break; sleep 0.05; done
+  cap_port=$(cat "$cap/port")
+  : > "$cap/list.txt"
+  for i in $(seq 0 $((capacity_files - 1))); do
+    src=${sources[$((i % ${#sources[@]}))]}; echo "http://127.0.0.1:$cap_port/img/$i.${src##*.}" >> "$cap/list.txt"
+  done
+  echo "== a small origin on loopback: $capacity requests at a time, $service_time s each; $capacity_files URLs, $runs rounds after a warm-up round"
+  declare -A cap_wall cap_held cap_conn
+  variants=("defaults" "--max-per-host $capacity")
+  for r in $(seq 0 "$runs"); do
+    for variant in "${variants[@]}"; do
+      fresh imgwarm
+      extra=(); [ "$variant" = defaults ] || extra=(--max-per-host "$capacity")
+      curl -s -o /dev/null "http://127.0.0.1:$cap_port/_capacity/reset"
+      /usr/bin/time -f "%e" -o "$cap/time" "$imgwarm" prefetch "${extra[@]}" --disk-cache-path "$work/out-imgwarm/cache" \
+        --state "$work/out-imgwarm/state.sqlite" --quiet "$cap/list.txt" >/dev/null 2>"$cap/stderr" &
+      run_pid=$!
+      sleep 1
+      curl -s -o /dev/null "http://127.0.0.1:$cap_port/_capacity/reset"
+      wait "$run_pid" || { echo "imgwarm $variant failed:"; tail -5 "$cap/stderr"; }
+      stats=$(curl -s "http://127.0.0.1:$cap_port/_capacity/stats")
+      [ "$r" -eq 0 ] && continue
+      cap_wall[$variant]+="$(cat "$cap/time") "
+      cap_held[$variant]+="$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["peakHeld"])' "$stats") "
+      cap_conn[$variant]+="$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["peakConnections"])' "$stats") "
+    done
+  done
+  kill "$cap_pid" 2>/dev/null; wait "$cap_pid" 2>/dev/null || true
+  printf '\n%-28s %9s %9s %14s %16s\n' "small origin (K=$capacity)" "wall s" "vs K" "held after 1 s" "conns after 1 s"
+  base_wall=$(printf '%s\n' ${cap_wall["--max-per-host $capacity"]} | median)
+  for variant in "${variants[@]}"; do
+    w=$(printf '%s\n' ${cap_wall[$variant]} | median)
+    held_max=$(printf '%s\n' ${cap_held[$variant]} | sort -n | tail -1)
+    conn_max=$(printf '%s\n' ${cap_conn[$variant]} | sort -n | tail -1)
+    printf '%-28s %9s %9s %14s %16s\n' "imgwarm $variant" "$w" "$(ratio "$w" "$base_wall")" "$held_max" "$conn_max"
+  done
+  echo "   (held: requests queued and served at once, the most over the runs; conns: connections open at once, the reset request's own included)"
+fi
 
 # ---- path -------------------------------------------------------------------------------------
 seq 1 100000 | sed 's|^|https://cdn.example.com/images/photo-|; s|$|.jpg?w=640|' > "$work/keys.txt"

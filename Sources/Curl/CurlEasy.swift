@@ -13,6 +13,14 @@ public protocol CurlTransferDelegate: AnyObject {
     func curlProgress(downloaded: Int64) -> Bool
     /// A connection is ready and a request is about to be sent (each hop of a redirect too).
     func curlRequestWillBeSent()
+    /// Asked before each chunk of body bytes: false pauses the transfer's receiving
+    /// (`CURL_WRITEFUNC_PAUSE`: libcurl keeps the chunk and stops reading the connection) until
+    /// `CurlEasy.resumeReceiving()`. True by default.
+    func curlMayReceive() -> Bool
+}
+
+extension CurlTransferDelegate {
+    public func curlMayReceive() -> Bool { true }
 }
 
 /// One libcurl easy handle, owned by one Swift object and cleaned up in `deinit`.
@@ -155,6 +163,13 @@ public final class CurlEasy {
         guard code == CURLE_OK else { throw CurlError(option: option, code) }
     }
 
+    /// Lets a transfer paused by `curlMayReceive` receive again (`curl_easy_pause`); libcurl hands
+    /// over the chunk it kept at once, from within this call. False when libcurl refused.
+    @discardableResult
+    public func resumeReceiving() -> Bool {
+        curl_easy_pause(handle, CURLPAUSE_CONT) == CURLE_OK
+    }
+
     // MARK: Information
 
     /// The HTTP status of the last response received (0 before one arrived).
@@ -169,6 +184,13 @@ public final class CurlEasy {
         var value: curl_off_t = -1
         _ = imgwarm_easy_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &value)
         return value >= 0 ? Int64(value) : nil
+    }
+
+    /// How many new connections the last transfer had to open (0 when it reused one).
+    public var newConnections: Int {
+        var value = 0
+        _ = imgwarm_easy_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &value)
+        return value
     }
 
     /// The object whose handle `pointer` is (from a completion message).
@@ -187,6 +209,7 @@ private func delegate(_ userData: UnsafeMutableRawPointer?) -> (any CurlTransfer
 private let curlWriteTrampoline: imgwarm_data_callback = { buffer, size, count, userData in
     let length = size * count
     guard let buffer, let target = delegate(userData) else { return 0 }
+    guard target.curlMayReceive() else { return Int(CURL_WRITEFUNC_PAUSE) }
     return target.curlReceive(body: UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
 }
 

@@ -133,6 +133,11 @@ public final class LoopbackServer: @unchecked Sendable {
         requests.filter { $0.path == path }.count
     }
 
+    /// Connections open now, and the most open at once since the start or `resetPeakConnections()`.
+    public var openConnections: Int { connections.count }
+    public var peakConnections: Int { connections.peak }
+    public func resetPeakConnections() { connections.resetPeak() }
+
     public func clearLog() {
         lock.lock()
         log.removeAll()
@@ -204,6 +209,25 @@ final class ConnectionSet: @unchecked Sendable {
     private let lock = NSLock()
     private var open: Set<Int32> = []
     private var stopped = false
+    private var peakOpen = 0
+
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return open.count
+    }
+
+    var peak: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return peakOpen
+    }
+
+    func resetPeak() {
+        lock.lock()
+        peakOpen = open.count
+        lock.unlock()
+    }
 
     /// Adds `fd`; false when the server has stopped (the caller closes it).
     func insert(_ fd: Int32) -> Bool {
@@ -211,6 +235,7 @@ final class ConnectionSet: @unchecked Sendable {
         defer { lock.unlock() }
         guard !stopped else { return false }
         open.insert(fd)
+        peakOpen = max(peakOpen, open.count)
         return true
     }
 

@@ -73,7 +73,15 @@ import Testing
 
     static let rows: [Row] = [
         option("--concurrency", "auto", equals: "auto"),
-        option("--max-per-host", "8", equals: 8),
+        option("--max-per-host", "64", equals: 64),
+        Row(command: "prefetch", option: "--limit-rate", documented: "none") { h in
+            let value = try reportOption(h, "limitRate")
+            #expect(value is NSNull, "\(String(describing: value))")
+        },
+        Row(command: "prefetch", option: "--max-rate-per-host", documented: "none") { h in
+            let value = try reportOption(h, "maxRatePerHost")
+            #expect(value is NSNull, "\(String(describing: value))")
+        },
         option("--order", "fifo", equals: "fifo"),
         option("--timeout", "15", equals: 15.0),
         option("--max-time", "300", equals: 300.0),

@@ -19,19 +19,27 @@ final class Downloader {
     private let spillFolder: String
     private let spillPrefix: String
 
-    init(configuration: FetchConfiguration, spillFolder: String, spillPrefix: String) throws(CurlError) {
+    /// `--limit-rate`'s bucket; nil without a limit.
+    private let rateLimit: ByteRateLimit?
+
+    /// A downloader for at most `transfers` transfers at once and `connectionsPerHost`
+    /// connections to one host (0: no cap): `SlotPolicy` decides both, and which transfers start.
+    init(
+        configuration: FetchConfiguration, transfers: Int = SlotPolicy.Configuration.autoTotal,
+        connectionsPerHost: Int = 0, spillFolder: String, spillPrefix: String
+    ) throws(CurlError) {
         var configuration = configuration
+        let transfers = max(1, transfers)
         // Bodies in memory at once stay under about 256 MiB however many transfers run: past its
         // share, a body goes to its temporary file.
-        configuration.memoryBodyLimit = min(
-            configuration.memoryBodyLimit, max(256 << 10, (256 << 20) / configuration.maxInFlight))
+        configuration.memoryBodyLimit = min(configuration.memoryBodyLimit, max(256 << 10, (256 << 20) / transfers))
         self.configuration = configuration
         self.spillFolder = spillFolder
         self.spillPrefix = spillPrefix
-        let perHost = configuration.concurrency == .auto ? configuration.maxPerHost : 0
+        rateLimit = configuration.limitRate > 0 ? ByteRateLimit(bytesPerSecond: configuration.limitRate) : nil
         multi = try CurlMulti(
-            multiplexing: true, maxConnections: max(16, configuration.maxInFlight * 2), maxHostConnections: perHost,
-            maxStreams: FetchConfiguration.streamsPerConnection)
+            multiplexing: true, maxConnections: max(16, transfers * 2), maxHostConnections: connectionsPerHost,
+            maxStreams: SlotPolicy.Configuration.streamsPerConnection)
         options = Downloader.options(configuration)
         headerList = configuration.requestHeaders
         sharedHeaders = CurlStringList(headerList)
@@ -130,13 +138,32 @@ final class Downloader {
 
     /// Sets the options that stay the same for every transfer of this run.
     private func configure(_ transfer: Transfer) throws(CurlError) {
+        transfer.rateLimit = rateLimit
         try transfer.easy.apply(options)
         try transfer.easy.setHeaders(sharedHeaders)
         try transfer.easy.setDelegate(transfer)
     }
 
-    /// Lets libcurl do what it can now.
-    func perform() { multi.perform() }
+    /// Lets libcurl do what it can now, after resuming the transfers `--limit-rate` paused, as
+    /// far as its balance allows.
+    func perform() {
+        if let rateLimit {
+            let now = Monotonic.now()
+            var tries = rateLimit.paused.count
+            while tries > 0, let transfer = rateLimit.nextToResume(now: now) {
+                tries -= 1
+                transfer.paused = false
+                transfer.easy.resumeReceiving()
+            }
+        }
+        multi.perform()
+    }
+
+    /// When transfers paused by `--limit-rate` may go on (monotonic seconds), if any wait.
+    var resumeDue: Double? { rateLimit?.resumeDue }
+
+    /// How often `--limit-rate` paused a transfer.
+    var ratePauses: Int { rateLimit?.pauses ?? 0 }
 
     /// Waits for network activity, `wakeup()`, `milliseconds`, or `stop` readable.
     func poll(milliseconds: Int, stop: FileDescriptor? = nil) {
@@ -155,8 +182,16 @@ final class Downloader {
         var contentType: String?
         var httpStatus: Int?
         var duration: Double
+        /// Monotonic time the transfer started.
+        var startedAt = 0.0
+        /// Seconds from the latest request going out to the end (nil when none went out): what
+        /// the host's latency is measured on, without connecting or waiting for a connection.
+        var latency: Double?
         /// The response came over HTTP/2 (or later): its host multiplexes.
         var multiplexed = false
+        /// The transfer opened its connection: its latency has the new connection's TCP slow
+        /// start in it (a 27 KB body takes two round trips on a fresh connection, one on a warm one).
+        var freshConnection = false
         /// Writing the body to its temporary file failed because the disk is full.
         var diskFull = false
     }
@@ -175,6 +210,10 @@ final class Downloader {
         while let completion = multi.nextCompletion() {
             guard let transfer = active.removeValue(forKey: ObjectIdentifier(completion.easy)) else { continue }
             multi.remove(transfer.easy)
+            if transfer.paused {
+                transfer.paused = false
+                rateLimit?.forget(transfer)
+            }
             finished.append(finish(transfer, error: completion.error))
             transfer.body = []
             idle.append(transfer)
@@ -188,6 +227,7 @@ final class Downloader {
         for (_, transfer) in active {
             multi.remove(transfer.easy)
             transfer.discardSpill()
+            if transfer.paused { rateLimit?.forget(transfer) }
             entries.append(transfer.entry)
         }
         active.removeAll()
@@ -196,11 +236,14 @@ final class Downloader {
 
     private func finish(_ transfer: Transfer, error: CurlError?) -> Finished {
         let status = transfer.easy.responseCode
-        let duration = Monotonic.now() - transfer.startedAt
+        let now = Monotonic.now()
+        let duration = now - transfer.startedAt
         var finished = Finished(
             entry: transfer.entry, result: .failure(Failure(.transferFailed, "")), retryAfter: transfer.retryAfter,
             etag: transfer.etag, lastModified: transfer.lastModified, httpStatus: status == 0 ? nil : status,
-            duration: duration, multiplexed: transfer.multiplexed)
+            duration: duration, startedAt: transfer.startedAt,
+            latency: transfer.requestSentAt > 0 ? now - transfer.requestSentAt : nil, multiplexed: transfer.multiplexed,
+            freshConnection: transfer.easy.newConnections > 0)
         (finished.cacheControl, finished.contentType) = (transfer.cacheControl, transfer.contentType)
         let spillError = transfer.finishSpill()
         if let first = transfer.contentLength, let other = transfer.conflictingLength {

@@ -2,34 +2,9 @@ import Curl
 
 /// How URLs are requested. Defaults are SDWebImage's where it has one.
 public struct FetchConfiguration: Sendable {
-    /// How many transfers run at once.
-    public enum Concurrency: Sendable, Equatable {
-        /// As many as each host can serve well: up to `maxPerHost` connections to an HTTP/1.1
-        /// host; up to `autoStreamsPerHost` streams to a host that answered over HTTP/2,
-        /// `streamsPerConnection` per connection (fewer when the server's
-        /// SETTINGS_MAX_CONCURRENT_STREAMS says so: libcurl honours it) on at most `maxPerHost`
-        /// connections; `autoTotal` in all.
-        case auto
-        /// This many transfers in flight, whatever their hosts.
-        case fixed(Int)
-    }
-
-    /// `.auto` by default. (SDWebImage's `maxConcurrentDownloads` is 6: an app shares its network
-    /// with the user; a cache warmer has the link to itself.)
-    public var concurrency = Concurrency.auto
-    /// With `.auto`, the most connections to one host (HTTP/1.1 needs one per transfer). `8` by
-    /// default.
-    public var maxPerHost = 8
-    /// The most streams on one HTTP/2 connection (libcurl's `CURLMOPT_MAX_CONCURRENT_STREAMS`;
-    /// a server's own lower limit wins): the issue's cap, and libcurl's default.
-    public static let streamsPerConnection = 100
-    /// With `.auto`, the most HTTP/2 streams to one host: two connections' worth. One
-    /// connection's 100 streams of a typical 27 KB image hold 2.7 MB in flight, less than a
-    /// 100 MB/s link 40 ms away carries per round trip (4 MB), so the link idles between rounds;
-    /// with two it stays full (docs/performance.md, "Latency").
-    public static let autoStreamsPerHost = 2 * streamsPerConnection
-    /// With `.auto`, the most transfers in flight over all hosts.
-    public static let autoTotal = 256
+    /// Body bytes received per second, all transfers together; `0` for no limit (`Downloader`
+    /// pauses transfers that would go over it: `ByteRateLimit`). `0` by default.
+    public var limitRate = 0
     /// Seconds without a byte before a transfer (or a connection attempt) gives up
     /// (SDWebImage's `downloadTimeout`): an inactivity timeout, counted from when the request is
     /// sent and then from the last byte received, however fast the bytes before it came.
@@ -77,14 +52,6 @@ public struct FetchConfiguration: Sendable {
     public var accept = "image/*,*/*;q=0.8"
 
     public init() {}
-
-    /// The most transfers in flight at once.
-    var maxInFlight: Int {
-        switch concurrency {
-        case .auto: return FetchConfiguration.autoTotal
-        case .fixed(let count): return max(1, count)
-        }
-    }
 
     /// A fingerprint of what decides whether a server accepts this client, for the blacklist
     /// entries of failures that depend on it (TLS, 401, 403, 407: `FailureReason.dependsOnClient`):

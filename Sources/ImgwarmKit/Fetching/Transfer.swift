@@ -35,6 +35,13 @@ final class Transfer {
     /// relative one): tells a refused redirect from an answer libcurl could not parse.
     var locationScheme: String?
     var startedAt = 0.0
+    /// When the latest request went out (monotonic seconds; 0 before): a response's latency is
+    /// counted from here, without the connection's set-up or a wait for a connection.
+    var requestSentAt = 0.0
+    /// `--limit-rate`'s bucket, shared by every transfer of the run; nil without a limit.
+    var rateLimit: ByteRateLimit?
+    /// Paused by `rateLimit` until the downloader resumes it.
+    var paused = false
     /// The handle carries conditional headers of its own rather than the shared list.
     var hasOwnHeaders = false
     /// The handle's `CURLOPT_PIPEWAIT`, as last set.
@@ -86,6 +93,8 @@ final class Transfer {
         multiplexed = false
         contentLength = nil
         conflictingLength = nil
+        requestSentAt = 0
+        paused = false
     }
 
     /// Clears the inactivity state of a previous use; the clock stays stopped until the request
@@ -102,6 +111,7 @@ final class Transfer {
     /// `--timeout`), and a transfer waiting for another's connection to the same host (libcurl's
     /// PIPEWAIT) is not inactive: it has not started.
     func requestWillBeSent() {
+        requestSentAt = Monotonic.now()
         activitySeen = Int64.min
         lastActivity = Monotonic.coarseMilliseconds()
     }
@@ -112,6 +122,11 @@ final class Transfer {
     /// transfer: an addition, a coarse clock read, two compares.
     func progress(downloaded: Int64) -> Bool {
         guard lastActivity >= 0 else { return true }
+        if paused {
+            // Waiting for `--limit-rate`'s balance is not inactivity.
+            lastActivity = Monotonic.coarseMilliseconds()
+            return true
+        }
         let seen = downloaded &+ Int64(headerBytes)
         let now = Monotonic.coarseMilliseconds()
         if seen != activitySeen {
@@ -132,6 +147,7 @@ final class Transfer {
     /// Takes `count` body bytes from libcurl; false aborts the transfer.
     func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
         if conflictingLength != nil { return false }
+        rateLimit?.took(bytes.count)
         if received == 0 && discarded == 0 {
             statusOfBody = easy.responseCode
             discarding = !(200...299).contains(statusOfBody)
@@ -311,4 +327,13 @@ extension Transfer: CurlTransferDelegate {
     func curlReceive(headerLine line: UnsafeRawBufferPointer) { header(line) }
     func curlProgress(downloaded: Int64) -> Bool { progress(downloaded: downloaded) }
     func curlRequestWillBeSent() { requestWillBeSent() }
+
+    func curlMayReceive() -> Bool {
+        guard let rateLimit, !rateLimit.mayReceive(now: Monotonic.now()) else { return true }
+        if !paused {
+            paused = true
+            rateLimit.pause(self)
+        }
+        return false
+    }
 }

@@ -43,6 +43,10 @@ public enum FailureReason: String, Codable, Sendable, CaseIterable {
     case transferFailed = "transfer-failed"
     /// The run was interrupted while this URL was in flight.
     case interrupted
+    /// Its host failed or timed out too many connections in a row, with no response between
+    /// (`HostBreaker`): the host is unavailable for the rest of the run, and its URLs end without
+    /// a request of their own. Transient: never blacklisted, tried again by the next run.
+    case hostUnavailable = "host-unavailable"
 
     /// HTTP statuses worth retrying: 408, 429, 500, 502, 503, 504.
     public static func isTransient(status: Int) -> Bool {
@@ -52,7 +56,7 @@ public enum FailureReason: String, Codable, Sendable, CaseIterable {
     /// True when the failure may go away by itself (retried, never blacklisted).
     public func isTransient(status: Int?) -> Bool {
         switch self {
-        case .timeout, .dns, .connectFailed, .connectionLost, .truncated: return true
+        case .timeout, .dns, .connectFailed, .connectionLost, .truncated, .hostUnavailable: return true
         case .httpStatus: return status.map(FailureReason.isTransient(status:)) ?? false
         default: return false
         }

@@ -20,7 +20,8 @@ extension PrefetchJob {
         let downloader: Downloader
         do {
             downloader = try Downloader(
-                configuration: configuration.fetch, spillFolder: store.temporaryFolder,
+                configuration: configuration.fetch, transfers: scheduler.policy?.maxInFlight ?? 1,
+                connectionsPerHost: scheduler.policy?.connectionsPerHost ?? 0, spillFolder: store.temporaryFolder,
                 spillPrefix: store.temporaryPrefix)
         } catch {
             throw .curl(error)
@@ -32,7 +33,6 @@ extension PrefetchJob {
         defer { pool.shutdown() }
 
         stateWriter = state.map(StateWriter.init)
-        let concurrency = downloader.configuration.maxInFlight
         var validating = 0
         var summary = PrefetchSummary(totals: totals, duration: 0)
         var halted = false  // no new transfers: disk full, lock or state trouble, interruption
@@ -62,14 +62,15 @@ extension PrefetchJob {
             halted = summary.diskFull || summary.interrupted || stateFailure != nil || lockFailure != nil
             if !halted {
                 startTransfers(
-                    scheduler: scheduler, downloader: downloader, store: store, lock: touchLock,
-                    concurrency: concurrency, validating: validating)
+                    scheduler: scheduler, downloader: downloader, store: store, lock: touchLock, validating: validating)
             }
             if downloader.inFlight == 0 && validating == 0 && (scheduler.isEmpty || halted) { break }
             downloader.perform()
             var batch: [ValidationPool.Job] = []
             for finished in downloader.completions() {
-                scheduler.hosts?.finished(finished.entry, multiplexed: finished.multiplexed)
+                let events = scheduler.finished(
+                    finished.entry, PrefetchJob.slotCompletion(finished), now: Monotonic.now())
+                for event in events { announce(event) }
                 if finished.diskFull && !summary.diskFull {
                     summary.diskFull = true
                     observer?.prefetchHalted(.diskFull)
@@ -81,8 +82,9 @@ extension PrefetchJob {
             checkStateWriter()
             emitProgress(inFlight: downloader.inFlight)
             var timeout = 250
-            if let due = scheduler.nextRetryDue {
-                timeout = max(0, min(timeout, Int((due - Monotonic.now()) * 1000) + 1))
+            let now = Monotonic.now()
+            for due in [scheduler.nextDue(now: now), downloader.resumeDue] {
+                if let due { timeout = max(0, min(timeout, Int((due - now) * 1000) + 1)) }
             }
             downloader.poll(milliseconds: timeout, stop: summary.interrupted ? nil : configuration.stop.descriptor)
         }
@@ -96,21 +98,20 @@ extension PrefetchJob {
         return summary
     }
 
-    /// Starts transfers while there is room (bodies waiting for validation count too, up to 64:
-    /// they are held in memory). Hits met on the way are touched under one hold of the shared
-    /// cache lock.
+    /// Starts transfers while the scheduler's `SlotPolicy` has room (bodies waiting for
+    /// validation count too: they are held in memory). Hits met on the way are touched under one
+    /// hold of the shared cache lock.
     private func startTransfers(
-        scheduler: Scheduler, downloader: Downloader, store: CacheStore, lock: CacheLock, concurrency: Int,
-        validating: Int
+        scheduler: Scheduler, downloader: Downloader, store: CacheStore, lock: CacheLock, validating: Int
     ) {
         defer { lock.unlock() }
         let now = Monotonic.now()
         // A hit of a busy host is recorded at once; it takes no slot (`--refresh` revalidates
         // hits, so there every URL needs one).
         let refresh = configuration.refresh
-        while downloader.inFlight < concurrency && validating < min(concurrency * 2, 64) && lockFailure == nil,
+        while lockFailure == nil,
             let entry = scheduler.next(
-                now: now,
+                now: now, validating: validating,
                 needsTransfer: { entry in
                     if case .hit = store.lookup(entry.settleFileName(in: location.format, index: store.index)) {
                         return refresh
@@ -118,8 +119,8 @@ extension PrefetchJob {
                     return true
                 })
         {
-            if start(entry, downloader: downloader, store: store, lock: lock) {
-                scheduler.hosts?.started(entry)
+            if start(entry, downloader: downloader, store: store, lock: lock, scheduler: scheduler) {
+                scheduler.started(entry, now: now)
             }
         }
     }
@@ -127,7 +128,9 @@ extension PrefetchJob {
     /// A cache hit is recorded at once (or revalidated with `--refresh`); a blacklisted URL is
     /// skipped; anything else starts a transfer. True when a transfer started.
     @discardableResult
-    func start(_ entry: PendingEntry, downloader: Downloader, store: CacheStore, lock: CacheLock) -> Bool {
+    func start(
+        _ entry: PendingEntry, downloader: Downloader, store: CacheStore, lock: CacheLock, scheduler: Scheduler
+    ) -> Bool {
         var entry = entry
         let name = entry.settleFileName(in: location.format, index: store.index)
         var validators: Downloader.Validators?
@@ -171,6 +174,10 @@ extension PrefetchJob {
                 record(result)
                 return false
             }
+        }
+        if let failure = hostUnavailable(entry, scheduler: scheduler) {
+            recordFailure(entry, failure, blacklist: nil)
+            return false
         }
         entry.attempts += 1
         if entry.firstStarted == 0 { entry.firstStarted = Monotonic.now() }
@@ -241,9 +248,59 @@ extension PrefetchJob {
             now: Timestamp.now().secondsSinceEpoch)
         {
         case .retry(let delay):
-            scheduler.retry(entry, at: Monotonic.now() + delay)
+            if let failure = hostUnavailable(entry, scheduler: scheduler) {
+                recordFailure(entry, failure, blacklist: nil)
+            } else {
+                scheduler.retry(entry, at: Monotonic.now() + delay)
+            }
         case .final(let failure, let blacklist):
             recordFailure(entry, failure, blacklist: blacklist)
+        }
+    }
+}
+
+extension PrefetchJob {
+    /// What a finished transfer tells its host's `SlotPolicy`: a response and its status (with
+    /// the latency of a 2xx or 304), a connection that failed or timed out, or nothing about load.
+    static func slotCompletion(_ finished: Downloader.Finished) -> SlotPolicy.Completion {
+        var kind = SlotPolicy.Completion.Kind.other
+        var latency: Double?
+        switch finished.result {
+        case .success(let body):
+            kind = .response(status: body.status)
+            latency = finished.latency
+        case .failure(let failure):
+            switch failure.reason {
+            case .connectFailed, .dns, .timeout, .connectionLost:
+                kind = .connectionFailure(message: failure.message, answered: finished.httpStatus != nil)
+            default:
+                if let status = finished.httpStatus { kind = .response(status: status) }
+            }
+        }
+        return SlotPolicy.Completion(
+            kind: kind, latency: latency, startedAt: finished.startedAt, multiplexed: finished.multiplexed,
+            freshConnection: finished.freshConnection)
+    }
+
+    /// The failure `entry` ends with, without a request, when its host is unavailable.
+    func hostUnavailable(_ entry: PendingEntry, scheduler: Scheduler) -> Failure? {
+        let host = HostSlots.key(of: entry)
+        guard let (failures, last) = scheduler.policy?.unavailability(host) else { return nil }
+        return Failure(.hostUnavailable, PrefetchJob.unavailableMessage(host, failures: failures, last: last))
+    }
+
+    static func unavailableMessage(_ host: String, failures: Int, last: String) -> String {
+        "\(host) is unavailable: \(failures) connections in a row failed or timed out (the last: \(last)); its URLs are tried again by the next run"
+    }
+
+    /// Tells the observer what the slot policy saw.
+    func announce(_ event: SlotPolicy.Event) {
+        switch event {
+        case .limitChanged(let change):
+            observer?.prefetchHostLimitChanged(change)
+        case .unavailable(let host, let failures, let last):
+            observer?.prefetchHostUnavailable(
+                host, reason: PrefetchJob.unavailableMessage(host, failures: failures, last: last))
         }
     }
 }

@@ -17,9 +17,12 @@ extension PrefetchReport.Header {
     /// (`docs/prefetch-report.schema.json`).
     static func recordedOptions(of configuration: PrefetchJob.Configuration) -> [(String, PrefetchReport.OptionValue)] {
         let fetch = configuration.fetch
+        let slots = configuration.slots
         return [
-            ("concurrency", concurrencyValue(fetch.concurrency)),
-            ("maxPerHost", .int(fetch.maxPerHost)),
+            ("concurrency", concurrencyValue(slots.concurrency)),
+            ("maxPerHost", .int(slots.maxPerHost)),
+            ("maxRatePerHost", slots.maxRatePerHost > 0 ? .double(slots.maxRatePerHost) : .string(nil)),
+            ("limitRate", fetch.limitRate > 0 ? .int(fetch.limitRate) : .string(nil)),
             ("order", .string(configuration.order.rawValue)),
             ("timeoutSeconds", .double(fetch.timeout)),
             ("maxTimeSeconds", .double(fetch.maxTime)),
@@ -46,7 +49,7 @@ extension PrefetchReport.Header {
     }
 
     /// The report's `options.concurrency`: the string `auto` or the number.
-    static func concurrencyValue(_ value: FetchConfiguration.Concurrency) -> PrefetchReport.OptionValue {
+    static func concurrencyValue(_ value: SlotPolicy.Configuration.Concurrency) -> PrefetchReport.OptionValue {
         switch value {
         case .auto: return .string("auto")
         case .fixed(let count): return .int(count)

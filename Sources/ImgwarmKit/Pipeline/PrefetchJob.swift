@@ -12,6 +12,17 @@ public protocol PrefetchObserver: AnyObject {
     /// A run-level problem stopped new downloads: the run ends once those under way finish, and
     /// fails (`PrefetchSummary` says why again). Called once per problem.
     func prefetchHalted(_ reason: PrefetchHalt)
+    /// A host's limit moved by half or more since it was last told (`--concurrency auto`).
+    /// Nothing by default.
+    func prefetchHostLimitChanged(_ change: HostLimitChange)
+    /// A host is unavailable for the rest of the run (`HostBreaker`): its URLs end as
+    /// `host-unavailable` without requests. Called once per host; nothing by default.
+    func prefetchHostUnavailable(_ host: String, reason: String)
+}
+
+extension PrefetchObserver {
+    public func prefetchHostLimitChanged(_ change: HostLimitChange) {}
+    public func prefetchHostUnavailable(_ host: String, reason: String) {}
 }
 
 /// Why a prefetch stopped starting downloads before its lists were done.
@@ -66,6 +77,8 @@ public struct PrefetchSummary: Sendable {
     /// database (another process's lock held past `--lock-timeout`) or libcurl could not be set
     /// up. Every URL is then counted as not started.
     public var startFailure: PrefetchError?
+    /// What the run saw of each host it requested from (`SlotPolicy.figures`), by host.
+    public var hosts: [HostFigures] = []
 
     /// The run-level problem that ended the run, in words (the report's `error`); nil when none did.
     public var failureMessage: String? {
@@ -107,6 +120,8 @@ public enum PrefetchError: Error, CustomStringConvertible {
 public final class PrefetchJob {
     public struct Configuration: Sendable {
         public var fetch = FetchConfiguration()
+        /// How many transfers run, per host and in all, and how fast requests start.
+        public var slots = SlotPolicy.Configuration()
         public var validation = ValidationConfiguration()
         /// FIFO or LIFO within one priority. `.fifo` by default.
         public var order: ExecutionOrder = .fifo
@@ -185,11 +200,8 @@ public final class PrefetchJob {
     public func run() throws(PrefetchError) -> PrefetchSummary {
         runStarted = Monotonic.now()
         let spools = try ingest()
-        let fetch = configuration.fetch
-        let hosts =
-            fetch.concurrency == .auto && !configuration.dryRun
-            ? HostSlots(perHost: fetch.maxPerHost, streams: FetchConfiguration.autoStreamsPerHost) : nil
-        let scheduler = Scheduler(spools: spools, hosts: hosts)
+        let scheduler = Scheduler(
+            spools: spools, policy: configuration.dryRun ? nil : SlotPolicy(configuration.slots))
         var summary: PrefetchSummary
         if configuration.dryRun {
             do {
@@ -214,6 +226,7 @@ public final class PrefetchJob {
         summary.duration = Monotonic.now() - runStarted
         summary.stateFailure = stateFailure
         summary.lockFailure = lockFailure
+        summary.hosts = scheduler.policy?.figures ?? []
         emitProgress(inFlight: 0, final: true)
         return summary
     }

@@ -114,7 +114,8 @@ public final class PrefetchReport {
     /// Writes the totals and closes the document; the file appears complete only now. `error` is
     /// the run-level problem that ended the run, if one did.
     public func finish(
-        totals: PrefetchTotals, finishedAt: Timestamp, startedAt: Timestamp, interrupted: Bool, error: String? = nil
+        totals: PrefetchTotals, finishedAt: Timestamp, startedAt: Timestamp, interrupted: Bool, error: String? = nil,
+        hosts: [HostFigures] = []
     ) throws(ReportFile.OpenError) {
         writer.endArray()
         writer.field("finishedAt", finishedAt.iso8601)
@@ -143,6 +144,21 @@ public final class PrefetchReport {
         for (name, count) in totals.errorClasses.sorted(by: { $0.key < $1.key }) { writer.field(name, count) }
         writer.endObject()
         writer.endObject()
+        writer.key("hosts")
+        writer.beginArray()
+        for host in hosts {
+            writer.beginObject()
+            writer.field("host", Redaction.redact(host.host))
+            writer.field("requests", host.requests)
+            writer.field("http2", host.multiplexes)
+            writer.field("finalLimit", host.finalLimit)
+            writer.field("peakLimit", host.peakLimit)
+            writer.key("medianLatencySeconds")
+            if let median = host.medianLatency { writer.double(median, digits: 4) } else { writer.null() }
+            writer.field("unavailable", host.unavailable)
+            writer.endObject()
+        }
+        writer.endArray()
         writer.endObject()
         var bytes = writer.take()
         bytes.append(UInt8(ascii: "\n"))

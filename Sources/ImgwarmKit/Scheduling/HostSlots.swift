@@ -1,32 +1,22 @@
-/// `--concurrency auto`: how many transfers each host may have in flight, and the entries that
-/// wait for a host with none free, so that one slow host cannot take every slot from the others.
+/// The entries that wait for a host with no room (`SlotPolicy` says which have room), so that one
+/// slow, paced or limited host cannot hold up the others: the next URL of another host goes
+/// first.
 ///
 /// A host is a URL's scheme and authority (`https://cdn.example.com:443`, lower-cased, without
-/// user information). It may have `perHost` transfers in flight (one connection each over
-/// HTTP/1.1) until one of its responses comes over HTTP/2; then `streams` (libcurl multiplexes
-/// them on few connections and honours the server's own stream limit).
+/// user information).
 final class HostSlots {
     private struct Host {
-        var inFlight = 0
-        var multiplexes = false
         var waiting: [PendingEntry] = []
         var waitingStart = 0
     }
 
-    let perHost: Int
-    let streams: Int
     /// Entries pulled from the lists while their host was full, at most `waitingLimit`: beyond
     /// that, nothing more is read until a host frees a slot (memory stays bounded).
     static let waitingLimit = 1024
     private var hosts: [String: Host] = [:]
     /// Hosts with waiting entries, in the order they first had to wait.
-    private var hostsWaiting: [String] = []
+    private(set) var hostsWaiting: [String] = []
     private(set) var waitingCount = 0
-
-    init(perHost: Int, streams: Int) {
-        self.perHost = max(1, perHost)
-        self.streams = max(self.perHost, streams)
-    }
 
     /// The host part of `url`: scheme and authority, lower-cased, user information dropped.
     static func key(_ url: String) -> String {
@@ -45,15 +35,8 @@ final class HostSlots {
         return (String(url[..<colon]) + "://" + String(url[hostStart..<end])).lowercased()
     }
 
-    private func limit(_ host: Host) -> Int { host.multiplexes ? streams : perHost }
-
-    func hasRoom(_ key: String) -> Bool {
-        guard let host = hosts[key] else { return true }
-        return host.inFlight < limit(host)
-    }
-
     /// The host of an entry the scheduler has handed out (it set `entry.host`).
-    private static func key(of entry: PendingEntry) -> String {
+    static func key(of entry: PendingEntry) -> String {
         entry.host.isEmpty ? key(entry.url) : entry.host
     }
 
@@ -66,10 +49,9 @@ final class HostSlots {
     }
 
     /// The first waiting entry whose host now has room.
-    func nextReady() -> PendingEntry? {
+    func nextReady(hasRoom: (String) -> Bool) -> PendingEntry? {
         guard waitingCount > 0 else { return nil }
-        for (index, key) in hostsWaiting.enumerated() {
-            guard let host = hosts[key], host.inFlight < limit(host) else { continue }
+        for (index, key) in hostsWaiting.enumerated() where hasRoom(key) {
             return takeWaiting(at: index)
         }
         return nil
@@ -82,11 +64,11 @@ final class HostSlots {
         let entry = host.waiting[host.waitingStart]
         host.waitingStart += 1
         if host.waitingStart == host.waiting.count {
-            host.waiting = []
-            host.waitingStart = 0
+            hosts[key] = nil
             hostsWaiting.remove(at: index)
+        } else {
+            hosts[key] = host
         }
-        hosts[key] = host
         waitingCount -= 1
         return entry
     }
@@ -94,23 +76,5 @@ final class HostSlots {
     /// Any waiting entry, whatever its host's room (the run stops: they will not start).
     func takeAnyWaiting() -> PendingEntry? {
         hostsWaiting.isEmpty ? nil : takeWaiting(at: 0)
-    }
-
-    /// A transfer of `entry` started.
-    func started(_ entry: PendingEntry) {
-        hosts[HostSlots.key(of: entry), default: Host()].inFlight += 1
-    }
-
-    /// A transfer of `entry` ended; `multiplexed` when its response came over HTTP/2 or later.
-    func finished(_ entry: PendingEntry, multiplexed: Bool) {
-        let key = HostSlots.key(of: entry)
-        guard var host = hosts[key] else { return }
-        host.inFlight = max(0, host.inFlight - 1)
-        if multiplexed { host.multiplexes = true }
-        if host.inFlight == 0 && host.waiting.isEmpty && !host.multiplexes {
-            hosts[key] = nil
-        } else {
-            hosts[key] = host
-        }
     }
 }

@@ -15,8 +15,9 @@ extension Prefetch {
 
     func configuration(environment: [String: String]) throws -> PrefetchJob.Configuration {
         var configuration = PrefetchJob.Configuration()
-        configuration.fetch.concurrency = concurrency ?? configuration.fetch.concurrency
-        configuration.fetch.maxPerHost = maxPerHost ?? configuration.fetch.maxPerHost
+        configuration.slots.concurrency = concurrency ?? configuration.slots.concurrency
+        configuration.slots.maxPerHost = maxPerHost ?? configuration.slots.maxPerHost
+        rates.apply(to: &configuration)
         configuration.fetch.timeout = timeout ?? configuration.fetch.timeout
         configuration.fetch.maxTime = maxTime ?? configuration.fetch.maxTime
         configuration.fetch.maxBytes = maxBytes.map { Int(clamping: $0) } ?? configuration.fetch.maxBytes

@@ -91,17 +91,21 @@ struct Prefetch: ParsableCommand {
     @Option(
         name: .shortAndLong, parsing: .unconditional,
         help: ArgumentHelp(
-            "Transfers in flight: auto, or a number from 1 to 1024 for that many whatever their hosts (default \(Defaults.concurrency(Defaults.prefetch.fetch.concurrency))). auto runs up to --max-per-host connections to each HTTP/1.1 host and up to \(FetchConfiguration.autoStreamsPerHost) streams to each HTTP/2 host (\(FetchConfiguration.streamsPerConnection) per connection, fewer if the server says so, on at most --max-per-host connections), \(FetchConfiguration.autoTotal) in all.",
+            "Transfers in flight: auto, or a number from 1 to 1024 for that many whatever their hosts, without adapting (default \(Defaults.concurrency(Defaults.prefetch.slots.concurrency))).",
+            discussion:
+                "auto learns a limit for each host from its latency and rate: from \(SlotPolicy.Configuration.initialPerHost) transfers, growing while the host answers as fast with more, shrinking when latency rises with load or on 429, 503, resets and timeouts; up to --max-per-host connections to an HTTP/1.1 host, up to \(SlotPolicy.Configuration.autoStreamsPerHost) streams to an HTTP/2 host (\(SlotPolicy.Configuration.streamsPerConnection) per connection, fewer if the server says so), \(SlotPolicy.Configuration.autoTotal) in all. A host whose connections fail \(SlotPolicy.Configuration.breakerThreshold) times in a row is unavailable for the run: its URLs end as host-unavailable (not blacklisted).",
             valueName: "auto|n"),
         completion: .list(["auto"]), transform: Parse.concurrency)
-    var concurrency: FetchConfiguration.Concurrency?
+    var concurrency: SlotPolicy.Configuration.Concurrency?
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "With --concurrency auto, the most connections to one host, 1 to 64 (default \(Defaults.prefetch.fetch.maxPerHost)).",
+            "With --concurrency auto, the most a host's limit grows to: connections to an HTTP/1.1 host, 1 to 256 (default \(Defaults.prefetch.slots.maxPerHost)).",
             valueName: "n"))
     var maxPerHost: Int?
+
+    @OptionGroup var rates: RateOptions
 
     @Option(
         parsing: .unconditional,
@@ -280,8 +284,8 @@ struct Prefetch: ParsableCommand {
         if (lists + highLists + lowLists).filter({ $0 == "-" }).count > 1 {
             throw ValidationError("standard input (-) can be read only once")
         }
-        if let maxPerHost, !(1...64).contains(maxPerHost) {
-            throw ValidationError("--max-per-host must be between 1 and 64, e.g. 8")
+        if let maxPerHost, !(1...256).contains(maxPerHost) {
+            throw ValidationError("--max-per-host must be between 1 and 256, e.g. 16")
         }
         if maxPerHost != nil, case .fixed = concurrency {
             throw ValidationError(
@@ -406,7 +410,7 @@ struct Prefetch: ParsableCommand {
         do {
             try job.report?.finish(
                 totals: summary.totals, finishedAt: .now(), startedAt: started, interrupted: summary.interrupted,
-                error: summary.failureMessage)
+                error: summary.failureMessage, hosts: summary.hosts)
         } catch  where error.readerWentAway {
             // `--report - | head`: the reader has what it wanted; the run's verdict stands.
         } catch {

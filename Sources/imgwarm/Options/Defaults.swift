@@ -34,10 +34,20 @@ enum Defaults {
     static func seconds(_ value: Double) -> String { Quantities.formatNumber(value) }
 
     /// `auto` or the number.
-    static func concurrency(_ value: FetchConfiguration.Concurrency) -> String {
+    static func concurrency(_ value: SlotPolicy.Configuration.Concurrency) -> String {
         switch value {
         case .auto: return "auto"
         case .fixed(let count): return "\(count)"
         }
+    }
+
+    /// `none`, or bytes per second as `2 MiB/s`.
+    static func limitRate(_ bytesPerSecond: Int) -> String {
+        bytesPerSecond > 0 ? Quantities.formatBytes(UInt64(bytesPerSecond)) + "/s" : "none"
+    }
+
+    /// `none`, or requests per second.
+    static func requestRate(_ perSecond: Double) -> String {
+        perSecond > 0 ? Quantities.formatNumber(perSecond) : "none"
     }
 }

@@ -51,12 +51,20 @@ extension Parse {
     }
 
     /// `auto` or a count of 1 to 1024.
-    static func concurrency(_ text: String) throws -> FetchConfiguration.Concurrency {
+    static func concurrency(_ text: String) throws -> SlotPolicy.Configuration.Concurrency {
         if text.lowercased() == "auto" { return .auto }
         guard let count = Int(text), (1...1024).contains(count) else {
             throw ValidationError("--concurrency must be auto or a number between 1 and 1024, e.g. 16")
         }
         return .fixed(count)
+    }
+
+    /// Requests per second: a number above 0 and at most 10,000 (`0.5` is one every 2 s).
+    static func requestRate(_ text: String) throws -> Double {
+        guard let rate = Double(text), rate.isFinite, rate > 0, rate <= 10_000 else {
+            throw ValidationError("--max-rate-per-host must be a number of requests per second above 0, e.g. 10 or 0.5")
+        }
+        return rate
     }
 
     static func priority(_ text: String) throws -> Priority {

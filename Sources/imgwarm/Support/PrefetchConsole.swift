@@ -36,6 +36,9 @@ final class PrefetchConsole: PrefetchObserver {
     }
 
     func prefetchDidFinish(_ result: EntryResult, source: ListSource) {
+        // An unavailable host's URLs were announced once, by host (`prefetchHostUnavailable`):
+        // only --verbose lists them one by one.
+        if result.failure?.reason == .hostUnavailable && !(output.verbose && !output.quiet) { return }
         let problem = result.outcome == .failed || result.outcome == .invalid || result.outcome == .blacklisted
         guard problem || (output.verbose && !output.quiet) else { return }
         if output.quiet && result.outcome == .blacklisted { return }
@@ -86,6 +89,17 @@ final class PrefetchConsole: PrefetchObserver {
     func prefetchWarning(_ message: String) {
         clearProgress()
         Console.warning(message)
+    }
+
+    /// `--verbose`: a host's limit moved by half or more.
+    func prefetchHostLimitChanged(_ change: HostLimitChange) {
+        guard output.verbose && !output.quiet else { return }
+        print("\(Redaction.redact(change.host)): limit \(change.from) → \(change.to) (\(change.cause))")
+    }
+
+    /// Printed under --quiet too: it stands for every failed URL of the host.
+    func prefetchHostUnavailable(_ host: String, reason: String) {
+        print(Redaction.redact(reason))
     }
 
     func prefetchHalted(_ reason: PrefetchHalt) {

@@ -70,4 +70,45 @@ import Testing
         #expect(scheduler.next(now: 11) == nil)
         #expect(scheduler.isEmpty)
     }
+
+    /// The scheduler asks its policy: a paced host's next URL waits for its time while another
+    /// host's goes first, and `nextDue` says when to look again.
+    @Test func aPacedHostWaitsWhileAnotherGoesFirst() throws {
+        var configuration = SlotPolicy.Configuration()
+        configuration.maxRatePerHost = 2
+        let scheduler = Scheduler(
+            spools: [try spool(.normal, ["http://a/1", "http://a/2", "http://b/1"], order: .fifo)],
+            policy: SlotPolicy(configuration))
+        let a1 = try #require(scheduler.next(now: 10))
+        #expect(a1.key == "http://a/1" && a1.host == "http://a")
+        scheduler.started(a1, now: 10)
+        #expect(scheduler.next(now: 10.1)?.key == "http://b/1", "a/2 waits for its host")
+        #expect(scheduler.nextDue(now: 10.1) == 10.5)
+        #expect(scheduler.next(now: 10.2) == nil)
+        #expect(scheduler.next(now: 10.5)?.key == "http://a/2")
+    }
+
+    /// When a host turns out unavailable, its retries waiting for their time are due at once.
+    @Test func anUnavailableHostsRetriesAreDueAtOnce() throws {
+        let scheduler = Scheduler(
+            spools: [try spool(.normal, (1...5).map { "http://dead/\($0)" }, order: .fifo)],
+            policy: SlotPolicy(SlotPolicy.Configuration()))
+        var entries: [PendingEntry] = []
+        while let entry = scheduler.next(now: 1) {
+            scheduler.started(entry, now: 1)
+            entries.append(entry)
+        }
+        #expect(entries.count == 5)
+        let refused = SlotPolicy.Completion(
+            kind: .connectionFailure(message: "refused", answered: false), latency: nil, startedAt: 1)
+        for entry in entries.prefix(4) {
+            let events = scheduler.finished(entry, refused, now: 1.1)
+            #expect(!events.contains { if case .unavailable = $0 { true } else { false } })
+            scheduler.retry(entry, at: 30)
+        }
+        let events = scheduler.finished(entries[4], refused, now: 1.2)
+        #expect(events.contains(.unavailable(host: "http://dead", failures: 5, lastFailure: "refused")))
+        #expect(scheduler.nextRetryDue == 1.2)
+        #expect(scheduler.policy?.unavailability("http://dead") != nil)
+    }
 }

@@ -1,0 +1,148 @@
+import Testing
+
+@testable import ImgwarmKit
+
+/// The one owner of who starts, without HTTP: limits per host or in all, the breaker, the
+/// pacing, the events and figures the run reports.
+@Suite struct SlotPolicyTests {
+    typealias Completion = SlotPolicy.Completion
+
+    static func ok(_ latency: Double, at start: Double) -> Completion {
+        Completion(kind: .response(status: 200), latency: latency, startedAt: start)
+    }
+
+    @Test func autoStartsEachHostAtSix() {
+        let policy = SlotPolicy(SlotPolicy.Configuration())
+        for _ in 0..<6 {
+            #expect(policy.hostHasRoom("http://a", now: 0))
+            policy.started("http://a", now: 0)
+        }
+        #expect(!policy.hostHasRoom("http://a", now: 0))
+        #expect(policy.hostHasRoom("http://b", now: 0), "another host has its own")
+        #expect(policy.connectionsPerHost == 64)
+        #expect(policy.maxInFlight == 256)
+    }
+
+    @Test func aNumberIsTheTotalWhateverTheHosts() {
+        var configuration = SlotPolicy.Configuration()
+        configuration.concurrency = .fixed(3)
+        let policy = SlotPolicy(configuration)
+        for _ in 0..<3 { policy.started("http://a", now: 0) }
+        #expect(policy.hostHasRoom("http://a", now: 0), "no per-host limit")
+        #expect(!policy.hasRoom(validating: 0))
+        #expect(policy.connectionsPerHost == 0)
+        #expect(policy.figures.first?.finalLimit == nil)
+    }
+
+    @Test func a429HalvesTheLimitAndSaysSo() {
+        let policy = SlotPolicy(SlotPolicy.Configuration())
+        for _ in 0..<6 { policy.started("http://a", now: 1) }
+        let events = policy.finished(
+            "http://a", Completion(kind: .response(status: 429), latency: nil, startedAt: 1), now: 2)
+        #expect(
+            events == [
+                .limitChanged(HostLimitChange(host: "http://a", from: 6, to: 3, cause: "the server said it is busy"))
+            ])
+        #expect(policy.figures.first?.finalLimit == 3)
+        #expect(policy.figures.first?.peakLimit == 6)
+    }
+
+    @Test func fiveConnectionFailuresInARowMakeAHostUnavailableOnce() {
+        let policy = SlotPolicy(SlotPolicy.Configuration())
+        for _ in 0..<7 { policy.started("http://dead", now: 1) }
+        var unavailable = 0
+        for i in 0..<7 {
+            let events = policy.finished(
+                "http://dead",
+                Completion(kind: .connectionFailure(message: "refused", answered: false), latency: nil, startedAt: 1),
+                now: 2 + Double(i))
+            unavailable += events.filter { if case .unavailable = $0 { true } else { false } }.count
+        }
+        #expect(unavailable == 1)
+        #expect(policy.unavailability("http://dead")?.failures == 5)
+        #expect(policy.hostHasRoom("http://dead", now: 10), "its URLs go out, to be ended")
+        #expect(policy.unavailability("http://other") == nil)
+        #expect(policy.figures.first { $0.host == "http://dead" }?.unavailable == true)
+    }
+
+    @Test func aResponseBetweenFailuresKeepsTheHost() {
+        var breaker = HostBreaker()
+        func fail(_ startedAt: Double) -> Bool { breaker.connectionFailed(startedAt: startedAt, message: "reset") }
+        for _ in 0..<4 { #expect(fail(1) == false) }
+        breaker.responded(now: 2)
+        for _ in 0..<4 { #expect(fail(3) == false) }
+        // Failures of requests that went out before the latest response say nothing about since.
+        for _ in 0..<10 { #expect(fail(1.5) == false) }
+        #expect(fail(3) == true)
+        #expect(breaker.isOpen)
+    }
+
+    @Test func maxRatePerHostSpacesTheStarts() {
+        var configuration = SlotPolicy.Configuration()
+        configuration.maxRatePerHost = 2
+        let policy = SlotPolicy(configuration)
+        #expect(policy.hostHasRoom("http://a", now: 10))
+        policy.started("http://a", now: 10)
+        #expect(!policy.hostHasRoom("http://a", now: 10.2))
+        #expect(policy.pacedStart("http://a", now: 10.2) == 10.5)
+        #expect(policy.hostHasRoom("http://b", now: 10.2))
+        #expect(policy.hostHasRoom("http://a", now: 10.5))
+        #expect(RequestPacer(perSecond: 0) == nil)
+    }
+
+    @Test func figuresCountRequestsAndTheMedianLatency() {
+        let policy = SlotPolicy(SlotPolicy.Configuration())
+        for (i, latency) in [0.010, 0.020, 0.100, 0.021, 0.019].enumerated() {
+            policy.started("http://a", now: Double(i))
+            _ = policy.finished("http://a", Self.ok(latency, at: Double(i)), now: Double(i) + latency)
+        }
+        let figures = try! #require(policy.figures.first)
+        #expect(figures.requests == 5)
+        let median = try! #require(figures.medianLatency)
+        #expect(abs(median - 0.020) / 0.020 < 0.07, "\(median)")
+    }
+
+    @Test func aMultiplexingHostMayRunStreamsBeyondItsConnections() {
+        var configuration = SlotPolicy.Configuration()
+        configuration.maxPerHost = 4
+        let policy = SlotPolicy(configuration)
+        policy.started("https://a", now: 0)
+        var completion = Self.ok(0.04, at: 0)
+        completion.multiplexed = true
+        _ = policy.finished("https://a", completion, now: 0.04)
+        #expect(policy.figures.first?.multiplexes == true)
+        // The limit may grow past 4 now: up to 200 streams.
+        var now = 0.04
+        for _ in 0..<20 {
+            let n = policy.figures.first?.finalLimit ?? 1
+            for _ in 0..<n { policy.started("https://a", now: now) }
+            now += 0.04
+            for _ in 0..<max(n, 4) { _ = policy.finished("https://a", completion, now: now) }
+        }
+        #expect((policy.figures.first?.finalLimit ?? 0) > 4)
+    }
+
+    @Test func theHistogramsMedianIsWithinSixPercent() {
+        for value in [0.0005, 0.0013, 0.04, 0.25, 3.7, 100.0] {
+            var histogram = LatencyHistogram()
+            for _ in 0..<3 { histogram.add(value) }
+            histogram.add(value / 10)
+            histogram.add(value * 10)
+            let median = histogram.median!
+            if value >= 0x1p-10 && value < 64 {
+                #expect(abs(median - value) / value <= 0.0625, "\(value): \(median)")
+            }
+        }
+        #expect(LatencyHistogram().median == nil)
+    }
+
+    @Test func memoryDoesNotGrowWithAMillionHosts() {
+        let policy = SlotPolicy(SlotPolicy.Configuration())
+        for i in 0..<(SlotPolicy.hostLimit + 500) {
+            let host = "http://h\(i)"
+            policy.started(host, now: 0)
+            _ = policy.finished(host, Self.ok(0.01, at: 0), now: 0.01)
+        }
+        #expect(policy.figures.count <= SlotPolicy.hostLimit + 1)
+    }
+}
