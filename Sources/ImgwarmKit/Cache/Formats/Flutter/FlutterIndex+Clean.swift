@@ -32,29 +32,7 @@ extension FlutterIndex {
             guard !row.relativePath.isEmpty, !row.relativePath.contains("/"),
                 let info = try? FileSystem.status(ofPath: path, followingLinks: false)
             else { continue }
-            let entry = CacheEntry(
-                name: row.relativePath, kind: info.kind, logicalSize: info.size, allocatedSize: info.allocatedSize,
-                date: info.modified, device: info.device, inode: info.inode)
-            if !dryRun {
-                do throws(SystemError) {
-                    try FileSystem.removeFile(path)
-                } catch {
-                    if !error.isNotFound {
-                        result.failed += 1
-                        observe(.failed(DiskCache.RemovalFailure(entry: entry, code: error.code, call: error.call)))
-                    }
-                    continue
-                }
-            }
-            switch reason {
-            case .cleared: result.cleared += 1
-            case .expired: result.expired += 1
-            case .trimmed: result.trimmed += 1
-            }
-            result.removedLogicalBytes += info.size
-            result.removedAllocatedBytes += info.allocatedSize
-            result.after.subtract(logical: info.size, allocated: info.allocatedSize)
-            observe(.removed(DiskCache.Removal(entry: entry, reason: reason)))
+            _ = result.remove(row.relativePath, info, path: path, reason: reason, dryRun: dryRun, observe: observe)
         }
         if !dryRun { try? load() }
         return result
