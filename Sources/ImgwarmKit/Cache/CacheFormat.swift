@@ -46,8 +46,8 @@ public protocol CacheFormat: Sendable {
     /// The times a stored file gets before it appears under its name.
     func timesOnStore(now: Timestamp) -> FileTimes
 
-    /// The times the library's reader sets on a hit (`info`: the file as it was found).
-    func timesOnHit(_ info: FileStatus, now: Timestamp) -> FileTimes
+    /// The times the library's reader sets on a hit.
+    func timesOnHit(now: Timestamp) -> FileTimes
 
     /// How `clean` expires and trims this cache as the library does.
     var cleanRules: CleanRules { get }
@@ -101,7 +101,7 @@ extension CacheFormat {
 
     public func timesOnStore(now: Timestamp) -> FileTimes { FileTimes() }
 
-    public func timesOnHit(_ info: FileStatus, now: Timestamp) -> FileTimes { FileTimes(access: .now) }
+    public func timesOnHit(now: Timestamp) -> FileTimes { FileTimes(access: .now) }
 
     public var expiresIn: Int64? { nil }
 

@@ -218,12 +218,14 @@ public final class CacheStore: Sendable {
     public func touch(_ name: String, now: Timestamp = .now(), revalidatedBy response: CacheIndexResponse? = nil)
         -> Bool
     {
-        guard let info = try? folderDescriptor.status(of: name) else { return false }
         if let index {
+            // The index records a read only of a file that is there.
+            guard (try? folderDescriptor.status(of: name)) != nil else { return false }
             if let response { index.didRevalidate(name, response: response) } else { index.didRead(name) }
             try? index.flush(force: false, lockTimeout: 0)
         }
-        let times = location.format.timesOnHit(info, now: now)
+        // A plain-files cache needs no status first: setting the times of a file gone fails.
+        let times = location.format.timesOnHit(now: now)
         guard times != FileTimes() else { return true }
         return (try? folderDescriptor.setTimes(of: name, times)) != nil
     }

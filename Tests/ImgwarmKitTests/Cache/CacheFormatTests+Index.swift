@@ -49,7 +49,7 @@ extension CacheFormatTests {
         func folder(cachesRoot: String, namespace: String) -> String { cachesRoot + "/indexed" }
         func fileName(forKey key: String) -> String { "I-" + Digest.sha1Hex(key) }
         func isEntryName(bytes: UnsafeBufferPointer<UInt8>) -> Bool { bytes.starts(with: "I-".utf8) }
-        func timesOnHit(_ info: FileStatus, now: Timestamp) -> FileTimes { FileTimes() }
+        func timesOnHit(now: Timestamp) -> FileTimes { FileTimes() }
         func makeIndex(for location: CacheLocation) -> (any CacheIndex)? { index }
     }
 

@@ -44,7 +44,7 @@ public struct CoilFormat: CacheFormat {
 
     public var entryNameShape: String { DiskLruCacheNames.shape }
 
-    public func timesOnHit(_ info: FileStatus, now: Timestamp) -> FileTimes { FileTimes() }
+    public func timesOnHit(now: Timestamp) -> FileTimes { FileTimes() }
 
     public var cleanRules: CleanRules {
         var rules = CleanRules(expiry: .none, trimDate: .modification, measure: .logical)

@@ -36,7 +36,7 @@ public struct FlutterFormat: CacheFormat {
     public var entryNameShape: String { "a version 1 UUID and an extension" }
 
     /// The library's read sets no file time (it writes `touched` in its row).
-    public func timesOnHit(_ info: FileStatus, now: Timestamp) -> FileTimes { FileTimes() }
+    public func timesOnHit(now: Timestamp) -> FileTimes { FileTimes() }
 
     public var cleanRules: CleanRules {
         CleanRules(

@@ -68,7 +68,7 @@ public struct FrescoFormat: CacheFormat {
     }
 
     /// `DefaultDiskStorage.getResource` and `touch`: `setLastModified(now)`.
-    public func timesOnHit(_ info: FileStatus, now: Timestamp) -> FileTimes { FileTimes(modification: .now) }
+    public func timesOnHit(now: Timestamp) -> FileTimes { FileTimes(modification: .now) }
 
     public var cleanRules: CleanRules {
         var rules = CleanRules(expiry: .none, trimDate: .modification, measure: .logical)

@@ -63,7 +63,7 @@ public struct KingfisherFormat: CacheFormat {
         FileTimes(modification: .set(expiry(from: now)))
     }
 
-    public func timesOnHit(_ info: FileStatus, now: Timestamp) -> FileTimes {
+    public func timesOnHit(now: Timestamp) -> FileTimes {
         FileTimes(modification: .set(expiry(from: now)))
     }
 
