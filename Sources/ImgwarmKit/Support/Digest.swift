@@ -36,12 +36,14 @@ public enum Digest {
         return digest
     }
 
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
     private static func hex(
         of text: String, length: Int,
         _ hash: (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UInt8>?) -> UnsafeMutablePointer<UInt8>?
     ) -> String {
         let digest = raw(of: text, length: length, hash)
-        let digits = Array("0123456789abcdef".utf8)
+        let digits = Digest.hexDigits
         return String(unsafeUninitializedCapacity: length * 2) { out in
             for (index, byte) in digest.enumerated() {
                 out[2 * index] = digits[Int(byte >> 4)]
