@@ -73,7 +73,7 @@ import Testing
 
     static let rows: [Row] = [
         option("--concurrency", "auto", equals: "auto"),
-        option("--max-per-host", "64", equals: 64),
+        option("--max-per-host", "128", equals: 128),
         Row(command: "prefetch", option: "--limit-rate", documented: "none") { h in
             let value = try reportOption(h, "limitRate")
             #expect(value is NSNull, "\(String(describing: value))")

@@ -102,7 +102,14 @@ struct AdaptiveLimit: Sendable {
 
     private struct Round {
         var start: Double?
+        /// Completions of requests sent during the round, on new connections too.
+        var completions = 0
+        /// Their latencies, on connections that were open before (a new connection's TCP slow
+        /// start is not the server's queue).
         var latencies: [Double] = []
+        /// Some of its completions opened their connection: the limit's last growth is still
+        /// connecting, so a flat rate says nothing yet of a full pipe.
+        var connecting = false
         /// The most transfers in flight at once during the round.
         var busiest = 0
         /// When its first counted request completed: the rate is measured between completions,
@@ -138,17 +145,23 @@ struct AdaptiveLimit: Sendable {
         round.busiest = max(round.busiest, inFlight)
     }
 
-    /// A response arrived `latency` seconds after its request went out; returns the new limit's
-    /// cause when the round this completes changed it.
-    mutating func completed(latency: Double, now: Double) -> Cause? {
+    /// A response arrived `latency` seconds after its request went out, over a connection it
+    /// opened when `freshConnection`; returns the new limit's cause when the round this
+    /// completes changed it.
+    mutating func completed(latency: Double, freshConnection: Bool = false, now: Double) -> Cause? {
         if round.start == nil { round.start = now - latency }
         // Only requests sent during the round measure it (Vegas times the packets of the current
         // window): one sent before waited behind the previous limit's queue.
         guard now - latency >= round.start! - 1e-9 else { return nil }
-        round.latencies.append(max(0, latency))
+        round.completions += 1
+        if freshConnection {
+            round.connecting = true
+        } else {
+            round.latencies.append(max(0, latency))
+        }
         if round.firstCompletion == nil { round.firstCompletion = now }
         let needed = max((allowed + 1) / 2, parameters.minimumRoundCompletions)
-        guard let start = round.start, round.latencies.count >= needed,
+        guard let start = round.start, round.completions >= needed, round.latencies.count >= 2,
             now - start >= parameters.minimumRoundSeconds
         else { return nil }
         return endRound(now: now, start: start)
@@ -165,12 +178,16 @@ struct AdaptiveLimit: Sendable {
 
     private mutating func endRound(now: Double, start: Double) -> Cause? {
         let finished = round
-        round = Round(start: now)
         let sorted = finished.latencies.sorted()
         let kept = sorted.prefix(sorted.count - sorted.count / 10)
         let mean = kept.reduce(0, +) / Double(kept.count)
         let quartile = sorted[(sorted.count - 1) / 4]
-        let rate = Double(sorted.count - 1) / max(now - (finished.firstCompletion ?? start), 1e-6)
+        let rate = Double(finished.completions - 1) / max(now - (finished.firstCompletion ?? start), 1e-6)
+        // The next round counts the requests sent in the last quarter of a latency, not only
+        // from now: the completions that ended this round sent their successors a moment before
+        // it ended, and leaving those out would make the next round wait a whole round trip more.
+        // (A decrease starts its round afresh.)
+        round = Round(start: now - min(quartile, baseline ?? quartile) / 4)
         guard let previous = baseline else {
             baseline = quartile
             return nil
@@ -201,7 +218,7 @@ struct AdaptiveLimit: Sendable {
         if rate >= bestRate * 1.25 {
             bestRate = rate
             flatRounds = 0
-        } else {
+        } else if !finished.connecting {
             flatRounds += 1
             if flatRounds >= 3 {
                 slowStart = false

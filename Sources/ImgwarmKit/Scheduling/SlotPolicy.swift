@@ -30,7 +30,7 @@ public final class SlotPolicy {
         /// (HTTP/1.1 needs one per transfer). With 64, 2,000 images from a server 40 or 100 ms
         /// away take 1.1 times curl's 50, the limit at 64 from the fourth round on, latency flat
         /// (docs/performance.md, "Adaptive concurrency"). `64` by default.
-        public var maxPerHost = 64
+        public var maxPerHost = 128
         /// Requests started per second to one host, at most; `0` for no limit. `0` by default.
         public var maxRatePerHost = 0.0
         /// A host's first limit under `.auto`: SDWebImage's `maxConcurrentDownloads`.
@@ -194,7 +194,7 @@ public final class SlotPolicy {
                 cause = host.limit?.overloaded(.overloaded, startedAt: completion.startedAt, now: now)
             } else if let latency = completion.latency {
                 host.latencies.add(latency)
-                if !completion.freshConnection { cause = host.limit?.completed(latency: latency, now: now) }
+                cause = host.limit?.completed(latency: latency, freshConnection: completion.freshConnection, now: now)
             }
         case .connectionFailure(let message, let answered):
             cause = host.limit?.overloaded(.connection, startedAt: completion.startedAt, now: now)

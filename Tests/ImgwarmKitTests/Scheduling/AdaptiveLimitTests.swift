@@ -71,6 +71,51 @@ import Testing
         #expect(limit.baseline == 0.04)
     }
 
+    /// A round's measurement ends with the completion that makes it whole; the requests the
+    /// same batch of answers sent a moment earlier belong to the next round, which then ends one
+    /// round trip later, not two.
+    @Test func requestsSentAsTheRoundEndedCountInTheNext() {
+        var limit = AdaptiveLimit()
+        for i in 0..<6 { limit.started(inFlight: i + 1, now: 0) }
+        // The baseline round: three answers at 46 ms send their successors at once, the fourth
+        // (at 47 ms) ends the round.
+        for _ in 0..<3 {
+            #expect(limit.completed(latency: 0.046, now: 0.046) == nil)
+            limit.started(inFlight: 6, now: 0.046)
+        }
+        #expect(limit.completed(latency: 0.047, now: 0.047) == nil)
+        #expect(limit.baseline == 0.046)
+        for _ in 0..<3 { limit.started(inFlight: 6, now: 0.047) }
+        // Their answers: the three sent at 46 ms count too, and the fourth answer grows the limit.
+        var causes: [AdaptiveLimit.Cause?] = []
+        for _ in 0..<3 { causes.append(limit.completed(latency: 0.047, now: 0.093)) }
+        causes.append(limit.completed(latency: 0.047, now: 0.094))
+        #expect(causes.last == .grew, "\(causes)")
+        #expect(limit.allowed == 12)
+    }
+
+    /// An answer on a connection the request opened counts towards its round, but its latency
+    /// (the new connection's TCP slow start, two round trips for a 27 KB body) is not taken for
+    /// a queue at the server.
+    @Test func newConnectionsCountButTheirLatencyDoesNot() {
+        var limit = AdaptiveLimit()
+        for i in 0..<6 { limit.started(inFlight: i + 1, now: 0) }
+        for _ in 0..<6 { _ = limit.completed(latency: 0.04, now: 0.04) }
+        #expect(limit.baseline == 0.04)
+        for _ in 0..<6 { limit.started(inFlight: 6, now: 0.04) }
+        // Two answers on warm connections, then four on new ones, twice as slow.
+        #expect(limit.completed(latency: 0.04, now: 0.08) == nil)
+        #expect(limit.completed(latency: 0.04, now: 0.08) == nil)
+        var cause: AdaptiveLimit.Cause?
+        for _ in 0..<4 { cause = limit.completed(latency: 0.08, freshConnection: true, now: 0.12) ?? cause }
+        #expect(cause == .grew)
+        #expect(limit.allowed == 12)
+        // Answers on new connections alone end no round: nothing measured the server's queue.
+        for _ in 0..<12 { limit.started(inFlight: 12, now: 0.12) }
+        for _ in 0..<12 { #expect(limit.completed(latency: 0.08, freshConnection: true, now: 0.2) == nil) }
+        #expect(limit.allowed == 12)
+    }
+
     @Test func overloadHalvesOncePerRound() {
         var limit = AdaptiveLimit()
         for i in 0..<6 { limit.started(inFlight: i + 1, now: 1) }

@@ -19,7 +19,7 @@ import Testing
         }
         #expect(!policy.hostHasRoom("http://a", now: 0))
         #expect(policy.hostHasRoom("http://b", now: 0), "another host has its own")
-        #expect(policy.connectionsPerHost == 64)
+        #expect(policy.connectionsPerHost == 128)
         #expect(policy.maxInFlight == 256)
     }
 
