@@ -218,8 +218,11 @@ declare -A wall cpu rss
 # recreating 10,000 files in one place makes ext4's inode allocator skip the recently deleted
 # inodes one by one, which would measure the file system's history rather than the tool.
 run_serial=0
+# On tmpfs, which has no such history, the previous run's folder goes first: 10,000 images a run,
+# 7 tools and --runs 5 would not fit in its 8 GB.
 fresh() {  # fresh TOOL: points $work/out-TOOL at a new, empty folder
   run_serial=$((run_serial + 1))
+  if [ "$output_fs" = tmpfs ] && [ -L "$work/out-$1" ]; then rm -rf "$(readlink "$work/out-$1")"; fi
   mkdir -p "$work/runs/$1-$run_serial"
   [ -L "$work/out-$1" ] || rm -rf "$work/out-$1"
   ln -sfn "$work/runs/$1-$run_serial" "$work/out-$1"

@@ -27,9 +27,10 @@ public final class SlotPolicy {
         /// network with the user; a cache warmer has the link to itself.)
         public var concurrency = Concurrency.auto
         /// With `.auto`, the ceiling of a host's limit: the most connections to one host
-        /// (HTTP/1.1 needs one per transfer). With 64, 2,000 images from a server 40 or 100 ms
-        /// away take 1.1 times curl's 50, the limit at 64 from the fourth round on, latency flat
-        /// (docs/performance.md, "Adaptive concurrency"). `64` by default.
+        /// (HTTP/1.1 needs one per transfer). 2,000 images from a server 40 ms away took 2.03 s
+        /// with 64, 1.33 s with 128 (curl's 50: 2.12 s); the limit reaches 128 within half a
+        /// second there, latency flat, and a small origin still gets 5 to 7 (docs/performance.md,
+        /// "Adaptive concurrency"). `128` by default.
         public var maxPerHost = 128
         /// Requests started per second to one host, at most; `0` for no limit. `0` by default.
         public var maxRatePerHost = 0.0
@@ -93,6 +94,9 @@ public final class SlotPolicy {
     private struct Host {
         var inFlight = 0
         var multiplexes = false
+        /// Connections known to carry its streams: 1 once it multiplexes, and one more for each
+        /// multiplexed answer on a connection its request opened.
+        var connections = 0
         var limit: AdaptiveLimit?
         var breaker = HostBreaker()
         var pacer: RequestPacer?
@@ -135,8 +139,18 @@ public final class SlotPolicy {
         guard let host = hosts[key] else { return true }
         if host.breaker.isOpen { return true }
         if let pacer = host.pacer, !pacer.mayStart(now: now) { return false }
-        if let limit = host.limit { return host.inFlight < limit.allowed }
-        return true
+        guard let limit = host.limit else { return true }
+        return host.inFlight < SlotPolicy.streamsAllowed(limit.allowed, host)
+    }
+
+    /// A multiplexing host's streams past what its known connections carry start one at a
+    /// time, until the connection that one opened has answered: libcurl 7.88 opens a connection
+    /// for every transfer past a full connection's streams, `CURLOPT_PIPEWAIT` or not. The limit
+    /// doubling from 96 to 192 on loopback opened about 90 TLS connections at once, and their
+    /// handshakes held every answer back for 80 ms (docs/performance.md, "Adaptive concurrency").
+    private static func streamsAllowed(_ limit: Int, _ host: Host) -> Int {
+        guard host.multiplexes else { return limit }
+        return min(limit, max(1, host.connections) * Configuration.streamsPerConnection + 1)
     }
 
     /// When `key`'s pacing lets its next request start, if it is paced and not yet due.
@@ -184,6 +198,9 @@ public final class SlotPolicy {
             host.multiplexes = true
             host.limit?.setCeiling(Double(max(configuration.maxPerHost, Configuration.autoStreamsPerHost)))
             host.limit?.multiplexed = true
+        }
+        if completion.multiplexed {
+            host.connections = max(1, host.connections + (completion.freshConnection ? 1 : 0))
         }
         var events: [Event] = []
         var cause: AdaptiveLimit.Cause?

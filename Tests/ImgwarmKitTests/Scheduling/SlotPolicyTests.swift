@@ -122,6 +122,39 @@ import Testing
         #expect((policy.figures.first?.finalLimit ?? 0) > 4)
     }
 
+    /// Past what its known connections carry (100 streams each), a multiplexing host's streams
+    /// start one at a time: libcurl would open a connection for each. Once that one's answer
+    /// shows it opened a connection, the next 100 may go.
+    @Test func streamsPastAFullConnectionWaitForTheOneThatOpensTheNext() {
+        let policy = SlotPolicy(SlotPolicy.Configuration())
+        var answer = Self.ok(0.04, at: 0)
+        answer.multiplexed = true
+        answer.freshConnection = true
+        policy.started("https://a", now: 0)
+        _ = policy.finished("https://a", answer, now: 0.04)
+        answer.freshConnection = false
+        var now = 0.04
+        for _ in 0..<30 {
+            let n = policy.figures.first?.finalLimit ?? 1
+            for _ in 0..<n { policy.started("https://a", now: now) }
+            now += 0.04
+            for _ in 0..<n { _ = policy.finished("https://a", answer, now: now) }
+        }
+        #expect(policy.figures.first?.finalLimit == 200)
+        func startWhileRoom() -> Int {
+            var count = 0
+            while count < 300 && policy.hostHasRoom("https://a", now: now) {
+                policy.started("https://a", now: now)
+                count += 1
+            }
+            return count
+        }
+        #expect(startWhileRoom() == 101, "one connection's 100 streams, and the one that opens the next")
+        answer.freshConnection = true
+        _ = policy.finished("https://a", answer, now: now + 0.08)
+        #expect(startWhileRoom() == 100, "the limit of 200 now: 100 in flight, 100 more")
+    }
+
     @Test func theHistogramsMedianIsWithinSixPercent() {
         for value in [0.0005, 0.0013, 0.04, 0.25, 3.7, 100.0] {
             var histogram = LatencyHistogram()
