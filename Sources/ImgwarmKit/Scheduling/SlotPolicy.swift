@@ -104,6 +104,17 @@ public final class SlotPolicy {
         var latencies = LatencyHistogram()
         /// The limit last told to the run (the start value at first).
         var toldLimit = 0
+
+        /// Transfers `limit` lets run. A multiplexing host's streams past what its known
+        /// connections carry start one at a time, until the connection that one opened has
+        /// answered: libcurl 7.88 opens a connection for every transfer past a full connection's
+        /// streams, `CURLOPT_PIPEWAIT` or not. The limit doubling from 96 to 192 on loopback
+        /// opened about 90 TLS connections at once, and their handshakes held every answer back
+        /// for 80 ms (docs/performance.md, "Adaptive concurrency").
+        func allowed(under limit: AdaptiveLimit) -> Int {
+            guard multiplexes else { return limit.allowed }
+            return min(limit.allowed, max(1, connections) * Configuration.streamsPerConnection + 1)
+        }
     }
 
     /// Hosts remembered at most: past this many, a host is forgotten (its limit, its figures)
@@ -140,17 +151,7 @@ public final class SlotPolicy {
         if host.breaker.isOpen { return true }
         if let pacer = host.pacer, !pacer.mayStart(now: now) { return false }
         guard let limit = host.limit else { return true }
-        return host.inFlight < SlotPolicy.streamsAllowed(limit.allowed, host)
-    }
-
-    /// A multiplexing host's streams past what its known connections carry start one at a
-    /// time, until the connection that one opened has answered: libcurl 7.88 opens a connection
-    /// for every transfer past a full connection's streams, `CURLOPT_PIPEWAIT` or not. The limit
-    /// doubling from 96 to 192 on loopback opened about 90 TLS connections at once, and their
-    /// handshakes held every answer back for 80 ms (docs/performance.md, "Adaptive concurrency").
-    private static func streamsAllowed(_ limit: Int, _ host: Host) -> Int {
-        guard host.multiplexes else { return limit }
-        return min(limit, max(1, host.connections) * Configuration.streamsPerConnection + 1)
+        return host.inFlight < host.allowed(under: limit)
     }
 
     /// When `key`'s pacing lets its next request start, if it is paced and not yet due.
@@ -194,12 +195,12 @@ public final class SlotPolicy {
         inFlight = max(0, inFlight - 1)
         guard var host = hosts[key] else { return [] }
         host.inFlight = max(0, host.inFlight - 1)
-        if completion.multiplexed && !host.multiplexes {
-            host.multiplexes = true
-            host.limit?.setCeiling(Double(max(configuration.maxPerHost, Configuration.autoStreamsPerHost)))
-            host.limit?.multiplexed = true
-        }
         if completion.multiplexed {
+            if !host.multiplexes {
+                host.multiplexes = true
+                host.limit?.setCeiling(Double(max(configuration.maxPerHost, Configuration.autoStreamsPerHost)))
+                host.limit?.multiplexed = true
+            }
             host.connections = max(1, host.connections + (completion.freshConnection ? 1 : 0))
         }
         var events: [Event] = []
