@@ -32,6 +32,9 @@ let package = Package(
         // and the one Swift layer over them and the file system calls the engine makes.
         .target(name: "CImgwarmSys"),
         .target(name: "ImgwarmSystem", dependencies: ["CImgwarmSys"]),
+        // The imgwarm executable's constructor: the stop signals are handled from its first
+        // instruction, before Swift's main (docs/usage.md, "Running unattended").
+        .target(name: "CImgwarmStart", dependencies: ["CImgwarmSys"]),
 
         // Thin Swift owners of the C handles.
         .target(name: "Curl", dependencies: ["CCurl"]),
@@ -53,7 +56,7 @@ let package = Package(
         .executableTarget(
             name: "imgwarm",
             dependencies: [
-                "ImgwarmKit", "ImgwarmSystem", "Curl", "Magick", "SQLite",
+                "ImgwarmKit", "ImgwarmSystem", "CImgwarmStart", "Curl", "Magick", "SQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

@@ -102,6 +102,52 @@ int imgwarm_stop_signal(void) {
     return stop_signal;
 }
 
+int imgwarm_open_writer(const char *path) {
+    struct timespec pause = {0, 20000000};
+    for (;;) {
+        int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+        if (fd >= 0) {
+            int flags = fcntl(fd, F_GETFL);
+            if (flags >= 0) {
+                fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+            }
+            return fd;
+        }
+        if (errno == EINTR) {
+            continue;
+        }
+        struct stat status;
+        if (errno != ENXIO || stat(path, &status) != 0 || !S_ISFIFO(status.st_mode)) {
+            return -1;
+        }
+        /* A FIFO nobody reads yet: wait for its reader as a shell's > does, but not past a stop
+           signal (whose handler restarts a blocking open for ever). */
+        if (stop_signal != 0) {
+            errno = EINTR;
+            return -1;
+        }
+        nanosleep(&pause, NULL);
+    }
+}
+
+void imgwarm_stop_release(void) {
+    struct sigaction current, fallback;
+    memset(&fallback, 0, sizeof fallback);
+    fallback.sa_handler = SIG_DFL;
+    sigemptyset(&fallback.sa_mask);
+    for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++) {
+        int signo = stop_signals[i];
+        if (sigaction(signo, NULL, &current) == 0 && current.sa_handler == on_stop_signal) {
+            sigaction(signo, &fallback, NULL);
+        }
+    }
+    /* A signal that came while the command line was read ends the process now, as it would have
+       without the handler (the shell sees it killed by that signal). */
+    if (stop_signal != 0) {
+        raise(stop_signal);
+    }
+}
+
 void imgwarm_ignore_sigpipe(void) {
     signal(SIGPIPE, SIG_IGN);
 }

@@ -76,13 +76,10 @@ public struct FileDescriptor: Sendable, Hashable {
 
     /// Opens the existing file at `path` for writing, following links, never creating or
     /// emptying it and never making it the controlling terminal: devices and FIFOs (opening a
-    /// FIFO waits for a reader, as a shell's `>` does).
+    /// FIFO waits for a reader, as a shell's `>` does, but no longer than until a stop signal
+    /// (`StopSignals`): then it fails with `EINTR`).
     public static func openExistingForWriting(_ path: String) throws(SystemError) -> FileDescriptor {
-        while true {
-            let result = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
-            if result >= 0 { return FileDescriptor(rawValue: result) }
-            if errno != EINTR { throw .last("open", path) }
-        }
+        try check(imgwarm_open_writer(path), "open", path)
     }
 
     /// Opens (creating when missing) the file at `path` for reading and writing: lock files.

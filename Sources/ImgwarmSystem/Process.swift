@@ -73,6 +73,11 @@ public enum StopSignals {
     /// The first stop signal received (SIGINT = 2, SIGTERM = 15, …), or 0.
     public static var received: Int32 { imgwarm_stop_signal() }
 
+    /// Gives the stop signals back to their default action, for a command that does not stop
+    /// gracefully (the executable handles them from its first instruction, `CImgwarmStart`): a
+    /// stop signal already received ends the process now, killed by it as it would have been.
+    public static func release() { imgwarm_stop_release() }
+
     /// The name of a stop signal, for messages ("SIGHUP"); SIGINT for any other number.
     public static func name(of signal: Int32) -> String {
         switch signal {

@@ -54,6 +54,8 @@ public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
     public var isNotPermitted: Bool { code == EPERM }
     /// The reader of a pipe went away (EPIPE).
     public var isBrokenPipe: Bool { code == EPIPE }
+    /// A call a stop signal interrupted (`openExistingForWriting` waiting for a FIFO's reader).
+    public var isInterrupted: Bool { code == EINTR }
 
     public static let notFound = SystemError(code: ENOENT)
     public static let isADirectory = SystemError(code: EISDIR)

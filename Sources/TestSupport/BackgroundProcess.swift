@@ -7,7 +7,11 @@ public final class BackgroundProcess: @unchecked Sendable {
     private let outURL: URL
     private let errURL: URL
 
-    public init(_ executable: URL, _ arguments: [String], environment: [String: String], folder: URL) throws {
+    /// Starts `executable`; its standard input is `input` when given, else /dev/null.
+    public init(
+        _ executable: URL, _ arguments: [String], environment: [String: String], folder: URL,
+        input: FileHandle? = nil
+    ) throws {
         let id = UUID().uuidString
         outURL = folder.appendingPathComponent("stdout-\(id)")
         errURL = folder.appendingPathComponent("stderr-\(id)")
@@ -16,13 +20,26 @@ public final class BackgroundProcess: @unchecked Sendable {
         process.executableURL = executable
         process.arguments = arguments
         process.environment = environment
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = input ?? FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
         try process.run()
     }
 
     public var pid: Int32 { process.processIdentifier }
+
+    /// True while the process's main thread waits in `poll` (`/proc/PID/syscall`, proc(5)): for a
+    /// test that must act only once the program has read what it was given and waits for more.
+    public var isWaitingInPoll: Bool {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8),
+            let number = text.split(separator: " ").first.flatMap({ Int($0) })
+        else { return false }
+        #if arch(x86_64)
+            return number == 7 || number == 271  // poll, ppoll
+        #else
+            return number == 73  // ppoll (aarch64 has no poll)
+        #endif
+    }
 
     public func signal(_ number: Int32) {
         kill(pid, number)

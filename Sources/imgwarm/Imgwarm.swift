@@ -27,6 +27,10 @@ struct Imgwarm: ParsableCommand {
         do {
             try checkHelpTopic(Array(CommandLine.arguments.dropFirst()))
             var command = try parseAsRoot()
+            // The stop signals are handled from the first instruction (CImgwarmStart): a
+            // prefetch keeps them and ends with a report, whenever they came; the other commands
+            // stop the way any program does (a signal already received ends the process here).
+            if !(command is Prefetch) { StopSignals.release() }
             try command.run()
             status = .success
         } catch let failure as CommandFailure {

@@ -28,6 +28,15 @@ int imgwarm_stop_install(void);
 /* The first stop signal received, or 0. */
 int imgwarm_stop_signal(void);
 
+/* Opens an existing file for writing (O_WRONLY | O_NOCTTY | O_CLOEXEC, following links): a FIFO
+   without a reader is waited for, every 20 ms, until one comes or a stop signal was received
+   (then -1 with errno EINTR). Returns the descriptor (blocking) or -1 with errno set. */
+int imgwarm_open_writer(const char *path);
+
+/* Gives the stop signals back to their default action (those imgwarm_stop_install handled), for
+   a command that does not stop gracefully; a stop signal already received ends the process now. */
+void imgwarm_stop_release(void);
+
 /* SIGPIPE ignored: a write to a pipe nobody reads fails with EPIPE instead of killing the
    process. */
 void imgwarm_ignore_sigpipe(void);

@@ -9,7 +9,7 @@ public final class CacheStore: Sendable {
     /// Where temporary files go: `<private folder>/tmp`, or the cache folder itself (hidden
     /// names) when the private folder is on another file system.
     public let temporaryFolder: String
-    private let folderDescriptor: FileDescriptor
+    let folderDescriptor: FileDescriptor
     private let temporaryDescriptor: FileDescriptor
     /// Prefix of temporary file names: empty, or `.imgwarm-` when they live in the cache folder.
     public let temporaryPrefix: String

@@ -30,16 +30,22 @@ final class LineIngest {
     /// Names the cache entries of duplicates (their report's `fileName`): the cache format's
     /// naming, given by the job (the Input stage knows no cache). The key itself by default.
     let fileName: (String) -> String
-    /// Asked every 4096 lines: true stops reading (a signal).
+    /// Asked before a list's first line and every 1024 lines: true stops reading (a signal).
     let shouldStop: () -> Bool
+    /// Readable when reading must stop (the signal's pipe): a read waiting on a pipe ends then.
+    let stop: FileDescriptor?
     /// URL lines read (queued, duplicates and other shards' lines; not invalid ones).
     private(set) var urlLines = 0
+    /// Where reading stopped when `shouldStop` said so before the lists ended; nil when every
+    /// list was read to its end.
+    private(set) var cut: ListCut?
 
     init(
         sources: [ListSource], keyFilters: KeyFilterChain, shard: Shard?, duplicateMemoryLimit: Int,
         scratchFolder: String, fileName: @escaping (String) -> String = { $0 },
-        shouldStop: @escaping () -> Bool = { false }
+        shouldStop: @escaping () -> Bool = { false }, stop: FileDescriptor? = nil
     ) {
+        self.stop = stop
         self.fileName = fileName
         self.sources = sources
         self.keyFilters = keyFilters
@@ -65,15 +71,16 @@ final class LineIngest {
             ordinalBases.append(linesBefore)
             var lastLine = 0
             defer { linesBefore += UInt64(lastLine) }
-            var stopped = false
+            var taken = 0
+            let linesRead: Int?
             do {
-                try ListIngest.read(source, index: index, descriptor: descriptors[index]) {
+                linesRead = try ListIngest.read(source, index: index, descriptor: descriptors[index], stop: stop) {
                     (line, parsed) throws(EntrySpool.SpoolError) -> Bool in
+                    // Asked before a list's first line (a signal during set-up reads nothing)
+                    // and then every 1024 lines: one load, nothing next to parsing a line.
+                    if taken & 0x3FF == 0 && shouldStop() { return false }
+                    taken += 1
                     lastLine = line
-                    if line & 0xFFF == 0 && shouldStop() {
-                        stopped = true
-                        return false
-                    }
                     try take(line, index, source, parsed, ordinalBases[index], spools, event)
                     return true
                 }
@@ -83,7 +90,13 @@ final class LineIngest {
                 case .line(let error): throw .scratch(error)
                 }
             }
-            if stopped { break }
+            if let linesRead {
+                cut = ListCut(
+                    input: index, path: source.path, linesRead: linesRead,
+                    inputsNotRead: Array(sources.indices.dropFirst(index + 1)))
+                for later in descriptors.dropFirst(index + 1) where later != .standardInput { later.close() }
+                break
+            }
         }
         do {
             for spool in spools { try spool.finishWriting(order: order) }

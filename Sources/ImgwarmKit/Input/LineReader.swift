@@ -11,10 +11,16 @@ public struct LineReader {
     public let maxLineLength: Int
     /// The `errno` of a failed read, if one happened.
     public private(set) var readError: SystemError?
+    /// Readable when reading must stop (a signal's pipe, `StopSource`): each read first waits for
+    /// the input or this, whichever comes first. nil (never stops) by default.
+    public var stop: FileDescriptor?
+    /// True when reading ended because `stop` became readable, before the input's end.
+    public private(set) var stopped = false
 
-    public init(descriptor: FileDescriptor, maxLineLength: Int = 1 << 20) {
+    public init(descriptor: FileDescriptor, maxLineLength: Int = 1 << 20, stop: FileDescriptor? = nil) {
         self.descriptor = descriptor
         self.maxLineLength = maxLineLength
+        self.stop = stop
     }
 
     /// Calls `body` with each line and whether it was cut at `maxLineLength`.
@@ -24,6 +30,10 @@ public struct LineReader {
         var pending: [UInt8] = []
         var truncated = false
         while true {
+            if let stop, !descriptor.waitReadable(unlessReadable: stop) {
+                stopped = true
+                break
+            }
             let count: Int
             do throws(SystemError) {
                 count = try descriptor.read(into: &chunk)
@@ -53,7 +63,8 @@ public struct LineReader {
                 start = newline + 1
             }
         }
-        if !pending.isEmpty || truncated { body(pending[...], truncated) }
+        // A line cut by a stop was not read whole: it is not handed over.
+        if !stopped && (!pending.isEmpty || truncated) { body(pending[...], truncated) }
     }
 
     private func append(_ bytes: ArraySlice<UInt8>, to pending: inout [UInt8], truncated: inout Bool) {

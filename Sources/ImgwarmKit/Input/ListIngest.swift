@@ -42,12 +42,15 @@ struct ListIngest {
     }
 
     /// Reads one list, calling `onLine` with each line that is not ignored until it returns false
-    /// (the run was interrupted) or throws.
+    /// (the run was interrupted) or throws, or `stop` becomes readable (a signal: a list on a
+    /// pipe whose writer stalls is not waited for). Returns nil when the list was read to its
+    /// end, else the number of its lines read (blank and comment lines included).
+    @discardableResult
     static func read<LineError: Error>(
-        _ source: ListSource, index: Int, descriptor: FileDescriptor,
+        _ source: ListSource, index: Int, descriptor: FileDescriptor, stop: FileDescriptor? = nil,
         onLine: (_ line: Int, _ parsed: ListLine) throws(LineError) -> Bool
-    ) throws(ReadFailure<LineError>) {
-        var reader = LineReader(descriptor: descriptor, maxLineLength: URLRules.maxLineLength)
+    ) throws(ReadFailure<LineError>) -> Int? {
+        var reader = LineReader(descriptor: descriptor, maxLineLength: URLRules.maxLineLength, stop: stop)
         let format = source.effectiveFormat
         var lineNumber = 0
         var failure: LineError?
@@ -64,7 +67,9 @@ struct ListIngest {
         }
         if descriptor != .standardInput { descriptor.close() }
         if let failure { throw .line(failure) }
-        if stopped { return }
+        if stopped { return lineNumber - 1 }
+        if reader.stopped { return lineNumber }
         if let error = reader.readError { throw .read(ReadError(path: source.path, code: error.code)) }
+        return nil
     }
 }

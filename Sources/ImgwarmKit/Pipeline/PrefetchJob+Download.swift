@@ -113,7 +113,8 @@ extension PrefetchJob {
             let entry = scheduler.next(
                 now: now, validating: validating,
                 needsTransfer: { entry in
-                    if case .hit = store.lookup(entry.settleFileName(in: location.format, index: store.index)) {
+                    let name = entry.settleFileName(in: location.format, index: store.index)
+                    if case .hit(let size) = store.lookup(name), store.damage(of: name, size: size) == nil {
                         return refresh
                     }
                     return true
@@ -134,7 +135,13 @@ extension PrefetchJob {
         var entry = entry
         let name = entry.settleFileName(in: location.format, index: store.index)
         var validators: Downloader.Validators?
-        switch store.lookup(name) {
+        var lookup = store.lookup(name)
+        if case .hit(let size) = lookup, let damage = store.damage(of: name, size: size) {
+            // The app would not decode it and downloads it again: so does the run.
+            noteDamagedHit(name, damage)
+            lookup = .miss
+        }
+        switch lookup {
         case .hit(let size):
             guard configuration.refresh else {
                 do {

@@ -67,6 +67,12 @@ public struct PrefetchSummary: Sendable {
     public var interrupted = false
     /// The signal that interrupted the run, when one did.
     public var signal: Int32 = 0
+    /// Set when the signal came while the lists were being read: where reading stopped (the
+    /// lines after it were not read, and are in no count).
+    public var listCut: ListCut?
+    /// Cache hits whose bytes the app would not decode (cut short, empty of an image, another
+    /// kind of file): counted as misses and requested again (`CacheStore.damage`).
+    public var damagedHits = 0
     /// Set when the state database stopped being usable during the run.
     public var stateFailure: StateError?
     /// Set when the cache lock could not be had in time.
@@ -174,6 +180,11 @@ public final class PrefetchJob {
 
     var totals = PrefetchTotals()
     var total = 0
+    /// Where a signal stopped the reading of the lists, if one did.
+    var listCut: ListCut?
+    /// Hits whose bytes the app would not decode (`CacheStore.damage`), and the first of them.
+    var damagedHits = 0
+    var firstDamagedHit: (name: String, reason: String)?
     var lastProgress = 0.0
     var runStarted = 0.0
     let startedAt = Timestamp.now()
@@ -210,6 +221,13 @@ public final class PrefetchJob {
                 observer?.prefetchWarning("\(error.description); this dry run does not consult the blacklist")
             }
             summary = classifyWithoutNetwork(scheduler)
+        } else if configuration.stop.signal != 0 {
+            // A signal came before the first download (while the lists were read, or before):
+            // nothing is opened or created, and every line read is reported as not started.
+            scheduler.drain(recordNotStarted)
+            summary = PrefetchSummary(totals: totals, duration: 0)
+            summary.interrupted = true
+            summary.signal = configuration.stop.signal
         } else {
             do {
                 summary = try download(scheduler)
@@ -222,6 +240,21 @@ public final class PrefetchJob {
             }
             finishState(interrupted: summary.interrupted)
         }
+        if let listCut {
+            // The signal came while the lists were read: whatever followed, the run is interrupted.
+            summary.interrupted = true
+            if summary.signal == 0 { summary.signal = configuration.stop.signal }
+            summary.listCut = listCut
+        }
+        if let first = firstDamagedHit {
+            let files = damagedHits == 1 ? "1 cached file was" : "\(damagedHits) cached files were"
+            let them = damagedHits == 1 ? "it" : "them"
+            let next = configuration.dryRun ? "a run would download \(them) again" : "requested again"
+            observer?.prefetchWarning(
+                "\(files) damaged, a miss for the app (\(damagedHits == 1 ? "" : "the first, ")\(first.name): \(first.reason)): \(next)"
+            )
+        }
+        summary.damagedHits = damagedHits
         summary.totals = totals
         summary.duration = Monotonic.now() - runStarted
         summary.stateFailure = stateFailure
@@ -249,7 +282,7 @@ public final class PrefetchJob {
             sources: sources, keyFilters: configuration.keyFilters, shard: configuration.shard,
             duplicateMemoryLimit: configuration.duplicateMemoryLimit, scratchFolder: configuration.spoolFolder,
             fileName: { [format = location.format] in format.fileName(forKey: $0) },
-            shouldStop: { stop.signal != 0 })
+            shouldStop: { stop.signal != 0 }, stop: stop.descriptor)
         do {
             try lines.read(into: spools, order: configuration.order) { event in
                 switch event {
@@ -264,6 +297,7 @@ public final class PrefetchJob {
             }
         }
         total = lines.urlLines + totals.invalid
+        listCut = lines.cut
         return spools
     }
 
@@ -274,13 +308,27 @@ public final class PrefetchJob {
         defer { folder?.close() }
         var indexFailure: CacheIndexError?
         let index = readIndexWithoutWriting(&indexFailure)
+        var summary = PrefetchSummary(totals: totals, duration: 0)
         while let entry = scheduler.next(now: .infinity) {
+            let signal = configuration.stop.signal
+            if signal != 0 {
+                // A dry run stops on a signal too: what it did not classify is not started.
+                summary.interrupted = true
+                summary.signal = signal
+                recordNotStarted(entry)
+                scheduler.drain(recordNotStarted)
+                break
+            }
             let name = index?.entryName(forKey: entry.key) ?? location.format.fileName(forKey: entry.key)
             var size: Int?
-            if let info = try? folder?.status(of: name), case .hit(let bytes) = location.format.read(info, now: .now()),
-                index?.check(name) == nil
+            if let folder, let info = try? folder.status(of: name),
+                case .hit(let bytes) = location.format.read(info, now: .now()), index?.check(name) == nil
             {
-                size = bytes
+                if let damage = CacheStore.damage(of: name, size: bytes, in: folder) {
+                    noteDamagedHit(name, damage)
+                } else {
+                    size = bytes
+                }
             }
             let hit = size != nil
             var result = EntryResult(entry, outcome: hit ? .cached : .wouldFetch)
@@ -292,11 +340,27 @@ public final class PrefetchJob {
             }
             record(result)
         }
-        var summary = PrefetchSummary(totals: totals, duration: 0)
         summary.indexFailure = indexFailure
         return summary
     }
 
+}
+
+extension PrefetchJob {
+    /// Counts a hit whose bytes the app would not decode; the first is named in the run's warning.
+    func noteDamagedHit(_ name: String, _ reason: String) {
+        damagedHits += 1
+        if firstDamagedHit == nil {
+            // The validator's words are about a downloaded body; here it is a file.
+            firstDamagedHit = (name, reason.replacingBody())
+        }
+    }
+}
+
+extension String {
+    fileprivate func replacingBody() -> String {
+        hasPrefix("the body ") ? "the file " + dropFirst(9) : self
+    }
 }
 
 /// Carries a reference into a `@Sendable` closure where the code guarantees the safe use (here:

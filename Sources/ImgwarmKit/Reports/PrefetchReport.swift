@@ -115,12 +115,26 @@ public final class PrefetchReport {
     /// the run-level problem that ended the run, if one did.
     public func finish(
         totals: PrefetchTotals, finishedAt: Timestamp, startedAt: Timestamp, interrupted: Bool, error: String? = nil,
-        hosts: [HostFigures] = []
+        hosts: [HostFigures] = [], listCut: ListCut? = nil
     ) throws(ReportFile.OpenError) {
         writer.endArray()
         writer.field("finishedAt", finishedAt.iso8601)
         writer.field("durationSeconds", finishedAt.secondsSinceEpoch - startedAt.secondsSinceEpoch)
         writer.field("interrupted", interrupted)
+        writer.key("listCut")
+        if let listCut {
+            writer.beginObject()
+            writer.field("input", listCut.input)
+            writer.field("path", listCut.path)
+            writer.field("linesRead", listCut.linesRead)
+            writer.key("inputsNotRead")
+            writer.beginArray()
+            for input in listCut.inputsNotRead { writer.int(input) }
+            writer.endArray()
+            writer.endObject()
+        } else {
+            writer.null()
+        }
         writer.field("error", error)
         writer.key("totals")
         writer.beginObject()

@@ -206,30 +206,34 @@ enum StructureCheck {
         return nil
     }
 
-    /// The RIFF container holds as many bytes as it declares.
-    static func riff(_ bytes: UnsafeRawBufferPointer) -> Failure? {
+    /// The RIFF container holds as many bytes as it declares. `size`: the whole body's, when
+    /// `bytes` is only its beginning (`HitCheck`); `bytes.count` by default.
+    static func riff(_ bytes: UnsafeRawBufferPointer, size: Int? = nil) -> Failure? {
+        let size = size ?? bytes.count
         guard bytes.count >= 12 else { return Failure(.truncated, "the WebP data is cut short") }
         let declared = bytes.le32(4) + 8
-        if declared > bytes.count {
+        if declared > size {
             return Failure(
-                .truncated, "the WebP container declares \(declared) bytes but the body has \(bytes.count) (cut short)")
+                .truncated, "the WebP container declares \(declared) bytes but the body has \(size) (cut short)")
         }
         return nil
     }
 
-    /// The pixel data starts inside the body, and the declared file size is there.
-    static func bmp(_ bytes: UnsafeRawBufferPointer) -> Failure? {
+    /// The pixel data starts inside the body, and the declared file size is there. `size` as
+    /// for `riff`.
+    static func bmp(_ bytes: UnsafeRawBufferPointer, size: Int? = nil) -> Failure? {
+        let size = size ?? bytes.count
         guard bytes.count >= 14 else { return Failure(.truncated, "the BMP data is cut short") }
         let fileSize = bytes.le32(2)
         let pixelOffset = bytes.le32(10)
-        if fileSize > 0 && fileSize > bytes.count {
+        if fileSize > 0 && fileSize > size {
             return Failure(
-                .truncated, "the BMP header declares \(fileSize) bytes but the body has \(bytes.count) (cut short)")
+                .truncated, "the BMP header declares \(fileSize) bytes but the body has \(size) (cut short)")
         }
-        if pixelOffset >= bytes.count {
+        if pixelOffset >= size {
             return Failure(
                 .truncated,
-                "the BMP pixel data starts at byte \(pixelOffset) but the body has \(bytes.count) (cut short)")
+                "the BMP pixel data starts at byte \(pixelOffset) but the body has \(size) (cut short)")
         }
         return nil
     }

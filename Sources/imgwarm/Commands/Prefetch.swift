@@ -410,7 +410,7 @@ struct Prefetch: ParsableCommand {
         do {
             try job.report?.finish(
                 totals: summary.totals, finishedAt: .now(), startedAt: started, interrupted: summary.interrupted,
-                error: summary.failureMessage, hosts: summary.hosts)
+                error: summary.failureMessage, hosts: summary.hosts, listCut: summary.listCut)
         } catch  where error.readerWentAway {
             // `--report - | head`: the reader has what it wanted; the run's verdict stands.
         } catch {

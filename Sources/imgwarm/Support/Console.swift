@@ -14,6 +14,9 @@ enum Console {
     /// A count with its noun, in the plural but for one: "1 line", "2 lines".
     static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
 
+    /// A list's name in a message: its path, or "standard input" for `-`.
+    static func listName(_ path: String) -> String { path == "-" ? "standard input" : path }
+
     static func warning(_ message: String) {
         writeError("imgwarm: warning: " + message + "\n")
     }

@@ -99,6 +99,14 @@ extension ReportFile {
         do {
             return try ReportFile(path: path)
         } catch {
+            if case .system(let cause) = error.reason, cause.isInterrupted, StopSignals.received != 0 {
+                // A FIFO nobody read when the signal came: the run stops before it began.
+                let signal = StopSignals.received
+                throw CommandFailure(
+                    message:
+                        "interrupted by \(ExitStatus.signalName(signal)) while \(path) (a FIFO) waited for a reader: nothing was done",
+                    status: .stopped(by: signal))
+            }
             throw CommandFailure.usage(error.description)
         }
     }

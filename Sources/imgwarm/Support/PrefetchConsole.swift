@@ -193,11 +193,34 @@ final class PrefetchConsole: PrefetchObserver {
         if t.lines == 0 && !summary.interrupted {
             Console.warning("the lists hold no URL (only blank lines and # comments): nothing to do")
         }
-        guard !output.quiet else { return }
-        Console.writeError(PrefetchConsole.summaryText(summary, dryRun: dryRun, reportPath: reportPath) + "\n")
+        guard !output.quiet else {
+            // A cut list is a warning under --quiet too: the counts a cron job's mail would show
+            // are not the lists'.
+            if let cut = summary.listCut { Console.warning(PrefetchConsole.cutText(cut, sources: sources)) }
+            return
+        }
+        Console.writeError(
+            PrefetchConsole.summaryText(summary, dryRun: dryRun, reportPath: reportPath, sources: sources) + "\n")
     }
 
-    static func summaryText(_ summary: PrefetchSummary, dryRun: Bool, reportPath: String?) -> String {
+    /// Where a signal stopped the reading of the lists, in words.
+    static func cutText(_ cut: ListCut, sources: [ListSource]) -> String {
+        let name = { (index: Int) in
+            index < sources.count ? Console.listName(sources[index].path) : "list \(index + 1)"
+        }
+        var text =
+            cut.linesRead == 0
+            ? "the lists were cut short: nothing of \(name(cut.input)) was read"
+            : "the lists were cut short: \(name(cut.input)) was read up to line \(cut.linesRead); the lines after it were not read"
+        if !cut.inputsNotRead.isEmpty {
+            text += ", nor \(cut.inputsNotRead.map(name).joined(separator: ", "))"
+        }
+        return text + " (they are in no count)"
+    }
+
+    static func summaryText(
+        _ summary: PrefetchSummary, dryRun: Bool, reportPath: String?, sources: [ListSource] = []
+    ) -> String {
         let t = summary.totals
         let seconds = Quantities.formatDecimal(summary.duration, digits: 2)
         // Lines that never started took no time: the rate counts the ones that finished.
@@ -238,7 +261,9 @@ final class PrefetchConsole: PrefetchObserver {
         if t.otherShard > 0 { text += " \(Console.count(t.otherShard, "line")) left to other shards." }
         if summary.interrupted {
             text +=
-                " Interrupted by \(ExitStatus.signalName(summary.signal)): \(Console.count(t.notStarted + t.interrupted, "URL")) did not finish; run the same list again to complete it."
+                " Interrupted by \(ExitStatus.signalName(summary.signal)): \(Console.count(t.notStarted + t.interrupted, "URL")) did not finish"
+            if let cut = summary.listCut { text += "; " + cutText(cut, sources: sources) }
+            text += "; run the same list again to complete it."
         }
         if let reportPath, reportPath != "-" { text += " Report: \(reportPath)." }
         return text

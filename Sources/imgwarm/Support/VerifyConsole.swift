@@ -60,7 +60,20 @@ final class VerifyConsole {
             return "\(head)hit: \(file) (\(format)\(Quantities.formatBytes(UInt64(size))))"
         case .miss(let reason):
             let detail = check.detail.map { ": " + Redaction.redact($0) } ?? ""
-            return "\(head)miss: \(file): \(reason.description)\(detail)"
+            return
+                "\(head)miss: \(file): \(reason.description)\(detail) (\(repair(reason, fromList: check.key != nil)))"
+        }
+    }
+
+    /// The command that turns a miss into a hit, for its line: a prefetch of the same list into
+    /// the same cache (prefetch takes a damaged or expired file for a miss too, and replaces it).
+    static func repair(_ reason: EntryMiss, fromList: Bool) -> String {
+        let prefetch = fromList ? "imgwarm prefetch of the same list" : "imgwarm prefetch of its URL"
+        switch reason {
+        case .folder: return "remove that folder, then \(prefetch) stores the file"
+        case .unreadable: return "give imgwarm read access to check it; \(prefetch) replaces it"
+        case .absent, .empty, .notAFile, .expired, .notAnImage, .notIndexed:
+            return "\(prefetch) with the same cache options stores it again"
         }
     }
 

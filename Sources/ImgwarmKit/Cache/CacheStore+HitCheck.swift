@@ -1,0 +1,59 @@
+import ImgwarmSystem
+
+extension CacheStore {
+    /// Why the hit `name` (a file of `size` bytes) holds bytes the app would not decode, or nil
+    /// when it holds an image (`HitCheck`: its first and last bytes; the whole file only when
+    /// they cannot tell). Reads without moving the access time where imgwarm owns the file. A
+    /// file imgwarm cannot open or read is left a hit: that is `verify`'s to say.
+    public func damage(of name: String, size: Int) -> String? {
+        CacheStore.damage(of: name, size: size, in: folderDescriptor)
+    }
+
+    /// `damage(of:size:)` in the cache folder `folder` (the dry run has no store).
+    static func damage(of name: String, size: Int, in folder: FileDescriptor) -> String? {
+        guard
+            let file = (try? folder.openForReading(name, keepingAccessTime: true))
+                ?? (try? folder.openForReading(name))
+        else { return nil }
+        defer { file.close() }
+        let headCount = min(size, HitCheck.headLength)
+        var head = [UInt8](repeating: 0, count: headCount)
+        guard read(file, into: &head, at: 0) else { return nil }
+        var tail = head
+        if size > headCount {
+            let tailCount = min(size, HitCheck.tailLength)
+            tail = [UInt8](repeating: 0, count: tailCount)
+            guard read(file, into: &tail, at: Int64(size - tailCount)) else { return nil }
+        }
+        let verdict = head.withUnsafeBytes { head in
+            tail.withUnsafeBytes { tail in HitCheck.judge(head: head, tail: tail, size: size) }
+        }
+        switch verdict {
+        case .intact: return nil
+        case .damaged(let reason): return reason
+        case .needsWholeFile(let format):
+            // Rare (a JPEG with data after its end marker): the walk its validation made.
+            guard size <= wholeFileLimit else { return nil }
+            var bytes = [UInt8](repeating: 0, count: size)
+            guard read(file, into: &bytes, at: 0) else { return nil }
+            return bytes.withUnsafeBytes { HitCheck.whole($0, format: format) }
+        }
+    }
+
+    /// The largest hit read whole when its ends cannot tell (`--max-bytes`'s default).
+    static let wholeFileLimit = 50 << 20
+
+    /// Fills `buffer` from `offset`; false when the file is shorter or cannot be read.
+    private static func read(_ file: FileDescriptor, into buffer: inout [UInt8], at offset: Int64) -> Bool {
+        var done = 0
+        while done < buffer.count {
+            let count = buffer.withUnsafeMutableBytes { raw -> Int in
+                let rest = UnsafeMutableRawBufferPointer(rebasing: raw[done...])
+                return (try? file.read(into: rest, at: offset + Int64(done))) ?? -1
+            }
+            if count <= 0 { return false }
+            done += count
+        }
+        return true
+    }
+}

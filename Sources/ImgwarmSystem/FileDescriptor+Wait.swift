@@ -1,0 +1,25 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension FileDescriptor {
+    /// Waits until this descriptor has something to read (or its end, or an error) or `stop`
+    /// becomes readable, whichever comes first; true when this one is ready. A read of a pipe
+    /// or a terminal can block for ever (a producer that stalls), and a signal does not end it
+    /// (the stop handlers restart system calls): this is how such a read stays interruptible.
+    /// A regular file is always ready, so the call costs one `poll` a read.
+    public func waitReadable(unlessReadable stop: FileDescriptor) -> Bool {
+        var descriptors = [
+            pollfd(fd: rawValue, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: stop.rawValue, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            let result = poll(&descriptors, 2, -1)
+            if result < 0 && errno == EINTR { continue }
+            // A poll that fails lets the read say why.
+            if result < 0 { return true }
+            if descriptors[1].revents != 0 { return false }
+            return true
+        }
+    }
+}
