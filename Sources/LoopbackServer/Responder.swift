@@ -70,6 +70,16 @@ public final class Responder: @unchecked Sendable {
         return true
     }
 
+    /// Says nothing until the client gives up (its socket closes) or the server stops, then
+    /// closes: a server that accepted the request and hangs.
+    public func hang() {
+        while pause(0.05) {
+            var probe: UInt8 = 0
+            if recv(fd, &probe, 1, Int32(MSG_DONTWAIT) | Int32(MSG_PEEK)) == 0 { break }
+        }
+        close()
+    }
+
     /// Closes the connection normally.
     public func close() {
         guard !isClosed else { return }

@@ -43,9 +43,10 @@ public enum FailureReason: String, Codable, Sendable, CaseIterable {
     case transferFailed = "transfer-failed"
     /// The run was interrupted while this URL was in flight.
     case interrupted
-    /// Its host failed or timed out too many connections in a row, with no response between
-    /// (`HostBreaker`): the host is unavailable for the rest of the run, and its URLs end without
-    /// a request of their own. Transient: never blacklisted, tried again by the next run.
+    /// Its host's connections failed or timed out in too many rounds in a row, with no response
+    /// between, or it answered only 429 or 503 in too many rounds in a row (`HostBreaker`): the
+    /// host is unavailable for the rest of the run, and its URLs end without a request of their
+    /// own. Transient: never blacklisted, tried again by the next run.
     case hostUnavailable = "host-unavailable"
 
     /// HTTP statuses worth retrying: 408, 429, 500, 502, 503, 504.

@@ -292,12 +292,12 @@ extension PrefetchJob {
     /// The failure `entry` ends with, without a request, when its host is unavailable.
     func hostUnavailable(_ entry: PendingEntry, scheduler: Scheduler) -> Failure? {
         let host = HostSlots.key(of: entry)
-        guard let (failures, last) = scheduler.policy?.unavailability(host) else { return nil }
-        return Failure(.hostUnavailable, PrefetchJob.unavailableMessage(host, failures: failures, last: last))
+        guard let trip = scheduler.policy?.unavailability(host) else { return nil }
+        return Failure(.hostUnavailable, PrefetchJob.unavailableMessage(host, reason: trip.reason))
     }
 
-    static func unavailableMessage(_ host: String, failures: Int, last: String) -> String {
-        "\(host) is unavailable: \(failures) connections in a row failed or timed out (the last: \(last)); its URLs are tried again by the next run"
+    static func unavailableMessage(_ host: String, reason: String) -> String {
+        "\(host) is unavailable: \(reason); its URLs are tried again by the next run"
     }
 
     /// Tells the observer what the slot policy saw.
@@ -305,9 +305,8 @@ extension PrefetchJob {
         switch event {
         case .limitChanged(let change):
             observer?.prefetchHostLimitChanged(change)
-        case .unavailable(let host, let failures, let last):
-            observer?.prefetchHostUnavailable(
-                host, reason: PrefetchJob.unavailableMessage(host, failures: failures, last: last))
+        case .unavailable(let host, let reason):
+            observer?.prefetchHostUnavailable(host, reason: PrefetchJob.unavailableMessage(host, reason: reason))
         }
     }
 }

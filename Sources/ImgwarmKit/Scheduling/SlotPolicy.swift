@@ -46,9 +46,17 @@ public final class SlotPolicy {
         public static let autoStreamsPerHost = 2 * streamsPerConnection
         /// With `.auto`, the most transfers in flight over all hosts.
         public static let autoTotal = 256
-        /// Connection failures or timeouts in a row, with no response between, that make a host
-        /// unavailable for the run (`HostBreaker`), under `.auto` and a number alike.
+        /// Rounds of connection failures or timeouts in a row, with no response between, that
+        /// make a host unavailable for the run (`HostBreaker`: failures in flight together are one
+        /// round), under `.auto` and a number alike.
         public static let breakerThreshold = 5
+        /// Rounds of `429`/`503` answers in a row, with no other answer between, that make a host
+        /// unavailable for the run (`HostBreaker`). Twice `breakerThreshold`: a busy answer comes
+        /// at once, so its round lasts a round trip, not a timeout, and a server shedding a burst
+        /// gets twice the rounds to recover; under `.auto` it still costs at most 17 requests
+        /// (rounds of 6, 3, then one at a time as the limit halves), where each URL used to make
+        /// 1 + `--retries` of its own.
+        public static let busyBreakerThreshold = 10
 
         public init() {}
 
@@ -87,8 +95,9 @@ public final class SlotPolicy {
     enum Event: Equatable {
         /// A host's limit moved by half or more since it was last told.
         case limitChanged(HostLimitChange)
-        /// A host's breaker opened: its URLs end as `host-unavailable`.
-        case unavailable(host: String, failures: Int, lastFailure: String)
+        /// A host's breaker opened: its URLs end as `host-unavailable`; `reason` says why, in
+        /// words (`HostBreaker.Trip.reason`).
+        case unavailable(host: String, reason: String)
     }
 
     private struct Host {
@@ -161,10 +170,7 @@ public final class SlotPolicy {
     }
 
     /// Why `key`'s URLs end without a request, when its breaker opened.
-    func unavailability(_ key: String) -> (failures: Int, lastFailure: String)? {
-        guard let breaker = hosts[key]?.breaker, breaker.isOpen else { return nil }
-        return (breaker.failuresInARow, breaker.lastFailure)
-    }
+    func unavailability(_ key: String) -> HostBreaker.Trip? { hosts[key]?.breaker.trip }
 
     /// A transfer to `key` started at `now`.
     func started(_ key: String, now: Double) {
@@ -207,7 +213,11 @@ public final class SlotPolicy {
         var cause: AdaptiveLimit.Cause?
         switch completion.kind {
         case .response(let status):
-            host.breaker.responded(now: now)
+            if host.breaker.responded(status: status, startedAt: completion.startedAt, now: now),
+                let trip = host.breaker.trip
+            {
+                events.append(.unavailable(host: key, reason: trip.reason))
+            }
             if status == 429 || status == 503 {
                 cause = host.limit?.overloaded(.overloaded, startedAt: completion.startedAt, now: now)
             } else if let latency = completion.latency {
@@ -216,8 +226,10 @@ public final class SlotPolicy {
             }
         case .connectionFailure(let message, let answered):
             cause = host.limit?.overloaded(.connection, startedAt: completion.startedAt, now: now)
-            if !answered && host.breaker.connectionFailed(startedAt: completion.startedAt, message: message) {
-                events.append(.unavailable(host: key, failures: host.breaker.failuresInARow, lastFailure: message))
+            if !answered && host.breaker.connectionFailed(startedAt: completion.startedAt, now: now, message: message),
+                let trip = host.breaker.trip
+            {
+                events.append(.unavailable(host: key, reason: trip.reason))
             }
         case .other:
             break

@@ -47,34 +47,83 @@ import Testing
         #expect(policy.figures.first?.peakLimit == 6)
     }
 
-    @Test func fiveConnectionFailuresInARowMakeAHostUnavailableOnce() {
+    /// Rounds of failures (each of requests started after the previous round ended) make a host
+    /// unavailable, once; the failures of one round count once.
+    @Test func fiveRoundsOfConnectionFailuresMakeAHostUnavailableOnce() {
         let policy = SlotPolicy(SlotPolicy.Configuration())
-        for _ in 0..<7 { policy.started("http://dead", now: 1) }
         var unavailable = 0
-        for i in 0..<7 {
-            let events = policy.finished(
-                "http://dead",
-                Completion(kind: .connectionFailure(message: "refused", answered: false), latency: nil, startedAt: 1),
-                now: 2 + Double(i))
-            unavailable += events.filter { if case .unavailable = $0 { true } else { false } }.count
+        for round in 0..<7 {
+            let start = Double(round)
+            for _ in 0..<2 { policy.started("http://dead", now: start) }
+            for _ in 0..<2 {
+                let events = policy.finished(
+                    "http://dead",
+                    Completion(
+                        kind: .connectionFailure(message: "refused", answered: false), latency: nil, startedAt: start),
+                    now: start + 0.5)
+                unavailable += events.filter { if case .unavailable = $0 { true } else { false } }.count
+            }
         }
         #expect(unavailable == 1)
-        #expect(policy.unavailability("http://dead")?.failures == 5)
+        #expect(policy.unavailability("http://dead") == .connections(rounds: 5, last: "refused"))
         #expect(policy.hostHasRoom("http://dead", now: 10), "its URLs go out, to be ended")
         #expect(policy.unavailability("http://other") == nil)
         #expect(policy.figures.first { $0.host == "http://dead" }?.unavailable == true)
     }
 
-    @Test func aResponseBetweenFailuresKeepsTheHost() {
-        var breaker = HostBreaker()
-        func fail(_ startedAt: Double) -> Bool { breaker.connectionFailed(startedAt: startedAt, message: "reset") }
-        for _ in 0..<4 { #expect(fail(1) == false) }
-        breaker.responded(now: 2)
-        for _ in 0..<4 { #expect(fail(3) == false) }
-        // Failures of requests that went out before the latest response say nothing about since.
-        for _ in 0..<10 { #expect(fail(1.5) == false) }
-        #expect(fail(3) == true)
-        #expect(breaker.isOpen)
+    /// Six URLs that hang at the head of a host's list time out together: one round, not five in
+    /// a row; the host's answers that follow keep it available.
+    @Test func aBatchOfHungURLsDoesNotTripTheBreaker() {
+        let policy = SlotPolicy(SlotPolicy.Configuration())
+        for _ in 0..<6 { policy.started("http://a", now: 0) }
+        #expect(!policy.hostHasRoom("http://a", now: 0))
+        for i in 0..<6 {
+            let events = policy.finished(
+                "http://a",
+                Completion(
+                    kind: .connectionFailure(message: "timed out", answered: false), latency: nil, startedAt: 0),
+                now: 3 + Double(i) * 0.001)
+            #expect(!events.contains { if case .unavailable = $0 { true } else { false } })
+        }
+        #expect(policy.unavailability("http://a") == nil)
+        policy.started("http://a", now: 3.01)
+        _ = policy.finished("http://a", Self.ok(0.01, at: 3.01), now: 3.02)
+        #expect(policy.figures.first?.unavailable == false)
+    }
+
+    /// A host that refuses every connection, or answers every request at once with 429 or 503,
+    /// is given up after 5 or 10 rounds: under auto its limit halves from 6 to 3 to 1, so that
+    /// is 6 + 3 + 3 = 12 or 6 + 3 + 8 = 17 requests (docs/usage.md); under a number N every
+    /// round holds N.
+    @Test(arguments: [
+        (SlotPolicy.Completion.Kind.connectionFailure(message: "refused", answered: false), 0, 12),
+        (.response(status: 429), 0, 17),
+        (.connectionFailure(message: "timed out", answered: false), 8, 40),
+        (.response(status: 503), 8, 80),
+    ])
+    func aHostGivenUpCostsBoundedRequests(kind: SlotPolicy.Completion.Kind, fixed: Int, expected: Int) {
+        var configuration = SlotPolicy.Configuration()
+        if fixed > 0 { configuration.concurrency = .fixed(fixed) }
+        let policy = SlotPolicy(configuration)
+        var now = 0.0
+        var requests = 0
+        var opened: [SlotPolicy.Event] = []
+        while opened.isEmpty && requests < 1000 {
+            var started = 0
+            while policy.hasRoom(validating: 0) && policy.hostHasRoom("http://h", now: now) && started < 100 {
+                policy.started("http://h", now: now)
+                started += 1
+            }
+            requests += started
+            let sent = now
+            for _ in 0..<started {
+                now += 0.001
+                opened += policy.finished("http://h", Completion(kind: kind, latency: nil, startedAt: sent), now: now)
+                    .filter { if case .unavailable = $0 { true } else { false } }
+            }
+        }
+        #expect(requests == expected)
+        #expect(opened.count == 1)
     }
 
     @Test func maxRatePerHostSpacesTheStarts() {
