@@ -47,6 +47,11 @@ public protocol CacheIndex: AnyObject, Sendable {
     /// `didStore(name)`.
     func didStore(_ name: String, response: CacheIndexResponse)
 
+    /// True while `name` was stored (`didStore`) but the index does not list it yet: its line or
+    /// row waits for the next flush, and the library does not see the entry. False by default
+    /// (an index that lists a store at once).
+    func awaitsListing(_ name: String) -> Bool
+
     /// `name` was a hit: record the read as the library's own read does, at the next flush.
     func didRead(_ name: String)
 
@@ -81,6 +86,8 @@ extension CacheIndex {
     public func didStore(_ name: String, response: CacheIndexResponse) { didStore(name) }
 
     public func didRevalidate(_ name: String, response: CacheIndexResponse) { didRead(name) }
+
+    public func awaitsListing(_ name: String) -> Bool { false }
 }
 
 /// What an index may keep of the download a stored entry came from (flutter_cache_manager's row).

@@ -10,6 +10,7 @@ extension PrefetchJob {
         } catch {
             throw .cacheFolder(error)
         }
+        storeIndex = store.index
         store.removeStaleTemporaryFiles()
         if store.usesHiddenTemporaryFiles {
             observer?.prefetchWarning(
@@ -50,6 +51,7 @@ extension PrefetchJob {
                 // The slot is free again whatever happens next: stored, failed, or retried.
                 record(validated: outcome, scheduler: scheduler)
             }
+            settleListings(final: false)
             let signal = configuration.stop.signal
             if signal != 0 && !summary.interrupted {
                 summary.interrupted = true
@@ -94,6 +96,7 @@ extension PrefetchJob {
         // has nothing left to do).
         pool.shutdown()
         writeIndex(store, lock: touchLock, summary: &summary)
+        settleListings(final: true)
         summary.totals = totals
         return summary
     }

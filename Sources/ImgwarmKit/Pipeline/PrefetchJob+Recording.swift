@@ -25,7 +25,12 @@ extension PrefetchJob {
                 try state.recordStored(stored)
                 if let unblacklist { try state.unblacklist(unblacklist) }
             }
-            record(result)
+            if let index = storeIndex, index.awaitsListing(job.fileName) {
+                // In the cache only once the index lists it (`settleListings`).
+                awaitingListing.append(result)
+            } else {
+                record(result)
+            }
         case .failure(var failure):
             failure.httpStatus = job.httpStatus
             retryOrRecord(job.entry, failure, retryAfter: nil, scheduler: scheduler)

@@ -182,6 +182,10 @@ public final class PrefetchJob {
     var total = 0
     /// Where a signal stopped the reading of the lists, if one did.
     var listCut: ListCut?
+    /// The index of the run's cache (a journal, a database), once downloads start.
+    var storeIndex: (any CacheIndex)?
+    /// Downloads stored but not yet listed by the index: recorded once it lists them.
+    var awaitingListing: [EntryResult] = []
     /// Hits whose bytes the app would not decode (`CacheStore.damage`), and the first of them.
     var damagedHits = 0
     var firstDamagedHit: (name: String, reason: String)?

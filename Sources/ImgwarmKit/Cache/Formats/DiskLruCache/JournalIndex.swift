@@ -165,6 +165,11 @@ public final class JournalIndex: CacheIndex {
         }
     }
 
+    public func awaitsListing(_ name: String) -> Bool {
+        guard let key = key(of: name) else { return false }
+        return state.withLock { $0.stored.contains(key) }
+    }
+
     public func didRead(_ name: String) {
         guard let key = key(of: name) else { return }
         state.withLock { $0.pending.append(.read(key)) }

@@ -23,6 +23,8 @@ public final class FlutterIndex: CacheIndex {
         var rows: [String: FlutterDatabase.Row] = [:]
         var keysByName: [String: String] = [:]
         var pending: [Operation] = []
+        /// The files of the rows `pending` puts (`awaitsListing`).
+        var putNames: Set<String> = []
         var lastFlush = Monotonic.now()
     }
 
@@ -143,7 +145,14 @@ public final class FlutterIndex: CacheIndex {
             validTill: FlutterResponse.validTill(
                 receivedAt: FlutterIndex.milliseconds(response.receivedAt), cacheControl: response.cacheControl),
             length: Int64(response.length))
-        state.withLock { $0.pending.append(.put(put)) }
+        state.withLock {
+            $0.pending.append(.put(put))
+            $0.putNames.insert(name)
+        }
+    }
+
+    public func awaitsListing(_ name: String) -> Bool {
+        state.withLock { $0.putNames.contains(name) }
     }
 
     public func didRead(_ name: String) {
@@ -212,6 +221,7 @@ public final class FlutterIndex: CacheIndex {
             // The library removes the file a replaced row named once the new row is in.
             for name in replaced { try? FileSystem.removeFile(CacheLocation.join(folder, name)) }
             state.pending.removeAll()
+            state.putNames.removeAll()
             state.lastFlush = Monotonic.now()
         }
     }
