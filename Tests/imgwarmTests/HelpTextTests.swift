@@ -110,6 +110,13 @@ import Testing
         #expect(!text.contains("so an app using SDWebImage finds them"), "\(text)")
     }
 
+    /// path's help says how every format names its files.
+    @Test(arguments: CacheFormats.all.map(\.name)) func pathHelpNamesTheFormat(name: String) throws {
+        let text = try Self.help(["path"])
+        let word = try Regex("(^|[^a-z0-9_.])\(NSRegularExpression.escapedPattern(for: name))($|[^a-z0-9_])")
+        #expect(text.contains(word), "\(name) in \(text)")
+    }
+
     /// verify's help names every reason the engine can give for a miss, as the summary and the
     /// JSON spell it.
     @Test(arguments: EntryMiss.allCases) func verifyHelpNamesTheMissReason(reason: EntryMiss) throws {
