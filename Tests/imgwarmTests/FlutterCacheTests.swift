@@ -218,6 +218,7 @@ import Testing
         #expect(json.status == 1, "\(json.stderr)")
         let folder = try #require(try json.report["folder"] as? [String: Any])
         #expect(folder["verdict"] as? String == "empty")
+        #expect(try VerifyTests.schema().validate(try json.report) == [])
         #expect((folder["message"] as? String)?.contains("there is no database at \(elsewhere)") == true, "\(folder)")
         #expect(json.stderr.contains("there is no database at \(elsewhere)"), "\(json.stderr)")
         #expect(try json.entries.map { $0["reason"] as? String } == ["not-indexed", "not-indexed"])

@@ -55,7 +55,8 @@ import Testing
                 format.usingDatabase(atPath: database) == nil
                 ? .usable
                 : .empty(
-                    "there is no database at \(database) (--database names another), so it would start an empty one")
+                    "there is no database at \(database) (\(Setting.databasePath) names another), so it would start an empty one"
+                )
             #expect(format.judgeFolder(atPath: temp.path("folder")) == usable)
             #expect(format.judgeFolder(atPath: temp.path("link")) == usable, "a link to a folder is followed")
             #expect(format.judgeFolder(atPath: temp.path("none")) == .absent)

@@ -68,7 +68,7 @@ public struct FlutterFormat: CacheFormat {
         let database = databasePath(forFolder: path)
         guard FileSystem.exists(database) else {
             return .empty(
-                "there is no database at \(database) (--database names another), so it would start an empty one"
+                "there is no database at \(database) (\(Setting.databasePath) names another), so it would start an empty one"
             )
         }
         do {
