@@ -8,9 +8,11 @@ struct Imgwarm: ParsableCommand {
         commandName: "imgwarm",
         abstract: "Warm the image disk caches of iOS, Android and Flutter apps from lists of image URLs.",
         discussion: """
-            imgwarm downloads images, validates each one, and stores it exactly where and how \
-            SDWebImage's disk cache would, so an app using SDWebImage finds them as its own cache \
-            hits. It also trims and expires that cache on demand.
+            imgwarm downloads images, validates each one, and stores it exactly where and how the \
+            app's image library would in its disk cache, so the app finds them as its own cache \
+            hits. --cache-format names the library: \(FormatHelp.libraries). It also trims and \
+            expires those caches on demand as each library does (clean), says what is in them \
+            (stats) and whether the app would find each image (verify).
 
             \(ExitStatus.helpText)
             """,

@@ -236,6 +236,21 @@ import Testing
         try row.check(h)
     }
 
+    /// Each format's `clean --max-size` default, which `clean --help` prints from its rules, is the
+    /// limit in force when the option is left out (its report's options).
+    @Test(arguments: CacheFormats.all.filter { $0.cleanRules.defaultMaxSize > 0 }.map(\.name))
+    func cleanMaxSizeDefaultsToTheLibrarys(format name: String) throws {
+        let h = try PrefetchHarness()
+        let format = try #require(CacheFormats.named(name))
+        let folder = h.temp.path("caches/cache")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let run = try h.run(["clean", "--cache-format", name, "--disk-cache-path", folder, "--report", "-"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let limit = try (run.report["options"] as? [String: Any])?["maxSizeBytes"] as? UInt64
+        #expect(limit == format.cleanRules.defaultMaxSize, "\(name)")
+        #expect([40 << 20, 150 << 20, 250 << 20].contains(limit ?? 0), "\(name): \(String(describing: limit))")
+    }
+
     /// `--help` prints each default once, in the option's own words (argument-parser's
     /// "(default: …)" suffix would repeat it).
     @Test(arguments: [

@@ -190,6 +190,40 @@ import Testing
         #expect(wrong.stderr.contains("--database does not apply to sdwebimage"))
     }
 
+    /// verify of a files folder without its database (where it looked: beside the folder, or
+    /// --database) says once where it looked; each key misses as not-indexed, without an empty
+    /// file name; exit 1, as for a folder that does not exist; the JSON's folder verdict is `empty`.
+    @Test func verifyWithoutTheDatabaseSaysWhereItLooked() throws {
+        let s = try Setup()
+        let urls = [s.h.url("/img/photo.jpg"), s.h.url("/img/gradient.png")]
+        let list = try s.list(urls)
+        #expect(try s.h.run(["prefetch"] + s.options + [list]).status == 0)
+        try FileManager.default.removeItem(atPath: s.database)
+
+        let text = try s.h.run(["verify"] + s.options + [list])
+        #expect(text.status == 1, "\(text.stderr)")
+        let out = text.result.stdoutText
+        #expect(!out.contains("miss: : "), "\(out)")
+        for url in urls {
+            #expect(
+                out.contains("\(url): miss: the library's index (its journal or database) does not list it\n"), "\(out)"
+            )
+        }
+        let said = "there is no database at \(s.database) (--database names another)"
+        #expect(out.components(separatedBy: said).count == 2, "once: \(out)")
+        #expect(out.contains("2 keys: 0 hit, 2 missing (2 not-indexed)"), "\(out)")
+
+        let elsewhere = s.h.temp.path("support/libCachedImageData.db")
+        let json = try s.h.run(["verify"] + s.options + ["--database", elsewhere, "--json", list])
+        #expect(json.status == 1, "\(json.stderr)")
+        let folder = try #require(try json.report["folder"] as? [String: Any])
+        #expect(folder["verdict"] as? String == "empty")
+        #expect(try VerifyTests.schema().validate(try json.report) == [])
+        #expect((folder["message"] as? String)?.contains("there is no database at \(elsewhere)") == true, "\(folder)")
+        #expect(json.stderr.contains("there is no database at \(elsewhere)"), "\(json.stderr)")
+        #expect(try json.entries.map { $0["reason"] as? String } == ["not-indexed", "not-indexed"])
+    }
+
     /// Two processes on one folder and database, with lists that overlap: every key has one row,
     /// every row its file, no file without a row, and every key hits.
     @Test func twoProcessesLoseNothing() throws {

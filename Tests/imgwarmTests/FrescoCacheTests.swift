@@ -145,4 +145,42 @@ import Testing
             #expect(exists == !expected.contains(index), "\(names[index])")
         }
     }
+
+    /// stats, clean and the metrics count Fresco's entries, not its version and shard folders:
+    /// the totals are the files and their bytes (issue 31).
+    @Test func statsAndCleanCountEntriesNotShardFolders() throws {
+        let h = try PrefetchHarness()
+        let folder = h.temp.path("image_cache")
+        let names = ["photo.jpg", "gradient.png", "anim.gif"]
+        let urls = names.map { h.url("/img/\($0)") }
+        let list = try h.temp.write("list.txt", Data((urls.joined(separator: "\n") + "\n").utf8))
+        let options = ["--cache-format", "fresco", "--disk-cache-path", folder]
+        #expect(try h.run(["prefetch"] + options + [list]).status == 0)
+        let bytes = names.map { h.routes.valid[$0]!.count }.reduce(0, +)
+
+        let stats = try h.run(["stats"] + options + ["--json"])
+        #expect(stats.status == 0, "\(stats.stderr)")
+        let totals = try #require(try stats.report["totals"] as? [String: Any])
+        #expect(totals["totalDiskCount"] as? Int == 3, "\(totals)")
+        #expect(totals["totalDiskSize"] as? Int == bytes, "\(totals)")
+        #expect(totals["directories"] as? Int == 0, "\(totals)")
+        #expect((try stats.report["cacheEntries"] as? [String: Any])?["entries"] as? Int == 3)
+        let text = try h.run(["stats"] + options).result.stdoutText
+        #expect(text.contains("Entries:        3 (at any depth, v2.ols100.1 and its folders not counted)\n"), "\(text)")
+        #expect(text.contains("Size:           \(bytes) bytes, "), "\(text)")
+        #expect(!text.contains("SDWebImage"), "\(text)")
+
+        let metrics = h.temp.path("clean.prom")
+        let clean = try h.run(["clean"] + options + ["--dry-run", "--report", "-", "--metrics", metrics])
+        #expect(clean.status == 0, "\(clean.stderr)")
+        for side in ["before", "after"] {
+            let figures = try #require(try clean.report[side] as? [String: Any])
+            #expect(figures["entries"] as? Int == 3, "\(side): \(figures)")
+            #expect(figures["logicalBytes"] as? Int == bytes, "\(side): \(figures)")
+        }
+        let prom = try String(contentsOfFile: metrics, encoding: .utf8)
+        #expect(prom.contains("imgwarm_cache_files{cache=\"\(folder)\",command=\"clean\"} 3\n"), "\(prom)")
+        #expect(prom.contains("imgwarm_cache_size_bytes{cache=\"\(folder)\",command=\"clean\"} \(bytes)\n"), "\(prom)")
+        #expect(!prom.contains("(SDWebImage's totalDiskCount)."), "\(prom)")
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ImgwarmKit
 import TestSupport
 import Testing
 
@@ -42,20 +43,107 @@ import Testing
         #expect(text.contains("by imgwarm for JPEG, PNG, GIF and WebP"), "\(text)")
     }
 
-    /// The clean help says how each format is cleaned (docs/cache-formats.md), in the words of
-    /// Kingfisher's and Nuke's own passes.
-    @Test func cleanHelpCoversEveryFormat() throws {
+    /// `command --help` as one line: argument-parser's wrapping undone.
+    static func help(_ command: [String]) throws -> String {
         let temp = try TemporaryFolder()
-        let help = try CLI.run(["clean", "--help"], home: temp.path).stdoutText
-        let text = help.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(
+        let run = try CLI.run(command + ["--help"], home: temp.path)
+        #expect(run.status == 0)
+        return run.stdoutText.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(
             of: "  +", with: " ", options: .regularExpression)
+    }
+
+    /// The clean help says how each format is cleaned (docs/cache-formats.md,
+    /// docs/cache-formats-android.md), in the words of each library's own pass.
+    @Test func cleanHelpCoversEveryFormat() throws {
+        let text = try Self.help(["clean"])
         #expect(
             text.contains(
                 "kingfisher, kingfisher7: every file whose modification time (its expiry date) is at or before now goes"
             ), "\(text)")
-        #expect(text.contains("the oldest by creation date go until it is at most half"), "\(text)")
+        #expect(text.contains("the oldest by creation date (the change time stands in"), "\(text)")
+        #expect(text.contains("go until it is at most half of it"), "\(text)")
         #expect(text.contains("nuke: nothing expires by age"), "\(text)")
-        #expect(text.contains("the least recently read go until it is at most 70 % of it"), "\(text)")
-        #expect(text.contains("default 150MiB"), "\(text)")
+        #expect(
+            text.contains(
+                "when the allocated size is above --max-size (default 150MiB), the least recently read (oldest access time) go until it is at most 70 % of it"
+            ), "\(text)")
+        #expect(
+            text.contains(
+                "glide, coil, coil2: nothing expires by age; then, when the logical size its index lists is above --max-size (default 250MiB), the least recently used, in its index's order, go until it is at most the limit"
+            ), "\(text)")
+        #expect(
+            text.contains(
+                "fresco, fresco3.6: nothing expires by age; then, when the logical size is above --max-size (default 40MiB), those dated more than two hours ahead, then the oldest by modification time, go until it is below 90 % of it"
+            ), "\(text)")
+        #expect(text.contains("flutter: flutter_cache_manager's cleanup removes rows untouched for 30 days"), "\(text)")
+        #expect(
+            text.contains(
+                "Default: none for sdwebimage, kingfisher, kingfisher7; 150MiB for nuke; 250MiB for glide, coil, coil2; 40MiB for fresco, fresco3.6. Not for flutter."
+            ), "\(text)")
+        #expect(!text.contains("When the allocated size is above this, trim to below half of it"), "\(text)")
+    }
+
+    /// Every registered format has its clean rule, its --max-size default (or says it takes none)
+    /// and its entry names in the clean help, so a format added to the registry cannot be left out.
+    @Test(arguments: CacheFormats.all.map(\.name)) func cleanHelpNamesTheFormat(name: String) throws {
+        let text = try Self.help(["clean"])
+        let format = try #require(CacheFormats.named(name))
+        let groups = text.matches(of: #/\b((?:[a-z0-9.]+, )*[a-z0-9.]+): /#).map {
+            $0.output.1.split(separator: ", ").map(String.init)
+        }
+        // Its rule, and its entry names for the guard: two lines that start with its name.
+        #expect(groups.filter { $0.contains(name) }.count >= 2, "\(name) in \(text)")
+        #expect(text.contains(format.entryNameShape), "\(name)")
+        let rules = format.cleanRules
+        if case .index(let words) = rules.expiry {
+            #expect(text.contains(words), "\(name)")
+        } else if rules.defaultMaxSize > 0 {
+            #expect(text.contains("\(rules.defaultMaxSize >> 20)MiB for "), "\(name)")
+        }
+    }
+
+    /// The top-level help names every format and its library, not SDWebImage's alone.
+    @Test(arguments: CacheFormats.all.map(\.name)) func topLevelHelpNamesTheFormat(name: String) throws {
+        let text = try Self.help([])
+        let format = try #require(CacheFormats.named(name))
+        #expect(text.contains("\(name) (\(format.library)"), "\(text)")
+        #expect(!text.contains("so an app using SDWebImage finds them"), "\(text)")
+    }
+
+    /// path's help says how every format names its files.
+    @Test(arguments: CacheFormats.all.map(\.name)) func pathHelpNamesTheFormat(name: String) throws {
+        let text = try Self.help(["path"])
+        let word = try Regex("(^|[^a-z0-9_.])\(NSRegularExpression.escapedPattern(for: name))($|[^a-z0-9_])")
+        #expect(text.contains(word), "\(name) in \(text)")
+    }
+
+    /// verify's help names every reason the engine can give for a miss, as the summary and the
+    /// JSON spell it.
+    @Test(arguments: EntryMiss.allCases) func verifyHelpNamesTheMissReason(reason: EntryMiss) throws {
+        let text = try Self.help(["verify"])
+        #expect(text.contains("\(reason.rawValue): \(reason.description)"), "\(reason) in \(text)")
+    }
+
+    /// --namespace names every format with a fixed folder name.
+    @Test func namespaceHelpNamesEveryFixedFolderFormat() throws {
+        let text = try Self.help(["stats"])
+        let fixed = CacheFormats.all.filter { !$0.hasNamespace }.map(\.name)
+        #expect(fixed.count > 1)
+        #expect(
+            text.contains("Formats with a fixed folder name (\(fixed.joined(separator: ", "))) take none."), "\(text)")
+    }
+
+    /// stats' help says whose totals it counts: SDWebImage's only for sdwebimage, and that Fresco's
+    /// layout folders are not entries; each format whose files carry their expiry is named.
+    @Test func statsHelpSpeaksOfEveryFormat() throws {
+        let text = try Self.help(["stats"])
+        #expect(text.contains("for sdwebimage, SDWebImage's totalDiskCount and totalDiskSize"), "\(text)")
+        #expect(
+            text.contains(
+                "For fresco, fresco3.6, the folder v2.ols100.1 and the folders in it are the library's layout, not entries"
+            ), "\(text)")
+        #expect(
+            text.contains("what clean --max-size counts for sdwebimage, nuke; the others count logical bytes"),
+            "\(text)")
     }
 }

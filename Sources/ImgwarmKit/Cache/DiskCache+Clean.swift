@@ -196,8 +196,7 @@ extension DiskCache {
                 }
             },
             folders: { name, info in
-                survey.totals.add(logical: info.size, allocated: info.allocatedSize)
-                DiskCache.addTree(parent: directory, name: name, to: &survey.totals)
+                addSubfolder(parent: directory, name: name, info: info, to: &survey.totals)
             }, noBirthTime: birthFallback { noBirthTime = true })
         survey.orderedByChangeTime = noBirthTime
         return survey

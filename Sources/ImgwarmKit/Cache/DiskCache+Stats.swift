@@ -82,8 +82,7 @@ extension DiskCache {
             }
             stats.formats[format, default: 0] += 1
         } folders: { name, info in
-            stats.totals.add(logical: info.size, allocated: info.allocatedSize)
-            DiskCache.addTree(parent: directory, name: name, to: &stats.totals)
+            guard addSubfolder(parent: directory, name: name, info: info, to: &stats.totals) else { return }
             if CacheEntry.isHidden(name: name.utf8) { stats.hiddenEntries += 1 }
             stats.directories += 1
         }

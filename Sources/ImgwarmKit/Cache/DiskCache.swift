@@ -136,8 +136,7 @@ public struct DiskCache: Sendable {
                 CacheEntry(
                     name: name, kind: .directory, logicalSize: info.size, allocatedSize: info.allocatedSize,
                     date: DiskCache.date(of: info, expireType), device: info.device, inode: info.inode))
-            scan.totals.add(logical: info.size, allocated: info.allocatedSize)
-            DiskCache.addTree(parent: directory, name: name, to: &scan.totals)
+            addSubfolder(parent: directory, name: name, info: info, to: &scan.totals)
         }
         return scan
     }
@@ -151,8 +150,7 @@ public struct DiskCache: Sendable {
         try walk(directory, expireType: .modification) { entry in
             totals.add(logical: entry.logicalSize, allocated: entry.allocatedSize)
         } folders: { name, info in
-            totals.add(logical: info.size, allocated: info.allocatedSize)
-            DiskCache.addTree(parent: directory, name: name, to: &totals)
+            addSubfolder(parent: directory, name: name, info: info, to: &totals)
         }
         return totals
     }
@@ -253,15 +251,30 @@ public struct DiskCache: Sendable {
         }
     }
 
-    /// Adds the entries below the subfolder `name` to `totals`, depth first, links not followed.
-    static func addTree(parent: FileDescriptor, name: String, to totals: inout DiskTotals) {
+    /// Adds the subfolder `name` of the cache folder (`info` its status) and the entries below it
+    /// to `totals`; for the format's layout folder (`CacheFormat.layoutFolder`), only the files and
+    /// links below it. Returns false for the layout folder.
+    @discardableResult
+    func addSubfolder(parent: FileDescriptor, name: String, info: FileStatus, to totals: inout DiskTotals) -> Bool {
+        let isLayout = name == location.format.layoutFolder
+        if !isLayout { totals.add(logical: info.size, allocated: info.allocatedSize) }
+        DiskCache.addTree(parent: parent, name: name, to: &totals, countingFolders: !isLayout)
+        return !isLayout
+    }
+
+    /// Adds the entries below the subfolder `name` to `totals`, depth first, links not followed;
+    /// the folders among them only when `countingFolders`.
+    static func addTree(parent: FileDescriptor, name: String, to totals: inout DiskTotals, countingFolders: Bool = true)
+    {
         guard let directory = try? parent.openFolder(name) else { return }
         defer { directory.close() }
         try? directory.forEachEntry { record in
             guard let info = try? directory.status(of: record.displayName) else { return }
-            totals.add(logical: info.size, allocated: info.allocatedSize)
             if info.kind == .directory {
-                addTree(parent: directory, name: record.displayName, to: &totals)
+                if countingFolders { totals.add(logical: info.size, allocated: info.allocatedSize) }
+                addTree(parent: directory, name: record.displayName, to: &totals, countingFolders: countingFolders)
+            } else {
+                totals.add(logical: info.size, allocated: info.allocatedSize)
             }
         }
     }

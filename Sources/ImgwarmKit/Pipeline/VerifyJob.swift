@@ -58,6 +58,9 @@ public final class VerifyJob {
     /// The format's index as the library reads it (a journal), for a usable folder; nil for a
     /// plain-files cache (`VerifyJob+Index.swift`).
     var index: (any CacheIndex)?
+    /// Why a key misses when there is no folder the library uses: no file, or (the folder is
+    /// there, its index is not) no entry the index lists.
+    private var missWithoutFolder = EntryMiss.absent
 
     /// A job over the keys of `sources`; without sources, over every entry of the folder.
     public init(location: CacheLocation, sources: [ListSource], configuration: Configuration) {
@@ -84,6 +87,8 @@ public final class VerifyJob {
         }
         defer { folder?.close() }
         index = verdict == .usable ? loadIndex() : nil
+        // Without its index the library lists nothing: every key misses as one it does not list.
+        if case .empty = verdict { missWithoutFolder = .notIndexed } else { missWithoutFolder = .absent }
         totals = Totals()
         func count(_ event: Event) {
             switch event {
@@ -165,7 +170,10 @@ public final class VerifyJob {
     func judge(key: String, in folder: FileDescriptor?, now: Timestamp) -> Check {
         let name = index?.entryName(forKey: key) ?? location.format.fileName(forKey: key)
         var check = Check(key: key, fileName: name, read: .miss(.absent))
-        guard let folder else { return check }
+        guard let folder else {
+            check.read = .miss(missWithoutFolder)
+            return check
+        }
         // A format whose index names the entries (flutter_cache_manager) gives an unlisted key no name.
         if name.isEmpty {
             check.read = .miss(.notIndexed)

@@ -107,10 +107,12 @@ public struct MetricsFile {
             // folder would otherwise hold the same series twice, which node_exporter refuses.
             let after = [("command", command)]
             gauge(
-                "cache_files", "Entries in the cache folder after the run (SDWebImage's totalDiskCount).",
+                "cache_files",
+                "Entries in the cache folder after the run: files, folders and links at any depth, a format's layout folders (Fresco's version and shard folders) not counted; for sdwebimage, SDWebImage's totalDiskCount.",
                 [(after, Double(cache.entries))])
             gauge(
-                "cache_size_bytes", "Bytes in the cache folder after the run (SDWebImage's totalDiskSize).",
+                "cache_size_bytes",
+                "Logical bytes (st_size) of those entries after the run; for sdwebimage, SDWebImage's totalDiskSize.",
                 [(after, Double(cache.logicalBytes))])
         }
     }

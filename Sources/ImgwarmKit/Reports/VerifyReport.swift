@@ -96,6 +96,9 @@ public final class VerifyReport {
         case .absent:
             writer.field("verdict", "absent")
             writer.field("message", "the cache folder does not exist")
+        case .empty(let why):
+            writer.field("verdict", "empty")
+            writer.field("message", why)
         case .unusable(let why):
             writer.field("verdict", "unusable")
             writer.field("message", why)

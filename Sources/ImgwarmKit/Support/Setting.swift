@@ -26,6 +26,7 @@ public enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
     case shard
     case listFormat
     case maxSize
+    case databasePath
 
     /// How messages name this setting: the installed spelling, else the configuration's name.
     public var description: String {

@@ -7,33 +7,32 @@ struct Clean: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Expire and trim a disk cache the way its image library does (SDWebImage by default).",
         discussion: """
-            First the age pass: every cache file whose date (--expire-type) is at or before now \
-            minus --max-age is deleted. Then the size pass: if the allocated size of the remaining \
-            files is strictly above --max-size, files are deleted oldest first until it is strictly \
-            below half of --max-size. Hidden entries and subfolders are neither deleted nor entered; \
-            symbolic links are never followed. --all empties the folder instead (every entry but \
-            subfolders; links are removed, never their targets). Left out, --max-age is 7d and \
-            --expire-type access, so `clean --max-size 500M` also expires week-old files.
+            Each format (--cache-format) is cleaned as its library cleans itself:
+            \(FormatHelp.cleanRules)
 
-            Guard: clean deletes only in a folder that looks like an image disk cache, where every \
-            file that is not hidden has a cache file name (32 hex digits and an extension). \
+            sdwebimage, in detail: the age pass deletes every cache file whose date \
+            (--expire-type) is at or before now minus --max-age; then, if the allocated size of \
+            the remaining files is strictly above --max-size, files are deleted oldest first \
+            until it is strictly below half of --max-size. Left out, --max-age is \
+            \(Defaults.clean.policy.maxAge.text) and --expire-type \
+            \(Defaults.clean.policy.expireType.rawValue), so `clean --max-size 500M` also expires \
+            week-old files. --max-age and --expire-type apply to \
+            \(FormatHelp.formatsWithAge.joined(separator: ", ")) only.
+
+            The formats with an index (\(FormatHelp.formatsWithIndex.joined(separator: ", "))) \
+            are trimmed through it: the entries it lists go with their files, and --all removes \
+            every entry it lists; entries the app is still writing and files the index does not \
+            list are left to the library. For the others, hidden entries and subfolders are \
+            neither deleted nor entered, symbolic links are never followed, and --all removes \
+            every entry of the folder but subfolders (links are removed, never their targets).
+
+            Guard: clean deletes only in a folder that looks like the format's disk cache, where \
+            every file that is not hidden has one of its entry names:
+            \(FormatHelp.entryNames)
             Otherwise it deletes nothing, names up to three foreign files and exits with code 2 \
             (--dry-run too); --force overrides that. It never cleans /, the home folder or a \
             caches root. A cache folder given as a symbolic link is followed; links inside it \
             never are.
-
-            Other formats (--cache-format) are cleaned as their library cleans itself, and take \
-            neither --max-age nor --expire-type. kingfisher, kingfisher7: every file whose \
-            modification time (its expiry date) is at or before now goes; with --max-size, when \
-            the files' logical size is at or above it, the oldest by creation date go until it is \
-            at most half (the change time stands in, with a warning, where the file system \
-            records no creation dates). nuke: nothing expires by age; when the allocated size is \
-            above --max-size (default 150MiB), the least recently read go until it is at most 70 % \
-            of it. The guard wants their names: 64, 32 or 40 hex digits, no extension. flutter: \
-            what flutter_cache_manager's cleanup removes, rows untouched for 30 days and, beyond \
-            200 objects, the least recently touched of the rows untouched for a day (its batches \
-            of 100 repeated until none is left), rows and files together; --all empties the \
-            database and the folder; neither --max-age nor --max-size applies.
 
             Sizes: bytes, or K M G T and KiB MiB GiB TiB (powers of 1024), KB MB GB TB (powers of \
             1000). Ages: s m h d w, 'never' or a negative value (no age pass), 0 (everything expires).
@@ -57,7 +56,7 @@ struct Clean: ParsableCommand {
     @Option(
         name: .customLong("max-age"), parsing: .unconditional,
         help: ArgumentHelp(
-            "Delete files whose date is at least this old; units s m h d w, 0 for every file, never or a negative value for none (default \(Defaults.clean.policy.maxAge.text)).",
+            "\(FormatHelp.formatsWithAge.joined(separator: ", ")): delete files whose date is at least this old; units s m h d w, 0 for every file, never or a negative value for none (default \(Defaults.clean.policy.maxAge.text)).",
             valueName: "age"),
         transform: Parse.expiry)
     var maxAge: Expiry?
@@ -65,7 +64,9 @@ struct Clean: ParsableCommand {
     @Option(
         name: .customLong("max-size"), parsing: .unconditional,
         help: ArgumentHelp(
-            "When the allocated size is above this, trim to below half of it, oldest first, e.g. 500M, 2GiB (default none, nuke 150MiB; 0 is none too).",
+            "Trim the cache to this size as its library does (the formats' rules above), e.g. 500M, 2GiB; 0 is none.",
+            discussion:
+                "Default: \(FormatHelp.maxSizeDefaults). Not for \(FormatHelp.formatsWithoutMaxSize.joined(separator: ", ")).",
             valueName: "size"),
         transform: Parse.size)
     var maxSize: UInt64?
@@ -79,7 +80,10 @@ struct Clean: ParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Delete nothing; report what would be deleted.")
     var dryRun = false
 
-    @Flag(help: "Delete every entry of the folder except subfolders, whatever its date.")
+    @Flag(
+        help:
+            "Delete every entry, whatever its date: those a format's index lists, with their files; else every entry of the folder but subfolders."
+    )
     var all = false
 
     @Option(help: Defaults.reportHelp)

@@ -1,19 +1,21 @@
 import ArgumentParser
 import ImgwarmKit
 
-/// `imgwarm stats`: the folder's entries and sizes (SDWebImage's totalDiskSize / totalDiskCount), the
-/// format's entries, and more.
+/// `imgwarm stats`: the folder's entries and sizes (for SDWebImage its totalDiskSize / totalDiskCount),
+/// the format's entries, and more.
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the size, entry count, formats and dates of a disk cache.",
         discussion: """
             Entries and logical bytes count every entry of the folder at any depth, hidden ones \
-            and subfolders included: SDWebImage's totalDiskCount and totalDiskSize. Format entries \
-            are the cache files named as --cache-format names its entries (the others are foreign \
-            files, which make clean refuse); for kingfisher and kingfisher7 it also says how many \
-            are expired, as Kingfisher's reader decides (modification time at or before now). Allocated bytes \
-            are what the entries take on disk (what clean --max-size counts). Formats are sniffed \
-            from each cache file's first bytes, and dates are those of --expire-type. Reading the \
+            and subfolders included: for sdwebimage, SDWebImage's totalDiskCount and \
+            totalDiskSize. \(Stats.layoutFolders)Format entries are the cache files named as \
+            --cache-format names its entries (the others are foreign files, which make clean \
+            refuse); for \(Stats.expiringFormats) it also says how many are expired, as the \
+            library's reader decides (modification time at or before now). Allocated bytes are \
+            what the entries take on disk (what clean --max-size counts for \
+            \(Stats.allocatedFormats); the others count logical bytes). Formats are sniffed from \
+            each cache file's first bytes, and dates are those of --expire-type. Reading the \
             files does not move their access times.
 
             Examples:
@@ -22,6 +24,24 @@ struct Stats: ParsableCommand {
 
             \(ExitStatus.helpText)
             """)
+
+    /// The formats whose layout folder is not counted, in a sentence (empty when none has one).
+    static var layoutFolders: String {
+        FormatHelp.grouped { $0.layoutFolder }.map {
+            "For \($0.names.joined(separator: ", ")), the folder \($0.text) and the folders in it are the library's layout, not entries: the files in them are counted. "
+        }.joined()
+    }
+
+    static var expiringFormats: String {
+        CacheFormats.all.filter { $0.expiresIn != nil }.map(\.name).joined(separator: ", ")
+    }
+
+    static var allocatedFormats: String {
+        CacheFormats.all.filter {
+            if case .index = $0.cleanRules.expiry { return false }
+            return $0.cleanRules.measure == .allocated
+        }.map(\.name).joined(separator: ", ")
+    }
 
     @OptionGroup var location: CacheLocationOptions
     @OptionGroup var stateOptions: StateOptions
@@ -58,15 +78,20 @@ struct Stats: ParsableCommand {
     private func text(location: CacheLocation, stats: DiskCache.Statistics, state: StateStore.Summary) -> String {
         var lines = ["Cache folder:   \(location.folder)\(stats.exists ? "" : " (does not exist yet)")"]
         let totals = stats.totals
-        lines.append("Entries:        \(totals.entries) (at any depth: SDWebImage's totalDiskCount)")
+        let format = location.format
+        let isSDWebImage = format is SDWebImageFormat
+        let depth =
+            format.layoutFolder.map { "at any depth, \($0) and its folders not counted" } ?? "at any depth"
+        lines.append(
+            "Entries:        \(totals.entries) (\(depth)\(isSDWebImage ? ": SDWebImage's totalDiskCount" : ""))")
         lines.append(
             "Size:           \(totals.logicalBytes) bytes, \(Quantities.formatBytes(totals.logicalBytes)) "
-                + "(SDWebImage's totalDiskSize); \(Quantities.formatBytes(totals.allocatedBytes)) allocated")
+                + (isSDWebImage ? "(SDWebImage's totalDiskSize)" : "(logical)")
+                + "; \(Quantities.formatBytes(totals.allocatedBytes)) allocated")
         let formats = stats.formats.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
         lines.append(
             "Cache files:    \(stats.files)"
                 + (formats.isEmpty ? "" : ": " + formats.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
-        let format = location.format
         lines.append(
             "Format entries: \(stats.formatEntries) \(format.name) (\(format.entryNameShape))"
                 + (stats.expiredEntries.map { ", \($0) expired" } ?? "")

@@ -16,8 +16,12 @@ struct Verify: ParsableCommand {
             checked, as prefetch checks a body before storing it). Without lists, every entry of \
             the folder whose name has the format's shape is judged the same way, and the other \
             files are listed as ignored. verify also says whether the library would use the folder \
-            at all: a folder is used; no folder means every key misses; anything else in its place \
-            cannot be used (exit 3).
+            at all: a folder is used; no folder means every key misses; a folder without the \
+            index that lists its entries (flutter's database) is an empty cache, where every key \
+            misses as not-indexed; anything else in its place cannot be used (exit 3).
+
+            Why a key misses (the reason the summary counts and the JSON gives): \
+            \(FormatHelp.missReasons).
 
             Output: one line per miss (the key, its file and why) and a summary on standard \
             output; --verbose lists the hits too, --quiet only the misses and invalid lines. \
@@ -43,7 +47,7 @@ struct Verify: ParsableCommand {
               imgwarm verify --cache-format nuke --cache-dir "$DATA/Library/Caches"
 
             Exit codes of verify: 0 every key hits; 1 some key misses, a list line is invalid or \
-            the cache folder does not exist; 2 usage error or unreadable list; 3 the library \
+            the cache folder (or its index) does not exist; 2 usage error or unreadable list; 3 the library \
             cannot use the folder (or imgwarm cannot read it).
 
             \(ExitStatus.helpText)

@@ -37,7 +37,7 @@ struct CacheLocationOptions: ParsableArguments {
         help: ArgumentHelp(
             "The cache's name: SDWebImage's folder is <caches root>/com.hackemist.SDImageCache/<namespace>, Kingfisher's <caches root>/com.onevcat.Kingfisher.ImageCache.<namespace>.",
             discussion:
-                "Default: \(CacheLocation.defaultNamespace). One folder name; \(CacheLocation.privateFolderName) is imgwarm's own folder and refused. Formats with a fixed folder name (nuke) take none.",
+                "Default: \(CacheLocation.defaultNamespace). One folder name; \(CacheLocation.privateFolderName) is imgwarm's own folder and refused. Formats with a fixed folder name (\(FormatHelp.formatsWithoutNamespace.joined(separator: ", "))) take none.",
             valueName: "name"))
     var namespace: String?
 

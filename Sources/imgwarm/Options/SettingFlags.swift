@@ -23,6 +23,7 @@ enum SettingFlags {
         case .shard: return "--shard"
         case .listFormat: return "--format"
         case .maxSize: return "--max-size"
+        case .databasePath: return "--database"
         }
     }
 

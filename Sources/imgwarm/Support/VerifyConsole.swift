@@ -44,7 +44,8 @@ final class VerifyConsole {
         }
     }
 
-    /// `list:line: key: miss: file: reason`, or without lists `file: miss: reason`.
+    /// `list:line: key: miss: file: reason` (no `file: ` for a key without a file name), or without
+    /// lists `file: miss: reason`.
     static func line(for check: VerifyJob.Check, sources: [ListSource]) -> String {
         var head = ""
         if let input = check.input, let line = check.line { head += "\(sources[input].displayName):\(line): " }
@@ -60,8 +61,9 @@ final class VerifyConsole {
             return "\(head)hit: \(file) (\(format)\(Quantities.formatBytes(UInt64(size))))"
         case .miss(let reason):
             let detail = check.detail.map { ": " + Redaction.redact($0) } ?? ""
+            // A format whose index names the files gives a key it does not list no file name.
             return
-                "\(head)miss: \(file): \(reason.description)\(detail) (\(repair(reason, fromList: check.key != nil)))"
+                "\(head)miss: \(file.isEmpty ? "" : file + ": ")\(reason.description)\(detail) (\(repair(reason, fromList: check.key != nil)))"
         }
     }
 
@@ -90,6 +92,9 @@ final class VerifyConsole {
         case .absent:
             verdict = "the cache folder does not exist: \(folder)"
             if !printsText || quiet { Console.warning("the cache folder does not exist: \(folder); every key misses") }
+        case .empty(let why):
+            verdict = "\(library) finds no entry in \(folder): \(why)"
+            if !printsText || quiet { Console.warning("\(verdict); every key misses") }
         case .unusable(let why):
             verdict = "\(library) cannot use the cache folder \(folder): \(why)"
             Console.error(verdict)
@@ -122,7 +127,7 @@ final class VerifyConsole {
     static func exitStatus(_ result: VerifyJob.Result) -> ExitStatus {
         switch result.folder {
         case .unusable: return .cacheUnusable
-        case .absent: return .partial
+        case .absent, .empty: return .partial
         case .usable: return result.allHit ? .success : .partial
         }
     }

@@ -49,8 +49,16 @@ import Testing
         try Data("x".utf8).write(to: URL(fileURLWithPath: temp.path("file")))
         try FileManager.default.createSymbolicLink(atPath: temp.path("link"), withDestinationPath: temp.path("folder"))
         for format in CacheFormats.all {
-            #expect(format.judgeFolder(atPath: temp.path("folder")) == .usable)
-            #expect(format.judgeFolder(atPath: temp.path("link")) == .usable, "a link to a folder is followed")
+            // A format with a database (flutter) finds none beside these folders: an empty cache.
+            let database = temp.path("libCachedImageData.db")
+            let usable: FolderVerdict =
+                format.usingDatabase(atPath: database) == nil
+                ? .usable
+                : .empty(
+                    "there is no database at \(database) (\(Setting.databasePath) names another), so it would start an empty one"
+                )
+            #expect(format.judgeFolder(atPath: temp.path("folder")) == usable)
+            #expect(format.judgeFolder(atPath: temp.path("link")) == usable, "a link to a folder is followed")
             #expect(format.judgeFolder(atPath: temp.path("none")) == .absent)
             #expect(format.judgeFolder(atPath: temp.path("file")) == .unusable("it is not a folder"))
         }

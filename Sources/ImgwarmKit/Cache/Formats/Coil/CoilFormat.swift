@@ -48,6 +48,9 @@ public struct CoilFormat: CacheFormat {
 
     public var cleanRules: CleanRules {
         var rules = CleanRules(expiry: .none, trimDate: .modification, measure: .logical)
+        rules.order = .indexOrder
+        rules.keep = (1, 1)
+        rules.stopsAtTarget = true
         rules.defaultMaxSize = CoilFormat.defaultSizeLimit
         return rules
     }

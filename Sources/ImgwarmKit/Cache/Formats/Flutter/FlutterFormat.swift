@@ -41,7 +41,7 @@ public struct FlutterFormat: CacheFormat {
     public var cleanRules: CleanRules {
         CleanRules(
             expiry: .index(
-                "flutter_cache_manager's cleanup removes rows untouched for 30 days and, beyond 200 objects, the least recently touched of those untouched for a day"
+                "flutter_cache_manager's cleanup removes rows untouched for 30 days and, beyond 200 objects, the least recently touched of those untouched for a day, rows and files together (its batches of 100 repeated until none is left)"
             ), trimDate: .modification, measure: .logical)
     }
 
@@ -61,12 +61,16 @@ public struct FlutterFormat: CacheFormat {
     }
 
     /// The folder as the plain-files rule judges it, then the database as sqflite would open it
-    /// (none: the library creates it, and every key misses).
+    /// (none: the library creates an empty one, and every key misses).
     public func judgeFolder(atPath path: String) -> FolderVerdict {
         let verdict = FolderVerdict.plainFolder(atPath: path)
         guard verdict == .usable else { return verdict }
         let database = databasePath(forFolder: path)
-        guard FileSystem.exists(database) else { return verdict }
+        guard FileSystem.exists(database) else {
+            return .empty(
+                "there is no database at \(database) (\(Setting.databasePath) names another), so it would start an empty one"
+            )
+        }
         do {
             _ = try FlutterDatabase(path: database, create: false, readOnly: true)
         } catch {

@@ -63,6 +63,9 @@ public struct FrescoFormat: CacheFormat {
         bytes.elementsEqual(FrescoFormat.versionFolder.utf8)
     }
 
+    /// The version folder and its shard folders are where the entries live, not entries.
+    public var layoutFolder: String? { FrescoFormat.versionFolder }
+
     public var entryNameShape: String {
         "the folder \(FrescoFormat.versionFolder), whose shard folders hold the entries"
     }
@@ -73,6 +76,7 @@ public struct FrescoFormat: CacheFormat {
     public var cleanRules: CleanRules {
         var rules = CleanRules(expiry: .none, trimDate: .modification, measure: .logical)
         rules.keep = (9, 10)
+        rules.order = .futureDatedThenOldest
         rules.defaultMaxSize = FrescoFormat.defaultSizeLimit
         return rules
     }

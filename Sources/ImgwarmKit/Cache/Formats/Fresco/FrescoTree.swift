@@ -89,7 +89,8 @@ final class FrescoTree: CacheIndex {
         policy: DiskCache.CleanPolicy, dryRun: Bool, lockTimeout: Double, observe: (DiskCache.CleanEvent) -> Void
     ) throws(CacheIndexError) -> DiskCache.CleanResult {
         let before: DiskTotals?
-        do { before = try DiskCache(location: CacheLocation(folder: folder)).totals() } catch { throw .folder(error) }
+        let cache = DiskCache(location: CacheLocation(folder: folder, format: format))
+        do { before = try cache.totals() } catch { throw .folder(error) }
         var result = DiskCache.CleanResult(before: before ?? DiskTotals(), folderExists: before != nil)
         result.passes = 1
         guard before != nil else { return result }

@@ -40,6 +40,9 @@ public struct GlideFormat: CacheFormat {
 
     public var cleanRules: CleanRules {
         var rules = CleanRules(expiry: .none, trimDate: .modification, measure: .logical)
+        rules.order = .indexOrder
+        rules.keep = (1, 1)
+        rules.stopsAtTarget = true
         rules.defaultMaxSize = GlideFormat.defaultSizeLimit
         return rules
     }

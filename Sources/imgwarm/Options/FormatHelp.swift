@@ -1,0 +1,146 @@
+import ImgwarmKit
+
+/// The parts of the help that speak of every cache format, made from the registry
+/// (`CacheFormats.all`) and each format's rules (`CleanRules`, `entryNameShape`, `hasNamespace`):
+/// a format is described as soon as it is registered, in the terms its rules give.
+enum FormatHelp {
+    /// Every `--cache-format` name, in the registry's order, the default first.
+    static var names: String { CacheFormats.names.joined(separator: ", ") }
+
+    /// Each format's name and library, the default first: `sdwebimage (SDWebImage 5.x, the default), …`.
+    static var libraries: String {
+        CacheFormats.all.enumerated().map { index, format in
+            "\(format.name) (\(format.library)\(index == 0 ? ", the default" : ""))"
+        }.joined(separator: ", ")
+    }
+
+    /// Formats grouped by the text `describe` gives them, in the registry's order: formats that
+    /// read the same are named together (`kingfisher, kingfisher7: …`); nil leaves a format out.
+    static func grouped(_ describe: (any CacheFormat) -> String?) -> [(names: [String], text: String)] {
+        var groups: [(names: [String], text: String)] = []
+        for format in CacheFormats.all {
+            guard let text = describe(format) else { continue }
+            if let index = groups.firstIndex(where: { $0.text == text }) {
+                groups[index].names.append(format.name)
+            } else {
+                groups.append(([format.name], text))
+            }
+        }
+        return groups
+    }
+
+    /// One line per group: `name, name: text`.
+    static func lines(_ describe: (any CacheFormat) -> String?) -> String {
+        grouped(describe).map { "\($0.names.joined(separator: ", ")): \($0.text)" }.joined(separator: "\n")
+    }
+
+    /// `150MiB` for 150 × 2^20 bytes: the way `--max-size` takes it.
+    static func size(_ bytes: UInt64) -> String {
+        for (unit, shift) in [("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)] as [(String, UInt64)]
+        where bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+            return "\(bytes >> shift)\(unit)"
+        }
+        return "\(bytes)"
+    }
+
+    // MARK: - clean
+
+    /// How `clean` cleans each format, one line per group of formats its rules clean alike.
+    static var cleanRules: String { lines { clean($0.cleanRules) } }
+
+    /// What `clean` does with `rules`, in words.
+    static func clean(_ rules: CleanRules) -> String {
+        let expiry: String
+        switch rules.expiry {
+        case .age:
+            let policy = Defaults.clean.policy
+            expiry =
+                "every file whose --expire-type date (default \(policy.expireType.rawValue)) is at or before now minus --max-age (default \(policy.maxAge.text)) goes"
+        case .stamped:
+            expiry = "every file whose modification time (its expiry date) is at or before now goes"
+        case .none:
+            expiry = "nothing expires by age"
+        case .index(let words):
+            return words + "; --max-age, --max-size and --expire-type do not apply."
+        }
+        let limit = rules.defaultMaxSize > 0 ? size(rules.defaultMaxSize) : "none"
+        let measure = rules.measure == .allocated ? "allocated size" : "logical size"
+        let counted = rules.order == .indexOrder ? "\(measure) its index lists" : measure
+        let start = rules.startsAtLimit ? "at or above" : "above"
+        let goal: String
+        if let ratio = rules.trimRatio {
+            goal = "\(Int((ratio * 100).rounded())) % of it"
+        } else if rules.keep == (1, 1) {
+            goal = "the limit"
+        } else if rules.keep == (1, 2) {
+            goal = "half of it"
+        } else {
+            goal = "\(rules.keep.numerator * 100 / rules.keep.denominator) % of it"
+        }
+        return "\(expiry); then, when the \(counted) is \(start) --max-size (default \(limit)), "
+            + "\(order(rules)) go until it is \(rules.stopsAtTarget ? "at most" : "below") \(goal)."
+    }
+
+    /// Which files the size pass of `rules` removes first, in words.
+    static func order(_ rules: CleanRules) -> String {
+        let oldest: String
+        switch rules.trimDate {
+        case nil: oldest = "the oldest by --expire-type"
+        case .access: oldest = "the least recently read (oldest access time)"
+        case .modification: oldest = "the oldest by modification time"
+        case .change: oldest = "the oldest by change time"
+        case .creation:
+            oldest =
+                "the oldest by creation date"
+                + (rules.creationFallsBackToChange
+                    ? " (the change time stands in, with a warning, where the file system records no creation dates)"
+                    : "")
+        }
+        switch rules.order {
+        case .oldestFirst: return oldest
+        case .indexOrder: return "the least recently used, in its index's order,"
+        case .futureDatedThenOldest: return "those dated more than two hours ahead, then \(oldest),"
+        }
+    }
+
+    /// The `--max-size` default of each format that takes it.
+    static var maxSizeDefaults: String {
+        grouped { format in
+            let rules = format.cleanRules
+            if case .index = rules.expiry { return nil }
+            return rules.defaultMaxSize > 0 ? size(rules.defaultMaxSize) : "none"
+        }.map { "\($0.text) for \($0.names.joined(separator: ", "))" }.joined(separator: "; ")
+    }
+
+    /// The formats whose `--max-size` does not apply.
+    static var formatsWithoutMaxSize: [String] {
+        CacheFormats.all.filter {
+            if case .index = $0.cleanRules.expiry { return true }
+            return false
+        }.map(\.name)
+    }
+
+    /// The formats whose files expire by age (`--max-age`, `--expire-type`).
+    static var formatsWithAge: [String] { CacheFormats.all.filter { $0.cleanRules.expiry == .age }.map(\.name) }
+
+    /// The shape of each format's entry names, which the clean guard wants.
+    static var entryNames: String { lines { $0.entryNameShape } }
+
+    /// The formats whose library keeps an index beside its files (a journal, a folder tree, a
+    /// database): `clean` trims and `--all` empties them through it.
+    static var formatsWithIndex: [String] {
+        CacheFormats.all.filter {
+            $0.makeIndex(for: CacheLocation(folder: "/nonexistent", format: $0)) != nil
+        }.map(\.name)
+    }
+
+    /// The formats whose folder has one fixed name (no `--namespace`).
+    static var formatsWithoutNamespace: [String] { CacheFormats.all.filter { !$0.hasNamespace }.map(\.name) }
+
+    // MARK: - verify
+
+    /// Every reason `verify` can give for a miss (`EntryMiss`), as the summary and the JSON name it.
+    static var missReasons: String {
+        EntryMiss.allCases.map { "\($0.rawValue): \($0.description)" }.joined(separator: "; ")
+    }
+}
