@@ -213,9 +213,16 @@ final class PrefetchConsole: PrefetchObserver {
                 + "\(Console.count(t.duplicates, "duplicate"))."
         } else {
             let inCache = t.downloaded + t.cached + t.revalidated
-            text =
-                "imgwarm prefetch: \(inCache) of \(Console.count(t.lines - t.duplicates - t.otherShard - t.invalid, "URL")) in the cache (\(t.downloaded) downloaded, "
-                + "\(t.cached) cached\(t.revalidated > 0 ? ", \(t.revalidated) revalidated" : "")); "
+            let urls = Console.count(t.lines - t.duplicates - t.otherShard - t.invalid, "URL")
+            let kinds = "(\(t.downloaded) downloaded, \(t.cached) cached\(t.revalidated > 0 ? ", \(t.revalidated) revalidated" : ""))"
+            let unchecked = t.notStarted > 0 ? uncheckedReason(summary) : nil
+            if let unchecked {
+                // They were never looked up: they may well be in the cache (a hit needs the lock).
+                text =
+                    "imgwarm prefetch: \(t.notStarted) of \(urls) not checked (\(unchecked)); \(inCache) in the cache \(kinds); "
+            } else {
+                text = "imgwarm prefetch: \(inCache) of \(urls) in the cache \(kinds); "
+            }
             var problems: [String] = []
             if t.failed > 0 {
                 let classes = t.errorClasses.filter { $0.key != "invalid-url" }.sorted {
@@ -229,7 +236,7 @@ final class PrefetchConsole: PrefetchObserver {
             }
             if t.invalid > 0 { problems.append("\(t.invalid) invalid") }
             if t.duplicates > 0 { problems.append(Console.count(t.duplicates, "duplicate")) }
-            if t.notStarted > 0 { problems.append("\(t.notStarted) not started") }
+            if t.notStarted > 0 && unchecked == nil { problems.append("\(t.notStarted) not started") }
             if t.interrupted > 0 { problems.append("\(t.interrupted) interrupted") }
             text += problems.isEmpty ? "nothing failed" : problems.joined(separator: ", ")
             text += "; \(Quantities.formatBytes(UInt64(max(0, t.bytesReceived)))) in \(seconds) s"
@@ -242,6 +249,18 @@ final class PrefetchConsole: PrefetchObserver {
         }
         if let reportPath, reportPath != "-" { text += " Report: \(reportPath)." }
         return text
+    }
+
+    /// Why the URLs that did not start were never looked up, when a run-level problem stopped
+    /// the run before them (not a signal: an interrupted run says so in its own words).
+    private static func uncheckedReason(_ summary: PrefetchSummary) -> String? {
+        guard !summary.interrupted else { return nil }
+        if summary.lockFailure != nil { return "the run could not take the cache lock" }
+        switch summary.startFailure {
+        case .state(.locked)?: return "the run could not take the state database's lock"
+        case _?: return "the run could not start"
+        case nil: return nil
+        }
     }
 
     private func print(_ line: String) {
