@@ -214,7 +214,8 @@ final class PrefetchConsole: PrefetchObserver {
         } else {
             let inCache = t.downloaded + t.cached + t.revalidated
             let urls = Console.count(t.lines - t.duplicates - t.otherShard - t.invalid, "URL")
-            let kinds = "(\(t.downloaded) downloaded, \(t.cached) cached\(t.revalidated > 0 ? ", \(t.revalidated) revalidated" : ""))"
+            let revalidated = t.revalidated > 0 ? ", \(t.revalidated) revalidated" : ""
+            let kinds = "(\(t.downloaded) downloaded, \(t.cached) cached\(revalidated))"
             let unchecked = t.notStarted > 0 ? uncheckedReason(summary) : nil
             if let unchecked {
                 // They were never looked up: they may well be in the cache (a hit needs the lock).
