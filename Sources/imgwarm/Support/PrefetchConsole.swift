@@ -21,6 +21,8 @@ final class PrefetchConsole: PrefetchObserver {
     private let progressInterval: Double
     private var nextLogLine: Double
     private var progressShown = false
+    /// `--progress bar`'s line, which keeps its shape while the terminal's width does.
+    private var progressLine = ProgressLine()
     private var problemLines = 0
     private var unprintedProblems = 0
     private var retryFailedHinted = false
@@ -114,60 +116,15 @@ final class PrefetchConsole: PrefetchObserver {
             // The terminal's width is asked at every redraw, so a resized window is followed; a
             // line wider than the terminal would wrap, and every redraw would leave a stale line.
             let columns = ProcessTuning.standardErrorColumns() ?? 80
-            Console.writeError("\r\u{1B}[K" + PrefetchConsole.barLine(progress, columns: columns))
+            Console.writeError("\r\u{1B}[K" + progressLine.line(for: progress, columns: columns))
             progressShown = true
         case .log:
             guard progress.elapsed >= nextLogLine else { return }
             while nextLogLine <= progress.elapsed { nextLogLine += progressInterval }
-            Console.writeError("\(Timestamp.now().iso8601) imgwarm: \(PrefetchConsole.status(progress))\n")
+            Console.writeError("\(Timestamp.now().iso8601) imgwarm: \(ProgressLine.status(progress))\n")
         case .auto, .none:
             return
         }
-    }
-
-    /// `[#########...........]  45% 4500/10000, 812/s, 12.3 MiB, 3 failed, ETA 0:07`
-    /// The bar line fitted to `columns` (one column is left free, where the cursor waits): the
-    /// bar narrows, then goes, then the text is cut with an ellipsis.
-    static func barLine(_ progress: PrefetchProgress, columns: Int) -> String {
-        let room = max(1, columns - 1)
-        for width in [20, 10, 5] {
-            let line = barLine(progress, width: width)
-            if line.count <= room { return line }
-        }
-        let text = counts(progress, percent: percentDone(progress))
-        return text.count <= room ? text : String(text.prefix(max(0, room - 1))) + "…"
-    }
-
-    private static func percentDone(_ progress: PrefetchProgress) -> Int {
-        progress.total > 0
-            ? Int((min(1, Double(progress.totals.lines) / Double(progress.total)) * 100).rounded(.down)) : 0
-    }
-
-    static func barLine(_ progress: PrefetchProgress, width: Int = 20) -> String {
-        let fraction = progress.total > 0 ? min(1, Double(progress.totals.lines) / Double(progress.total)) : 0
-        let filled = Int((fraction * Double(width)).rounded(.down))
-        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        let percent = Int((fraction * 100).rounded(.down))
-        let padded = String(repeating: " ", count: 3 - String(percent).count) + "\(percent)%"
-        return "[\(bar)] \(padded) " + counts(progress, percent: nil)
-    }
-
-    /// `4500/10000 (45%), 812/s, 12.3 MiB, 3 failed, ETA 0:07`: a log line's text.
-    static func status(_ progress: PrefetchProgress) -> String {
-        counts(progress, percent: percentDone(progress))
-    }
-
-    private static func counts(_ progress: PrefetchProgress, percent: Int?) -> String {
-        let totals = progress.totals
-        let done = totals.lines
-        let rate = progress.elapsed > 0 ? Double(done) / progress.elapsed : 0
-        var text =
-            "\(done)/\(progress.total)\(percent.map { " (\($0)%)" } ?? ""), \(Quantities.formatDecimal(rate, digits: 0))/s, "
-            + "\(Quantities.formatBytes(UInt64(max(0, totals.bytesReceived)))), \(totals.failed) failed"
-        if rate > 0 && done < progress.total {
-            text += ", ETA \(clock(Double(progress.total - done) / rate))"
-        }
-        return text
     }
 
     func clearProgress() {
@@ -267,12 +224,5 @@ final class PrefetchConsole: PrefetchObserver {
     private func print(_ line: String) {
         clearProgress()
         Console.writeError("imgwarm: " + line + "\n")
-    }
-
-    static func clock(_ seconds: Double) -> String {
-        let total = Int(seconds.rounded())
-        let minutes = total / 60
-        let rest = total % 60
-        return "\(minutes):\(rest < 10 ? "0" : "")\(rest)"
     }
 }
