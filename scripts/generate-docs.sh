@@ -44,8 +44,17 @@ fi
 [ -f "$checkout/Tools/generate-manual/GenerateManual.swift" ] || {
   echo "generate-docs.sh: $checkout has no Tools/generate-manual" >&2; exit 1; }
 tools=.build/argument-parser-tools
-swift build --package-path "$checkout" --scratch-path "$tools" --product generate-manual >&2
-generate_manual="$(swift build --package-path "$checkout" --scratch-path "$tools" --show-bin-path)/generate-manual"
+# The tool is argument-parser's code alone, built as a root package, so SwiftPM shows its
+# warnings (34 deprecation warnings as of 1.8): they are not imgwarm's, and -suppress-warnings
+# drops them. The build's own lines are shown only if it fails.
+if ! out=$(swift build --package-path "$checkout" --scratch-path "$tools" --product generate-manual \
+  -Xswiftc -suppress-warnings 2>&1); then
+  printf '%s\n' "$out" >&2
+  echo "generate-docs.sh: building swift-argument-parser's generate-manual failed" >&2
+  exit 1
+fi
+generate_manual="$(swift build --package-path "$checkout" --scratch-path "$tools" -Xswiftc -suppress-warnings \
+  --show-bin-path)/generate-manual"
 
 rm -rf "$output/man" "$output/completions"
 mkdir -p "$output/man" "$output/completions"

@@ -57,13 +57,18 @@ folders_file="$target/share/imgwarm/install-folders"
 
 # Removes the files a manifest lists (paths relative to the prefix), then the folders of imgwarm's
 # own that are left empty; shared folders (share/man/man1, bin) stay.
+# Counts in $removed the files that were there.
+removed=0
 remove_listed() {
   local list=$1 keep=${2:-}
   while IFS= read -r relative; do
     [ -n "$relative" ] || continue
     case "$relative" in /*|*..*) echo "install.sh: skipping odd manifest line '$relative'" >&2; continue ;; esac
     if [ -n "$keep" ] && grep -qxF -- "$relative" "$keep"; then continue; fi
-    rm -f -- "$target/$relative"
+    if [ -e "$target/$relative" ] || [ -L "$target/$relative" ]; then
+      rm -f -- "$target/$relative"
+      removed=$((removed + 1))
+    fi
   done < "$list"
 }
 remove_own_folders() {
@@ -78,7 +83,6 @@ if $uninstall; then
     echo "install.sh: nothing to uninstall: $manifest_file does not exist" >&2
     exit 1
   fi
-  count=$(grep -c . "$manifest_file" || true)
   created=""
   [ -f "$folders_file" ] && created=$(cat "$folders_file")
   remove_listed "$manifest_file"
@@ -89,7 +93,7 @@ if $uninstall; then
     case "$relative" in ""|/*|*..*) continue ;; esac
     [ -d "$target/$relative" ] && rmdir --ignore-fail-on-non-empty "$target/$relative"
   done < <(printf '%s\n' "$created" | awk '{ print gsub("/", "/"), $0 }' | sort -rn | cut -d' ' -f2-)
-  echo "install.sh: removed imgwarm ($count files) from $target"
+  echo "install.sh: removed imgwarm ($removed files) from $target"
   exit 0
 fi
 
@@ -99,8 +103,10 @@ if $build; then
   echo "install.sh: building imgwarm (release, --static-swift-stdlib)"
   # -z now: every symbol bound at start, so the whole GOT can be read-only (full RELRO).
   # No $ORIGIN run path: nothing is loaded from beside the binary (/usr/bin, /usr/local/bin).
+  # The progress lines go; compiler diagnostics stay (imgwarm's own: SwiftPM silences those of
+  # the dependencies it fetched), and so does the last line.
   swift build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now \
-    --product imgwarm 2>&1 | tail -n 1
+    --product imgwarm 2>&1 | { grep -vE '^(\[[0-9]+/[0-9]+\] |Building for )' || true; }
 fi
 binary="$(swift build -c release --show-bin-path)/imgwarm"
 [ -x "$binary" ] || { echo "install.sh: $binary is missing: run without --no-build" >&2; exit 1; }
@@ -156,4 +162,7 @@ if $manifest; then
   install -m 0644 "$stage/folders.sorted" "$folders_file"
   echo "share/imgwarm/install-folders" >> "$manifest_file"
 fi
-echo "install.sh: installed imgwarm $("$target/bin/imgwarm" --version) into $target (${#files[@]} files)"
+# Every file written counts, the manifest and the folder list included: --uninstall removes as many.
+count=${#files[@]}
+$manifest && count=$(grep -c . "$manifest_file")
+echo "install.sh: installed imgwarm $("$target/bin/imgwarm" --version) into $target ($count files)"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end checks of the ways imgwarm is installed (run by scripts/test.sh after `swift test`):
-#   1. scripts/install.sh --prefix TMP: the binary runs without the Swift toolchain (no run path,
+#   1. scripts/install.sh --prefix TMP: it prints no compiler warning, and counts the files it
+#      installed and --uninstall those it removed truly; the binary runs without the Swift toolchain (no run path,
 #      ldd shows only Debian's libraries, it runs with /opt/swift hidden); the manual pages and
 #      completions match the current option definitions; man renders them; bash completes enum
 #      values and list files; the systemd examples verify; a second install changes nothing and
@@ -182,8 +183,16 @@ fingerprint() { (cd "$1" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0
 echo "== scripts/install.sh --prefix $work/prefix"
 prefix="$work/prefix"
 started=$(date +%s)
+# generate-manual is built afresh, so that the check of install.sh's words sees its build.
+rm -rf .build/argument-parser-tools
 if out=$(bash scripts/install.sh --prefix "$prefix" 2>&1); then
   pass "install.sh --prefix (with the release build: $(( $(date +%s) - started )) s)"
+  # Its words: no compiler warning (argument-parser's generate-manual printed 34 deprecation
+  # warnings), and as many files as it wrote: the manifest lists them all, itself included.
+  check "install.sh prints no compiler warning" bash -c '! grep -E "warning:" <<< "$1"' _ "$out"
+  installed_count=$(sed -n 's/^install\.sh: installed .* (\([0-9]*\) files)$/\1/p' <<< "$out")
+  check "install.sh's count ($installed_count files) is the files under the prefix and in its manifest" \
+    test "$installed_count $installed_count" = "$(cd "$prefix" && find . -type f | wc -l) $(grep -c . "$prefix/share/imgwarm/install-manifest")"
   check "ldd shows only Debian libraries, no run path" check_libraries "$prefix/bin/imgwarm"
   check "env -i bin/imgwarm --version prints $version" test "$(env -i "$prefix/bin/imgwarm" --version)" = "$version"
   set +e; out=$(hide_swift env -i PATH=/usr/bin:/bin "$prefix/bin/imgwarm" version --verbose 2>&1); status=$?; set -e
@@ -224,6 +233,8 @@ if out=$(bash scripts/install.sh --prefix "$prefix" 2>&1); then
   fi
   echo keep > "$prefix/share/man/man1/other-tool.1"
   if out=$(bash scripts/install.sh --prefix "$prefix" --uninstall 2>&1); then
+    check "--uninstall counts as many files removed as install.sh installed" \
+      test "$(sed -n 's/^install\.sh: removed imgwarm (\([0-9]*\) files).*/\1/p' <<< "$out")" = "$installed_count"
     check "--uninstall removes every installed file and keeps the others" test "$(cd "$prefix" && find . -type f)" = "./share/man/man1/other-tool.1"
     check "--uninstall removes the folders it created that are empty" test "$(cd "$prefix" && find . -type d | sort | tr '\n' ' ')" = ". ./share ./share/man ./share/man/man1 "
     check "--uninstall again says there is nothing to remove" bash -c "! bash scripts/install.sh --prefix '$prefix' --uninstall 2>/dev/null"

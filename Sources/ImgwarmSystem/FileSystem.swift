@@ -34,6 +34,21 @@ public enum FileSystem {
         access(path, F_OK) == 0
     }
 
+    /// The first of `path`'s leading paths, `path` itself last, that exists and is not a folder
+    /// (links followed): what stands where a folder should be (`--cache-dir somefile` puts the
+    /// cache folder under a file). Nil when there is none, or when a leading path is missing or
+    /// cannot be examined: the callers' own calls then say what is wrong.
+    public static func nonFolder(onPath path: String) -> String? {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            var info = stat()
+            guard stat(prefix, &info) == 0 else { return nil }
+            if info.st_mode & S_IFMT != S_IFDIR { return path.hasPrefix("/") ? prefix : String(prefix.dropFirst(2)) }
+        }
+        return nil
+    }
+
     /// Creates the folder at `path`; a folder already there is fine.
     public static func makeFolder(_ path: String, permissions: UInt32 = 0o755) throws(SystemError) {
         if mkdir(path, mode_t(permissions)) != 0 && errno != EEXIST { throw .last("mkdir", path) }

@@ -129,7 +129,7 @@ import Testing
             (["--concurrency", "many"], "auto or a number between 1 and 1024"),
             (["--max-per-host", "0"], "between 1 and 256"),
             (["--max-per-host", "257"], "between 1 and 256"),
-            (["--limit-rate", "0"], "--limit-rate must be above 0"),
+            (["--limit-rate", "0.5"], "--limit-rate 0.5 is less than 1 byte per second"),
             (["--max-rate-per-host", "0"], "--max-rate-per-host must be a number"),
             (["--max-rate-per-host", "fast"], "--max-rate-per-host must be a number"),
             (["--concurrency", "4", "--max-per-host", "2"], "applies to --concurrency auto only"),

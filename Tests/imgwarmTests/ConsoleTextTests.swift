@@ -19,15 +19,6 @@ import Testing
         #expect(text.contains("900 URLs did not finish"))
     }
 
-    @Test func progressBarAndLogLine() {
-        var totals = PrefetchTotals()
-        totals.lines = 45
-        totals.failed = 3
-        let progress = PrefetchProgress(total: 100, totals: totals, elapsed: 9, inFlight: 6, isFinal: false)
-        #expect(PrefetchConsole.barLine(progress) == "[#########...........]  45% 45/100, 5/s, 0 B, 3 failed, ETA 0:11")
-        #expect(PrefetchConsole.status(progress) == "45/100 (45%), 5/s, 0 B, 3 failed, ETA 0:11")
-    }
-
     /// Counts agree with their nouns, invalid lines are not URLs, and a slow run's rate is not 0.
     @Test func wordsAndCounts() {
         var totals = PrefetchTotals()
@@ -52,20 +43,5 @@ import Testing
             PrefetchSummary(totals: one, duration: 0), dryRun: false, reportPath: nil)
         #expect(single.contains("1 of 1 URL in the cache"), "\(single)")
         #expect(!single.contains("lines/s"), "no rate for a run that took no time: \(single)")
-    }
-
-    /// The bar line fits the terminal, leaving its last column free: a 40-column terminal once
-    /// wrapped it, and every redraw left a stale line. A wide terminal gets the whole line.
-    @Test(arguments: [200, 80, 70, 40, 20, 2])
-    func barLineFitsTheTerminal(columns: Int) {
-        var totals = PrefetchTotals()
-        totals.lines = 4500
-        totals.failed = 3
-        totals.bytesReceived = 12_900_000
-        let progress = PrefetchProgress(total: 10000, totals: totals, elapsed: 5.5, inFlight: 16, isFinal: false)
-        let line = PrefetchConsole.barLine(progress, columns: columns)
-        #expect(line.count <= max(1, columns - 1), "\(columns): '\(line)'")
-        if columns >= 80 { #expect(line == PrefetchConsole.barLine(progress), "nothing cut at \(columns)") }
-        if columns == 70 { #expect(line.hasPrefix("[") && line.contains("45%"), "a narrower bar: '\(line)'") }
     }
 }

@@ -159,7 +159,9 @@ public enum FolderVerdict: Sendable, Equatable {
             let info = try FileSystem.status(ofPath: path)
             return info.kind == .directory ? .usable : .unusable("it is not a folder")
         } catch {
-            return error.isNotFound ? .absent : .unusable("it cannot be read (\(error))")
+            if error.isNotFound { return .absent }
+            if let file = FileSystem.nonFolder(onPath: path) { return .unusable("\(file) is not a folder") }
+            return .unusable("it cannot be read (\(error))")
         }
     }
 }

@@ -27,6 +27,8 @@ public final class CacheStore: Sendable {
     public init(location: CacheLocation) throws(CacheStoreError) {
         self.location = location
         index = location.format.makeIndex(for: location)
+        // A file where a folder should be is named before the index is read inside it.
+        if let file = FileSystem.nonFolder(onPath: location.folder) { throw .notADirectory(file) }
         do { try index?.load() } catch { throw .index(error) }
         try CacheStore.makeFolders(location.folder)
         do { try index?.prepare() } catch { throw .index(error) }

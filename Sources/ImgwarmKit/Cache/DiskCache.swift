@@ -163,6 +163,8 @@ public struct DiskCache: Sendable {
             status = try FileSystem.status(ofPath: folder)
         } catch {
             if error.isNotFound { return nil }
+            // A file on the way (`--cache-dir somefile`): named as prefetch names it.
+            if let file = FileSystem.nonFolder(onPath: folder) { throw .notADirectory(file) }
             throw .unreadable(folder, error)
         }
         guard status.kind == .directory else { throw .notADirectory(folder) }

@@ -218,7 +218,12 @@ public final class PrefetchJob {
         let scheduler = Scheduler(
             spools: spools, policy: configuration.dryRun ? nil : SlotPolicy(configuration.slots))
         var summary: PrefetchSummary
-        if configuration.dryRun {
+        if configuration.dryRun, let file = FileSystem.nonFolder(onPath: location.folder) {
+            // The run would stop here: the dry run says so in the same words, and classifies nothing.
+            scheduler.drain(recordNotStarted)
+            summary = PrefetchSummary(totals: totals, duration: 0)
+            summary.startFailure = .cacheFolder(.notADirectory(file))
+        } else if configuration.dryRun {
             do {
                 state = try StateStore.openExisting(path: statePath)
             } catch {

@@ -385,7 +385,7 @@ struct Prefetch: ParsableCommand {
         if let netrc = configuration.fetch.netrcFile, let warning = NetrcFile.unsafeOwnership(path: netrc) {
             Console.warning(warning)
         }
-        if dryRun && !FileSystem.exists(location.folder) {
+        if dryRun && !FileSystem.exists(location.folder) && FileSystem.nonFolder(onPath: location.folder) == nil {
             // docs/usage.md: the read-only commands say so on a cache that does not exist, and change nothing.
             Console.warning("\(location.folder) does not exist yet: every URL would be fetched")
         }

@@ -23,7 +23,7 @@ struct OutputOptions: ParsableArguments {
     @Flag(
         name: .shortAndLong,
         help:
-            "Nothing on success: no progress, no summary. Failed, blacklisted and invalid lines (the first 50, then their count) and run-level errors are still printed."
+            "Nothing on success: no progress, no summary. Every run still prints its failed URLs and invalid lines (the first 50, then their count), unavailable hosts, warnings and run-level errors. A URL that fails permanently is printed by the run that blacklists it; the runs that skip it print nothing."
     )
     var quiet = false
 

@@ -59,12 +59,27 @@ extension Parse {
         return .fixed(count)
     }
 
-    /// Requests per second: a number above 0 and at most 10,000 (`0.5` is one every 2 s).
+    /// `--max-rate-per-host`'s range, in words for the help and the message.
+    static let requestRateRange = "0.01 (one request every 100 s) to 10000"
+
+    /// Requests per second, 0.01 to 10,000 (`0.5` is one every 2 s). Below one request every
+    /// 100 s a run would wait hours for a host's few URLs (1e-9 was once taken: one every 31 years).
     static func requestRate(_ text: String) throws -> Double {
-        guard let rate = Double(text), rate.isFinite, rate > 0, rate <= 10_000 else {
-            throw ValidationError("--max-rate-per-host must be a number of requests per second above 0, e.g. 10 or 0.5")
+        guard let rate = Double(text), rate.isFinite, rate >= 0.01, rate <= 10_000 else {
+            throw ValidationError(
+                "--max-rate-per-host must be a number of requests per second from \(requestRateRange), e.g. 10 or 0.5")
         }
         return rate
+    }
+
+    /// `--limit-rate`: a size per second; 0 is no limit, as for curl. A rate that rounds down to
+    /// 0 bytes (`0.5`) is refused rather than taken for no limit.
+    static func byteRate(_ text: String) throws -> UInt64 {
+        let bytes = try size(text)
+        if bytes == 0, let number = Double(text.filter { $0.isNumber || $0 == "." }), number > 0 {
+            throw ValidationError("--limit-rate \(text) is less than 1 byte per second: use 0 for no limit, or e.g. 2M")
+        }
+        return bytes
     }
 
     static func priority(_ text: String) throws -> Priority {

@@ -7,24 +7,21 @@ struct RateOptions: ParsableArguments {
     @Option(
         name: .customLong("limit-rate"), parsing: .unconditional,
         help: ArgumentHelp(
-            "Body bytes received per second, all transfers together, e.g. 2M (K, M, G are powers of 1024, as for curl; default \(Defaults.limitRate(Defaults.prefetch.fetch.limitRate))).",
+            "Body bytes received per second, all transfers together, e.g. 2M (K, M, G are powers of 1024 and 0 is no limit, as for curl; default \(Defaults.limitRate(Defaults.prefetch.fetch.limitRate))).",
             valueName: "rate"),
-        transform: Parse.size)
+        transform: Parse.byteRate)
     var limitRate: UInt64?
 
     @Option(
         name: .customLong("max-rate-per-host"), parsing: .unconditional,
         help: ArgumentHelp(
-            "Requests started per second to one host, at most, evenly spaced, e.g. 10 or 0.5 (default \(Defaults.requestRate(Defaults.prefetch.slots.maxRatePerHost))).",
+            "Requests started per second to one host, at most, evenly spaced: \(Parse.requestRateRange), e.g. 10 or 0.5 (default \(Defaults.requestRate(Defaults.prefetch.slots.maxRatePerHost))).",
             valueName: "n"),
         transform: Parse.requestRate)
     var maxRatePerHost: Double?
 
-    func validate() throws {
-        if limitRate == 0 { throw ValidationError("--limit-rate must be above 0, e.g. 2M") }
-    }
-
-    /// Puts the rates given into `configuration`; those left out keep the engine's.
+    /// Puts the rates given into `configuration`; those left out keep the engine's (`--limit-rate 0`
+    /// is the engine's own "no limit").
     func apply(to configuration: inout PrefetchJob.Configuration) {
         if let limitRate { configuration.fetch.limitRate = Int(clamping: limitRate) }
         if let maxRatePerHost { configuration.slots.maxRatePerHost = maxRatePerHost }

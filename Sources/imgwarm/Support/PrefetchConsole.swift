@@ -21,6 +21,8 @@ final class PrefetchConsole: PrefetchObserver {
     private let progressInterval: Double
     private var nextLogLine: Double
     private var progressShown = false
+    /// `--progress bar`'s line, which keeps its shape while the terminal's width does.
+    private var progressLine = ProgressLine()
     private var problemLines = 0
     private var unprintedProblems = 0
     private var retryFailedHinted = false
@@ -114,60 +116,15 @@ final class PrefetchConsole: PrefetchObserver {
             // The terminal's width is asked at every redraw, so a resized window is followed; a
             // line wider than the terminal would wrap, and every redraw would leave a stale line.
             let columns = ProcessTuning.standardErrorColumns() ?? 80
-            Console.writeError("\r\u{1B}[K" + PrefetchConsole.barLine(progress, columns: columns))
+            Console.writeError("\r\u{1B}[K" + progressLine.line(for: progress, columns: columns))
             progressShown = true
         case .log:
             guard progress.elapsed >= nextLogLine else { return }
             while nextLogLine <= progress.elapsed { nextLogLine += progressInterval }
-            Console.writeError("\(Timestamp.now().iso8601) imgwarm: \(PrefetchConsole.status(progress))\n")
+            Console.writeError("\(Timestamp.now().iso8601) imgwarm: \(ProgressLine.status(progress))\n")
         case .auto, .none:
             return
         }
-    }
-
-    /// `[#########...........]  45% 4500/10000, 812/s, 12.3 MiB, 3 failed, ETA 0:07`
-    /// The bar line fitted to `columns` (one column is left free, where the cursor waits): the
-    /// bar narrows, then goes, then the text is cut with an ellipsis.
-    static func barLine(_ progress: PrefetchProgress, columns: Int) -> String {
-        let room = max(1, columns - 1)
-        for width in [20, 10, 5] {
-            let line = barLine(progress, width: width)
-            if line.count <= room { return line }
-        }
-        let text = counts(progress, percent: percentDone(progress))
-        return text.count <= room ? text : String(text.prefix(max(0, room - 1))) + "…"
-    }
-
-    private static func percentDone(_ progress: PrefetchProgress) -> Int {
-        progress.total > 0
-            ? Int((min(1, Double(progress.totals.lines) / Double(progress.total)) * 100).rounded(.down)) : 0
-    }
-
-    static func barLine(_ progress: PrefetchProgress, width: Int = 20) -> String {
-        let fraction = progress.total > 0 ? min(1, Double(progress.totals.lines) / Double(progress.total)) : 0
-        let filled = Int((fraction * Double(width)).rounded(.down))
-        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        let percent = Int((fraction * 100).rounded(.down))
-        let padded = String(repeating: " ", count: 3 - String(percent).count) + "\(percent)%"
-        return "[\(bar)] \(padded) " + counts(progress, percent: nil)
-    }
-
-    /// `4500/10000 (45%), 812/s, 12.3 MiB, 3 failed, ETA 0:07`: a log line's text.
-    static func status(_ progress: PrefetchProgress) -> String {
-        counts(progress, percent: percentDone(progress))
-    }
-
-    private static func counts(_ progress: PrefetchProgress, percent: Int?) -> String {
-        let totals = progress.totals
-        let done = totals.lines
-        let rate = progress.elapsed > 0 ? Double(done) / progress.elapsed : 0
-        var text =
-            "\(done)/\(progress.total)\(percent.map { " (\($0)%)" } ?? ""), \(Quantities.formatDecimal(rate, digits: 0))/s, "
-            + "\(Quantities.formatBytes(UInt64(max(0, totals.bytesReceived)))), \(totals.failed) failed"
-        if rate > 0 && done < progress.total {
-            text += ", ETA \(clock(Double(progress.total - done) / rate))"
-        }
-        return text
     }
 
     func clearProgress() {
@@ -236,9 +193,17 @@ final class PrefetchConsole: PrefetchObserver {
                 + "\(Console.count(t.duplicates, "duplicate"))."
         } else {
             let inCache = t.downloaded + t.cached + t.revalidated
-            text =
-                "imgwarm prefetch: \(inCache) of \(Console.count(t.lines - t.duplicates - t.otherShard - t.invalid, "URL")) in the cache (\(t.downloaded) downloaded, "
-                + "\(t.cached) cached\(t.revalidated > 0 ? ", \(t.revalidated) revalidated" : "")); "
+            let urls = Console.count(t.lines - t.duplicates - t.otherShard - t.invalid, "URL")
+            let revalidated = t.revalidated > 0 ? ", \(t.revalidated) revalidated" : ""
+            let kinds = "(\(t.downloaded) downloaded, \(t.cached) cached\(revalidated))"
+            let unchecked = t.notStarted > 0 ? uncheckedReason(summary) : nil
+            if let unchecked {
+                // They were never looked up: they may well be in the cache (a hit needs the lock).
+                text =
+                    "imgwarm prefetch: \(t.notStarted) of \(urls) not checked (\(unchecked)); \(inCache) in the cache \(kinds); "
+            } else {
+                text = "imgwarm prefetch: \(inCache) of \(urls) in the cache \(kinds); "
+            }
             var problems: [String] = []
             if t.failed > 0 {
                 let classes = t.errorClasses.filter { $0.key != "invalid-url" }.sorted {
@@ -252,7 +217,7 @@ final class PrefetchConsole: PrefetchObserver {
             }
             if t.invalid > 0 { problems.append("\(t.invalid) invalid") }
             if t.duplicates > 0 { problems.append(Console.count(t.duplicates, "duplicate")) }
-            if t.notStarted > 0 { problems.append("\(t.notStarted) not started") }
+            if t.notStarted > 0 && unchecked == nil { problems.append("\(t.notStarted) not started") }
             if t.interrupted > 0 { problems.append("\(t.interrupted) interrupted") }
             text += problems.isEmpty ? "nothing failed" : problems.joined(separator: ", ")
             text += "; \(Quantities.formatBytes(UInt64(max(0, t.bytesReceived)))) in \(seconds) s"
@@ -269,15 +234,20 @@ final class PrefetchConsole: PrefetchObserver {
         return text
     }
 
+    /// Why the URLs that did not start were never looked up, when a run-level problem stopped
+    /// the run before them (not a signal: an interrupted run says so in its own words).
+    private static func uncheckedReason(_ summary: PrefetchSummary) -> String? {
+        guard !summary.interrupted else { return nil }
+        if summary.lockFailure != nil { return "the run could not take the cache lock" }
+        switch summary.startFailure {
+        case .state(.locked)?: return "the run could not take the state database's lock"
+        case _?: return "the run could not start"
+        case nil: return nil
+        }
+    }
+
     private func print(_ line: String) {
         clearProgress()
         Console.writeError("imgwarm: " + line + "\n")
-    }
-
-    static func clock(_ seconds: Double) -> String {
-        let total = Int(seconds.rounded())
-        let minutes = total / 60
-        let rest = total % 60
-        return "\(minutes):\(rest < 10 ? "0" : "")\(rest)"
     }
 }
