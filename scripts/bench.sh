@@ -476,6 +476,14 @@ prepare() { :; }
 measure path sh -c "'$imgwarm' path - < '$work/keys.txt' > /dev/null"
 printf '\nimgwarm path - on 100,000 keys: %s s (CPU %s s, %d MB)\n' "${wall[path]}" "${cpu[path]}" $(( ${rss[path]} / 1024 ))
 
+# ---- list reading -----------------------------------------------------------------------------
+# Reading a list on its own (issue 31): a dry run of 300,000 lines into a cache that does not
+# exist reads, checks, keys and de-duplicates every line and classifies it with one failed stat.
+seq 1 300000 | sed 's|^|https://cdn.example.com/images/photo-|; s|$|.jpg?w=640|' > "$work/list300k.txt"
+measure "list reading" sh -c "'$imgwarm' prefetch --dry-run --quiet --disk-cache-path '$work/no-cache' '$work/list300k.txt' 2> /dev/null"
+printf 'imgwarm prefetch --dry-run of 300,000 lines, no cache: %s s (CPU %s s, %d MB)\n' \
+  "${wall[list reading]}" "${cpu[list reading]}" $(( ${rss[list reading]} / 1024 ))
+
 # ---- clean ------------------------------------------------------------------------------------
 if [ "$skip_clean" -eq 0 ]; then
   echo "== clean: a cache of $clean_files files"
