@@ -179,6 +179,14 @@ public final class CurlEasy {
         return value
     }
 
+    /// The status a proxy answered the last CONNECT with (0 when there was none: no proxy, or
+    /// a request sent to it as is).
+    public var connectResponseCode: Int {
+        var value = 0
+        _ = imgwarm_easy_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &value)
+        return value
+    }
+
     /// The Content-Length of the response being received; nil when it did not say.
     public var contentLength: Int64? {
         var value: curl_off_t = -1

@@ -194,6 +194,8 @@ final class Downloader {
         var freshConnection = false
         /// Writing the body to its temporary file failed because the disk is full.
         var diskFull = false
+        /// The proxy could not be reached, in words naming it (never its password): the run stops.
+        var proxyUnreachable: String?
     }
 
     /// A 2xx (or 304) response body: in memory, or in a temporary file of `spillFolder`.
@@ -269,28 +271,32 @@ final class Downloader {
         }
         transfer.discardSpill()
         finished.diskFull = (spillError ?? transfer.writeError)?.isDiskFull ?? false
-        if let error {
-            finished.result = .failure(classify(error, transfer: transfer, duration: duration))
+        let proxy = configuration.proxy(for: transfer.entry.url)
+        if let error, let proxy, let (failure, unreachable) = proxyFailure(error, transfer: transfer, proxy: proxy) {
+            finished.result = .failure(failure)
+            finished.proxyUnreachable = unreachable
+        } else if let error {
+            var failure = classify(error, transfer: transfer, duration: duration, proxy: proxy)
+            failure.throughProxy = proxy != nil
+            finished.result = .failure(failure)
         } else if let spillError {
             finished.result = .failure(
                 Failure(.writeFailed, "cannot write the download: \(spillError)", httpStatus: status))
         } else {
-            finished.result = .failure(
-                Failure(.httpStatus, "the server answered \(status) \(HTTPStatus.reason(status))", httpStatus: status))
+            finished.result = .failure(statusFailure(status, proxy: proxy))
         }
         return finished
     }
 
     /// What a libcurl failure means for this URL.
-    private func classify(_ error: CurlError, transfer: Transfer, duration: Double) -> Failure {
+    private func classify(_ error: CurlError, transfer: Transfer, duration: Double, proxy: CurlProxy?) -> Failure {
         let status = transfer.easy.responseCode
         let httpStatus = status == 0 ? nil : status
         let detail = error.message
         let c = configuration
         if transfer.discarding {
             // The answer was not 2xx and its body was being dropped: the status is what counts.
-            return Failure(
-                .httpStatus, "the server answered \(status) \(HTTPStatus.reason(status))", httpStatus: status)
+            return statusFailure(status, proxy: proxy)
         }
         switch error.kind {
         case .writeRefused:
@@ -322,7 +328,7 @@ final class Downloader {
             return Failure(
                 .timeout, "no data for \(Quantities.formatDecimal(c.timeout, digits: 1)) s (\(Setting.timeout))",
                 httpStatus: httpStatus)
-        case .couldNotResolve:
+        case .couldNotResolve, .couldNotResolveProxy:
             return Failure(.dns, detail)
         case .couldNotConnect:
             return Failure(.connectFailed, detail)
@@ -360,7 +366,7 @@ final class Downloader {
                 .decodingFailed, "the Content-Encoding could not be decoded: \(detail)", httpStatus: httpStatus)
         case .malformedURL:
             return Failure(.invalidURL, detail)
-        case .abortedByCallback, .outOfMemory, .optionRefused, .other:
+        case .abortedByCallback, .outOfMemory, .optionRefused, .proxy, .other:
             return Failure(.transferFailed, detail, httpStatus: httpStatus)
         }
     }
@@ -376,6 +382,7 @@ enum HTTPStatus {
         case 403: return "Forbidden"
         case 404: return "Not Found"
         case 405: return "Method Not Allowed"
+        case 407: return "Proxy Authentication Required"
         case 406: return "Not Acceptable"
         case 408: return "Request Timeout"
         case 410: return "Gone"

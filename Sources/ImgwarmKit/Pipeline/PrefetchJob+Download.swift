@@ -59,7 +59,9 @@ extension PrefetchJob {
                 // downloaded finish validating, so nothing complete is thrown away.
                 for entry in downloader.abortAll() { recordInterrupted(entry) }
             }
-            halted = summary.diskFull || summary.interrupted || stateFailure != nil || lockFailure != nil
+            halted =
+                summary.diskFull || summary.interrupted || stateFailure != nil || lockFailure != nil
+                || summary.proxyFailure != nil
             if !halted {
                 startTransfers(
                     scheduler: scheduler, downloader: downloader, store: store, lock: touchLock, validating: validating)
@@ -74,6 +76,10 @@ extension PrefetchJob {
                 if finished.diskFull && !summary.diskFull {
                     summary.diskFull = true
                     observer?.prefetchHalted(.diskFull)
+                }
+                if let proxy = finished.proxyUnreachable, summary.proxyFailure == nil {
+                    summary.proxyFailure = proxy
+                    observer?.prefetchHalted(.proxyUnavailable(proxy))
                 }
                 if let job = handle(finished, store: store, lock: touchLock, scheduler: scheduler) { batch.append(job) }
             }

@@ -72,6 +72,8 @@ extension ExitStatus {
     static func of(_ halt: PrefetchHalt) -> ExitStatus {
         switch halt {
         case .diskFull, .lockTimeout, .stateFailure, .indexFailure: return .cacheUnusable
+        // The URLs are not in the cache; nothing is wrong with it.
+        case .proxyUnavailable: return .partial
         }
     }
 }
