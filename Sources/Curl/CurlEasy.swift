@@ -187,6 +187,24 @@ public final class CurlEasy {
         return value
     }
 
+    /// The address and port of the last connection (the proxy's when it went through one);
+    /// nil and 0 before one was made.
+    public var primaryIP: String? { string(CURLINFO_PRIMARY_IP) }
+    public var primaryPort: Int {
+        var value = 0
+        _ = imgwarm_easy_getinfo_long(handle, CURLINFO_PRIMARY_PORT, &value)
+        return value
+    }
+
+    /// The URL last requested (after redirects).
+    public var effectiveURL: String? { string(CURLINFO_EFFECTIVE_URL) }
+
+    private func string(_ info: CURLINFO) -> String? {
+        var value: UnsafeMutablePointer<CChar>?
+        guard imgwarm_easy_getinfo_string(handle, info, &value) == CURLE_OK, let value else { return nil }
+        return String(cString: value)
+    }
+
     /// The Content-Length of the response being received; nil when it did not say.
     public var contentLength: Int64? {
         var value: curl_off_t = -1

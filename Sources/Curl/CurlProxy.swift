@@ -47,8 +47,9 @@ public struct CurlProxy: Sendable, Equatable {
         }
     }
 
-    /// Parses `text` as libcurl parses a proxy; `""` (no proxy) is not a proxy and is refused as `.noHost`.
-    public static func parse(_ text: String) -> Result<CurlProxy, Problem> {
+    /// Parses `text` as libcurl parses a proxy; `""` (no proxy) is not a proxy and is refused as
+    /// `.noHost`. `credentials` false skips the user name and password: where the proxy would be.
+    public static func parse(_ text: String, credentials: Bool = true) -> Result<CurlProxy, Problem> {
         guard let url = curl_url() else { return .failure(.syntax("out of memory")) }
         defer { curl_url_cleanup(url) }
         // CURLU_NON_SUPPORT_SCHEME | CURLU_GUESS_SCHEME, as parse_proxy sets the URL.
@@ -61,7 +62,8 @@ public struct CurlProxy: Sendable, Equatable {
         guard schemes.contains(scheme) else { return .failure(.scheme(scheme)) }
         // parse_proxy reads both decoded; a failure other than "none given" makes it return
         // without a proxy and without an error (libcurl 7.88's url.c).
-        for (which, none) in [(CURLUPART_USER, CURLUE_NO_USER), (CURLUPART_PASSWORD, CURLUE_NO_PASSWORD)] {
+        for (which, none) in [(CURLUPART_USER, CURLUE_NO_USER), (CURLUPART_PASSWORD, CURLUE_NO_PASSWORD)]
+        where credentials {
             let got = part(url, which, flags: UInt32(CURLU_URLDECODE))
             if got.code != CURLUE_OK && got.code != none { return .failure(.zeroByteInCredentials) }
         }

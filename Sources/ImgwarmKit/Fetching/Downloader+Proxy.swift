@@ -53,4 +53,22 @@ extension Downloader {
             Failure(.proxyFailed, "the proxy \(name) refused a tunnel to \(host): \(answer)", throughProxy: true), nil
         )
     }
+
+    /// Why the request of `transfer`, answered, did not go through the proxy it should have:
+    /// libcurl connected to another port than the proxy's (or, for a proxy given as an IPv4
+    /// address, another address). A backstop for a proxy libcurl would drop without a word (the
+    /// values known to be dropped are refused before the run: `CurlProxy`). Checked only where
+    /// no no-proxy list is in effect, where the engine's route is libcurl's beyond doubt.
+    func proxyBypass(_ transfer: Transfer) -> String? {
+        let c = configuration
+        let port = transfer.easy.primaryPort
+        guard port > 0, (c.noProxy ?? c.proxyEnvironment.noProxy ?? "").isEmpty,
+            let proxy = c.proxy(for: transfer.easy.effectiveURL ?? transfer.entry.url)
+        else { return nil }
+        let address = transfer.easy.primaryIP ?? ""
+        let otherAddress = FetchConfiguration.ipv4(proxy.host).map { $0 != FetchConfiguration.ipv4(address) } ?? false
+        guard port != proxy.port || otherAddress else { return nil }
+        return
+            "requests do not go through the proxy \(proxy.displayName): libcurl connected to \(address) port \(port) instead"
+    }
 }

@@ -194,8 +194,9 @@ final class Downloader {
         var freshConnection = false
         /// Writing the body to its temporary file failed because the disk is full.
         var diskFull = false
-        /// The proxy could not be reached, in words naming it (never its password): the run stops.
-        var proxyUnreachable: String?
+        /// The proxy could not be reached, or the request did not go through it, in words naming
+        /// it (never its password): the run stops.
+        var proxyHalt: String?
     }
 
     /// A 2xx (or 304) response body: in memory, or in a temporary file of `spillFolder`.
@@ -248,6 +249,13 @@ final class Downloader {
             freshConnection: transfer.easy.newConnections > 0)
         (finished.cacheControl, finished.contentType) = (transfer.cacheControl, transfer.contentType)
         let spillError = transfer.finishSpill()
+        if status != 0, let bypass = proxyBypass(transfer) {
+            transfer.discardSpill()
+            (finished.result, finished.proxyHalt) = (
+                .failure(Failure(.proxyFailed, bypass, httpStatus: status)), bypass
+            )
+            return finished
+        }
         if let first = transfer.contentLength, let other = transfer.conflictingLength {
             // Whatever libcurl made of it (it keeps the last length): the body cannot be trusted.
             transfer.discardSpill()
@@ -274,7 +282,7 @@ final class Downloader {
         let proxy = configuration.proxy(for: transfer.entry.url)
         if let error, let proxy, let (failure, unreachable) = proxyFailure(error, transfer: transfer, proxy: proxy) {
             finished.result = .failure(failure)
-            finished.proxyUnreachable = unreachable
+            finished.proxyHalt = unreachable
         } else if let error {
             var failure = classify(error, transfer: transfer, duration: duration, proxy: proxy)
             failure.throughProxy = proxy != nil

@@ -12,11 +12,12 @@ extension FetchConfiguration {
 
     /// The proxy libcurl sends a request for `url` through, or nil when it connects directly:
     /// `proxy`, else the environment's variable for the URL's scheme, unless `noProxy` (else the
-    /// environment's `no_proxy`) names the URL's host.
+    /// environment's `no_proxy`) names the URL's host. A proxy libcurl would drop for its user
+    /// name or password (refused before a run) is still named: where requests should have gone.
     func proxy(for url: String) -> CurlProxy? {
         let scheme = Transfer.scheme(of: url) ?? "http"
         guard let text = proxy ?? proxyEnvironment.variable(forScheme: scheme)?.value, !text.isEmpty,
-            case .success(let found) = CurlProxy.parse(text)
+            case .success(let found) = CurlProxy.parse(text, credentials: false)
         else { return nil }
         if let host = URIReference(url)?.host,
             FetchConfiguration.isExcepted(String(host), by: noProxy ?? proxyEnvironment.noProxy ?? "")

@@ -77,9 +77,9 @@ extension PrefetchJob {
                     summary.diskFull = true
                     observer?.prefetchHalted(.diskFull)
                 }
-                if let proxy = finished.proxyUnreachable, summary.proxyFailure == nil {
+                if let proxy = finished.proxyHalt, summary.proxyFailure == nil {
                     summary.proxyFailure = proxy
-                    observer?.prefetchHalted(.proxyUnavailable(proxy))
+                    observer?.prefetchHalted(.proxy(proxy))
                 }
                 if let job = handle(finished, store: store, lock: touchLock, scheduler: scheduler) { batch.append(job) }
             }

@@ -73,7 +73,7 @@ extension ExitStatus {
         switch halt {
         case .diskFull, .lockTimeout, .stateFailure, .indexFailure: return .cacheUnusable
         // The URLs are not in the cache; nothing is wrong with it.
-        case .proxyUnavailable: return .partial
+        case .proxy: return .partial
         }
     }
 }
