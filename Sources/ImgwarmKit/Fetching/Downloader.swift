@@ -251,9 +251,8 @@ final class Downloader {
         let spillError = transfer.finishSpill()
         if status != 0, let bypass = proxyBypass(transfer) {
             transfer.discardSpill()
-            (finished.result, finished.proxyHalt) = (
-                .failure(Failure(.proxyFailed, bypass, httpStatus: status)), bypass
-            )
+            finished.proxyHalt = bypass
+            finished.result = .failure(Failure(.proxyFailed, bypass, httpStatus: status))
             return finished
         }
         if let first = transfer.contentLength, let other = transfer.conflictingLength {
@@ -376,31 +375,6 @@ final class Downloader {
             return Failure(.invalidURL, detail)
         case .abortedByCallback, .outOfMemory, .optionRefused, .proxy, .other:
             return Failure(.transferFailed, detail, httpStatus: httpStatus)
-        }
-    }
-}
-
-/// Reason phrases for messages.
-enum HTTPStatus {
-    static func reason(_ status: Int) -> String {
-        switch status {
-        case 304: return "Not Modified"
-        case 400: return "Bad Request"
-        case 401: return "Unauthorized"
-        case 403: return "Forbidden"
-        case 404: return "Not Found"
-        case 405: return "Method Not Allowed"
-        case 407: return "Proxy Authentication Required"
-        case 406: return "Not Acceptable"
-        case 408: return "Request Timeout"
-        case 410: return "Gone"
-        case 429: return "Too Many Requests"
-        case 451: return "Unavailable For Legal Reasons"
-        case 500: return "Internal Server Error"
-        case 502: return "Bad Gateway"
-        case 503: return "Service Unavailable"
-        case 504: return "Gateway Timeout"
-        default: return (300...399).contains(status) ? "(redirect not followed)" : ""
         }
     }
 }
