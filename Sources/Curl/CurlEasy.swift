@@ -187,6 +187,19 @@ public final class CurlEasy {
         return value
     }
 
+    /// True when the last transfer's SOCKS proxy said the host behind it could not be reached
+    /// (`CURLINFO_PROXY_ERROR`: connection refused, host or network unreachable, TTL expired, or
+    /// a name libcurl could not resolve for it): the host's failure, not the proxy's.
+    public var proxyFoundHostUnreachable: Bool {
+        var value = 0
+        _ = imgwarm_easy_getinfo_long(handle, CURLINFO_PROXY_ERROR, &value)
+        let codes = [
+            CURLPX_REPLY_CONNECTION_REFUSED, CURLPX_REPLY_HOST_UNREACHABLE, CURLPX_REPLY_NETWORK_UNREACHABLE,
+            CURLPX_REPLY_TTL_EXPIRED, CURLPX_RESOLVE_HOST,
+        ]
+        return codes.contains { Int($0.rawValue) == value }
+    }
+
     /// The address and port of the last connection (the proxy's when it went through one);
     /// nil and 0 before one was made.
     public var primaryIP: String? { string(CURLINFO_PRIMARY_IP) }

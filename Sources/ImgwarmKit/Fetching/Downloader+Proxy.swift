@@ -32,6 +32,13 @@ extension Downloader {
         case .couldNotResolveProxy, .couldNotConnect:
             let message = "the proxy \(name) cannot be reached (\(error.message))"
             return (Failure(.proxyFailed, message, throughProxy: true), message)
+        case .proxy where transfer.easy.proxyFoundHostUnreachable:
+            let host = URIReference(transfer.entry.url)?.host.map(String.init) ?? transfer.entry.url
+            return (
+                Failure(
+                    .connectFailed, "the proxy \(name) could not reach \(host): \(error.message)", throughProxy: true),
+                nil
+            )
         case .proxy:
             return (Failure(.proxyFailed, "the proxy \(name) failed: \(error.message)", throughProxy: true), nil)
         default:
