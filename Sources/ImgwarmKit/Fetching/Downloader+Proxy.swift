@@ -30,6 +30,9 @@ extension Downloader {
         let name = proxy.displayName
         switch error.kind {
         case .couldNotResolveProxy, .couldNotConnect:
+            // libcurl names the address it failed to connect to: the proxy's port, or the route
+            // was not what the engine thinks (the host's failure, as before).
+            if error.kind == .couldNotConnect && !error.message.contains(" port \(proxy.port) ") { return nil }
             let message = "the proxy \(name) cannot be reached (\(error.message))"
             return (Failure(.proxyFailed, message, throughProxy: true), message)
         case .proxy where transfer.easy.proxyFoundHostUnreachable:
@@ -68,6 +71,7 @@ extension Downloader {
     /// no no-proxy list is in effect, where the engine's route is libcurl's beyond doubt.
     func proxyBypass(_ transfer: Transfer) -> String? {
         let c = configuration
+        guard c.mayUseProxy else { return nil }
         let port = transfer.easy.primaryPort
         guard port > 0, (c.noProxy ?? c.proxyEnvironment.noProxy ?? "").isEmpty,
             let proxy = c.proxy(for: transfer.easy.effectiveURL ?? transfer.entry.url)

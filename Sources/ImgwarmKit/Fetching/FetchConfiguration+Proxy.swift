@@ -10,6 +10,12 @@ extension FetchConfiguration {
         return problem.description
     }
 
+    /// Whether any request may go through a proxy: `proxy`, or without it a proxy variable.
+    var mayUseProxy: Bool {
+        if let proxy { return !proxy.isEmpty }
+        return !proxyEnvironment.proxies.isEmpty
+    }
+
     /// The proxy libcurl sends a request for `url` through, or nil when it connects directly:
     /// `proxy`, else the environment's variable for the URL's scheme, unless `noProxy` (else the
     /// environment's `no_proxy`) names the URL's host. A proxy libcurl would drop for its user
