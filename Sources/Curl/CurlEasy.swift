@@ -179,6 +179,45 @@ public final class CurlEasy {
         return value
     }
 
+    /// The status a proxy answered the last CONNECT with (0 when there was none: no proxy, or
+    /// a request sent to it as is).
+    public var connectResponseCode: Int {
+        var value = 0
+        _ = imgwarm_easy_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &value)
+        return value
+    }
+
+    /// True when the last transfer's SOCKS proxy said the host behind it could not be reached
+    /// (`CURLINFO_PROXY_ERROR`: connection refused, host or network unreachable, TTL expired, or
+    /// a name libcurl could not resolve for it): the host's failure, not the proxy's.
+    public var proxyFoundHostUnreachable: Bool {
+        var value = 0
+        _ = imgwarm_easy_getinfo_long(handle, CURLINFO_PROXY_ERROR, &value)
+        let codes = [
+            CURLPX_REPLY_CONNECTION_REFUSED, CURLPX_REPLY_HOST_UNREACHABLE, CURLPX_REPLY_NETWORK_UNREACHABLE,
+            CURLPX_REPLY_TTL_EXPIRED, CURLPX_RESOLVE_HOST,
+        ]
+        return codes.contains { Int($0.rawValue) == value }
+    }
+
+    /// The address and port of the last connection (the proxy's when it went through one);
+    /// nil and 0 before one was made.
+    public var primaryIP: String? { string(CURLINFO_PRIMARY_IP) }
+    public var primaryPort: Int {
+        var value = 0
+        _ = imgwarm_easy_getinfo_long(handle, CURLINFO_PRIMARY_PORT, &value)
+        return value
+    }
+
+    /// The URL last requested (after redirects).
+    public var effectiveURL: String? { string(CURLINFO_EFFECTIVE_URL) }
+
+    private func string(_ info: CURLINFO) -> String? {
+        var value: UnsafeMutablePointer<CChar>?
+        guard imgwarm_easy_getinfo_string(handle, info, &value) == CURLE_OK, let value else { return nil }
+        return String(cString: value)
+    }
+
     /// The Content-Length of the response being received; nil when it did not say.
     public var contentLength: Int64? {
         var value: curl_off_t = -1

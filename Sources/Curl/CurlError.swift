@@ -15,6 +15,10 @@ public struct CurlError: Error, Sendable, CustomStringConvertible {
         /// A progress callback ended the transfer (`CURLE_ABORTED_BY_CALLBACK`).
         case abortedByCallback
         case couldNotResolve
+        /// The proxy's host name did not resolve (`CURLE_COULDNT_RESOLVE_PROXY`).
+        case couldNotResolveProxy
+        /// A SOCKS proxy failed or refused (`CURLE_PROXY`; `CURLINFO_PROXY_ERROR` says more).
+        case proxy
         case couldNotConnect
         /// Receiving failed (a reset, or headers libcurl refused as too large).
         case receiveFailed
@@ -91,7 +95,9 @@ public struct CurlError: Error, Sendable, CustomStringConvertible {
         case CURLE_FILESIZE_EXCEEDED: return .fileTooLarge
         case CURLE_OPERATION_TIMEDOUT: return .timedOut
         case CURLE_ABORTED_BY_CALLBACK: return .abortedByCallback
-        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: return .couldNotResolve
+        case CURLE_COULDNT_RESOLVE_HOST: return .couldNotResolve
+        case CURLE_COULDNT_RESOLVE_PROXY: return .couldNotResolveProxy
+        case CURLE_PROXY: return .proxy
         case CURLE_COULDNT_CONNECT: return .couldNotConnect
         case CURLE_RECV_ERROR: return .receiveFailed
         case CURLE_SEND_ERROR: return .sendFailed

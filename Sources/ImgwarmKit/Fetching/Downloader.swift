@@ -194,6 +194,9 @@ final class Downloader {
         var freshConnection = false
         /// Writing the body to its temporary file failed because the disk is full.
         var diskFull = false
+        /// The proxy could not be reached, or the request did not go through it, in words naming
+        /// it (never its password): the run stops.
+        var proxyHalt: String?
     }
 
     /// A 2xx (or 304) response body: in memory, or in a temporary file of `spillFolder`.
@@ -246,6 +249,12 @@ final class Downloader {
             freshConnection: transfer.easy.newConnections > 0)
         (finished.cacheControl, finished.contentType) = (transfer.cacheControl, transfer.contentType)
         let spillError = transfer.finishSpill()
+        if status != 0, let bypass = proxyBypass(transfer) {
+            transfer.discardSpill()
+            finished.proxyHalt = bypass
+            finished.result = .failure(Failure(.proxyFailed, bypass, httpStatus: status))
+            return finished
+        }
         if let first = transfer.contentLength, let other = transfer.conflictingLength {
             // Whatever libcurl made of it (it keeps the last length): the body cannot be trusted.
             transfer.discardSpill()
@@ -269,28 +278,32 @@ final class Downloader {
         }
         transfer.discardSpill()
         finished.diskFull = (spillError ?? transfer.writeError)?.isDiskFull ?? false
-        if let error {
-            finished.result = .failure(classify(error, transfer: transfer, duration: duration))
+        let proxy = configuration.proxy(for: transfer.entry.url)
+        if let error, let proxy, let (failure, unreachable) = proxyFailure(error, transfer: transfer, proxy: proxy) {
+            finished.result = .failure(failure)
+            finished.proxyHalt = unreachable
+        } else if let error {
+            var failure = classify(error, transfer: transfer, duration: duration, proxy: proxy)
+            failure.throughProxy = proxy != nil
+            finished.result = .failure(failure)
         } else if let spillError {
             finished.result = .failure(
                 Failure(.writeFailed, "cannot write the download: \(spillError)", httpStatus: status))
         } else {
-            finished.result = .failure(
-                Failure(.httpStatus, "the server answered \(status) \(HTTPStatus.reason(status))", httpStatus: status))
+            finished.result = .failure(statusFailure(status, proxy: proxy))
         }
         return finished
     }
 
     /// What a libcurl failure means for this URL.
-    private func classify(_ error: CurlError, transfer: Transfer, duration: Double) -> Failure {
+    private func classify(_ error: CurlError, transfer: Transfer, duration: Double, proxy: CurlProxy?) -> Failure {
         let status = transfer.easy.responseCode
         let httpStatus = status == 0 ? nil : status
         let detail = error.message
         let c = configuration
         if transfer.discarding {
             // The answer was not 2xx and its body was being dropped: the status is what counts.
-            return Failure(
-                .httpStatus, "the server answered \(status) \(HTTPStatus.reason(status))", httpStatus: status)
+            return statusFailure(status, proxy: proxy)
         }
         switch error.kind {
         case .writeRefused:
@@ -322,7 +335,7 @@ final class Downloader {
             return Failure(
                 .timeout, "no data for \(Quantities.formatDecimal(c.timeout, digits: 1)) s (\(Setting.timeout))",
                 httpStatus: httpStatus)
-        case .couldNotResolve:
+        case .couldNotResolve, .couldNotResolveProxy:
             return Failure(.dns, detail)
         case .couldNotConnect:
             return Failure(.connectFailed, detail)
@@ -360,32 +373,8 @@ final class Downloader {
                 .decodingFailed, "the Content-Encoding could not be decoded: \(detail)", httpStatus: httpStatus)
         case .malformedURL:
             return Failure(.invalidURL, detail)
-        case .abortedByCallback, .outOfMemory, .optionRefused, .other:
+        case .abortedByCallback, .outOfMemory, .optionRefused, .proxy, .other:
             return Failure(.transferFailed, detail, httpStatus: httpStatus)
-        }
-    }
-}
-
-/// Reason phrases for messages.
-enum HTTPStatus {
-    static func reason(_ status: Int) -> String {
-        switch status {
-        case 304: return "Not Modified"
-        case 400: return "Bad Request"
-        case 401: return "Unauthorized"
-        case 403: return "Forbidden"
-        case 404: return "Not Found"
-        case 405: return "Method Not Allowed"
-        case 406: return "Not Acceptable"
-        case 408: return "Request Timeout"
-        case 410: return "Gone"
-        case 429: return "Too Many Requests"
-        case 451: return "Unavailable For Legal Reasons"
-        case 500: return "Internal Server Error"
-        case 502: return "Bad Gateway"
-        case 503: return "Service Unavailable"
-        case 504: return "Gateway Timeout"
-        default: return (300...399).contains(status) ? "(redirect not followed)" : ""
         }
     }
 }

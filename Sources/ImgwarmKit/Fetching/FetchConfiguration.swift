@@ -45,6 +45,10 @@ public struct FetchConfiguration: Sendable {
     public var proxy: String?
     /// Hosts reached directly, comma-separated (`*`: all); nil takes `no_proxy`. None by default.
     public var noProxy: String?
+    /// The proxy variables of the environment libcurl reads where `proxy` (or `noProxy`) is nil,
+    /// handed over by the caller: they name the proxy in messages and count in
+    /// `clientFingerprint`. None by default.
+    public var proxyEnvironment = ProxyEnvironment()
     /// Bodies up to this size stay in memory; larger ones are written to a temporary file as
     /// they arrive. `4 MiB` by default.
     public var memoryBodyLimit = 4 << 20
@@ -55,14 +59,16 @@ public struct FetchConfiguration: Sendable {
 
     /// A fingerprint of what decides whether a server accepts this client, for the blacklist
     /// entries of failures that depend on it (TLS, 401, 403, 407: `FailureReason.dependsOnClient`):
-    /// the CA file, `insecure`, the request headers, the netrc file, the user agent and the
-    /// proxy. The first 16 hex digits of an MD5 of them: the headers (which may carry tokens) and
-    /// the proxy (which may carry a password) are never stored as such.
+    /// the CA file, `insecure`, the request headers, the netrc file, the user agent, and where
+    /// requests go: the proxy and the hosts reached without it, the environment's where those
+    /// are nil (`proxyEnvironment`). The first 16 hex digits of an MD5 of them: the headers
+    /// (which may carry tokens) and the proxy (which may carry a password) are never stored as such.
     public var clientFingerprint: String {
         let parts =
             [
                 "ca=\(caCertificates ?? "")", "insecure=\(insecure)", "netrc=\(netrcFile ?? "")",
-                "agent=\(userAgent)", "proxy=\(proxy ?? "(environment)")", "noproxy=\(noProxy ?? "(environment)")",
+                "agent=\(userAgent)", "proxy=\(proxy ?? proxyEnvironment.fingerprintText)",
+                "noproxy=\(noProxy ?? proxyEnvironment.noProxy.map { "(environment) " + $0 } ?? "(environment)")",
             ] + requestHeaders.map { "header=" + $0 }
         return String(MD5.digest(Array(parts.joined(separator: "\n").utf8)).hex.prefix(16))
     }

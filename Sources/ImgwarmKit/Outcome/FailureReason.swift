@@ -48,6 +48,11 @@ public enum FailureReason: String, Codable, Sendable, CaseIterable {
     /// host is unavailable for the rest of the run, and its URLs end without a request of their
     /// own. Transient: never blacklisted, tried again by the next run.
     case hostUnavailable = "host-unavailable"
+    /// The proxy the request went through could not be reached, or refused it (407, a CONNECT
+    /// refused with a 4xx, a SOCKS refusal): its fault, not the URL's. Not retried, never
+    /// blacklisted, not counted against the URL's host; a proxy that cannot be reached stops
+    /// the run (`PrefetchHalt.proxy`), as does a request that did not go through it.
+    case proxyFailed = "proxy-failed"
 
     /// HTTP statuses worth retrying: 408, 429, 500, 502, 503, 504.
     public static func isTransient(status: Int) -> Bool {
@@ -79,7 +84,7 @@ public enum FailureReason: String, Codable, Sendable, CaseIterable {
     /// and never does.
     public func isBlacklisted(status: Int?) -> Bool {
         switch self {
-        case .writeFailed, .interrupted, .validationLimit: return false
+        case .writeFailed, .interrupted, .validationLimit, .proxyFailed: return false
         default: return !isTransient(status: status)
         }
     }
@@ -90,11 +95,16 @@ public struct Failure: Sendable, Equatable, Error {
     public var reason: FailureReason
     public var message: String
     public var httpStatus: Int?
+    /// The request went through a proxy: an answer may be the proxy's own, which the URL does not
+    /// tell apart (`FailurePolicy`: never blacklisted when it depends on the client, else only
+    /// while the proxy is the same).
+    public var throughProxy = false
 
-    public init(_ reason: FailureReason, _ message: String, httpStatus: Int? = nil) {
+    public init(_ reason: FailureReason, _ message: String, httpStatus: Int? = nil, throughProxy: Bool = false) {
         self.reason = reason
         self.message = message
         self.httpStatus = httpStatus
+        self.throughProxy = throughProxy
     }
 
     public var isTransient: Bool { reason.isTransient(status: httpStatus) }

@@ -61,7 +61,9 @@ extension PrefetchJob {
                 // downloaded finish validating, so nothing complete is thrown away.
                 for entry in downloader.abortAll() { recordInterrupted(entry) }
             }
-            halted = summary.diskFull || summary.interrupted || stateFailure != nil || lockFailure != nil
+            halted =
+                summary.diskFull || summary.interrupted || stateFailure != nil || lockFailure != nil
+                || summary.proxyFailure != nil
             if !halted {
                 startTransfers(
                     scheduler: scheduler, downloader: downloader, store: store, lock: touchLock, validating: validating)
@@ -76,6 +78,10 @@ extension PrefetchJob {
                 if finished.diskFull && !summary.diskFull {
                     summary.diskFull = true
                     observer?.prefetchHalted(.diskFull)
+                }
+                if let proxy = finished.proxyHalt, summary.proxyFailure == nil {
+                    summary.proxyFailure = proxy
+                    observer?.prefetchHalted(.proxy(proxy))
                 }
                 if let job = handle(finished, store: store, lock: touchLock, scheduler: scheduler) { batch.append(job) }
             }

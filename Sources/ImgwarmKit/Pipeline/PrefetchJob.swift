@@ -35,9 +35,13 @@ public enum PrefetchHalt: Sendable, CustomStringConvertible {
     case stateFailure(StateError)
     /// The cache's index (a journal) could not be written: the entries stored are not listed.
     case indexFailure(CacheIndexError)
+    /// The proxy could not be reached, or a request did not go through it (the proxy's name,
+    /// never its password, and what happened): every request would fare the same way.
+    case proxy(String)
 
     public var description: String {
         switch self {
+        case .proxy(let message): return message
         case .diskFull: return "the disk is full"
         case .indexFailure(let error): return error.description
         case .lockTimeout(let timeout): return timeout.description
@@ -79,6 +83,10 @@ public struct PrefetchSummary: Sendable {
     public var lockFailure: CacheLock.Timeout?
     /// Set when the cache's index (a journal) could not be written at the end of the run.
     public var indexFailure: CacheIndexError?
+    /// Set when the proxy could not be reached, or a request did not go through it: no new
+    /// download started after (the URLs left
+    /// end as not started, the ones under way as `proxy-failed`).
+    public var proxyFailure: String?
     /// Set when no download could start after the lists were read: the cache folder, the state
     /// database (another process's lock held past `--lock-timeout`) or libcurl could not be set
     /// up. Every URL is then counted as not started.
@@ -93,6 +101,7 @@ public struct PrefetchSummary: Sendable {
         if let lockFailure { return lockFailure.description }
         if let indexFailure { return indexFailure.description }
         if diskFull { return "the disk is full: no new downloads started" }
+        if let proxyFailure { return "\(proxyFailure): no new downloads started" }
         return nil
     }
 }

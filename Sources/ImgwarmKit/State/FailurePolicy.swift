@@ -25,11 +25,18 @@ struct FailurePolicy: Sendable {
             case .giveUp(let why): if let why { failure.message += "; \(why)" }
             }
         }
-        guard failure.reason.isBlacklisted(status: failure.httpStatus) else { return .final(failure, blacklist: nil) }
+        // Through a proxy, a refusal that depends on the client (401, 403, TLS) may be the proxy's
+        // own, whose rules change without this configuration changing: never blacklisted. Any
+        // other verdict holds only while the proxy is the same (it is in the fingerprint).
+        let dependsOnClient = failure.reason.dependsOnClient(status: failure.httpStatus)
+        guard failure.reason.isBlacklisted(status: failure.httpStatus), !(dependsOnClient && failure.throughProxy)
+        else {
+            return .final(failure, blacklist: nil)
+        }
         let entry = StateStore.BlacklistEntry(
             url: url, failedAt: now, errorClass: failure.reason.rawValue, message: failure.message,
             httpStatus: failure.httpStatus, attempts: attempts,
-            client: failure.reason.dependsOnClient(status: failure.httpStatus) ? clientFingerprint : nil)
+            client: dependsOnClient || failure.throughProxy ? clientFingerprint : nil)
         return .final(failure, blacklist: entry)
     }
 }

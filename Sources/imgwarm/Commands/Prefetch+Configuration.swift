@@ -28,6 +28,8 @@ extension Prefetch {
         configuration.fetch.caCertificates = cacert
         configuration.fetch.proxy = proxy
         configuration.fetch.noProxy = noproxy
+        configuration.fetch.proxyEnvironment = ProxyEnvironment(environment: environment)
+        try checkEnvironmentProxies(configuration.fetch)
         configuration.fetch.insecure = insecure
         if netrc, let home = environment["HOME"] {
             configuration.fetch.netrcFile = home + "/.netrc"
@@ -82,6 +84,18 @@ extension Prefetch {
             try FileSystem.checkReadable(path)
         } catch {
             throw CommandFailure.usage("\(option) \(path): \(error.message)")
+        }
+    }
+
+    /// The environment's proxies are used by libcurl where `--proxy` is left out (and `--noproxy`
+    /// is not `*`): one libcurl would drop without a word (`%00` in its password) is a usage
+    /// error naming the variable, never its value.
+    private func checkEnvironmentProxies(_ fetch: FetchConfiguration) throws {
+        guard fetch.proxy == nil, (fetch.noProxy ?? fetch.proxyEnvironment.noProxy) != "*" else { return }
+        for variable in fetch.proxyEnvironment.proxies {
+            if let problem = FetchConfiguration.proxyProblem(variable.value) {
+                throw CommandFailure.usage("invalid proxy in \(variable.name): \(problem)")
+            }
         }
     }
 }

@@ -191,7 +191,7 @@ struct Prefetch: ParsableCommand {
         help: ArgumentHelp(
             "Send every request through this proxy, [scheme://][user:password@]host[:port] (http, https, socks4, socks4a, socks5, socks5h); '' for none.",
             discussion:
-                "Left out, the proxies of the environment apply (http_proxy, https_proxy, all_proxy, no_proxy), as for curl.",
+                "Left out, the proxies of the environment apply (http_proxy, https_proxy, all_proxy, no_proxy), as for curl. A proxy libcurl would not use (another scheme, no host, %00 in the user name or password, with which libcurl would connect directly) is a usage error (exit 2), the environment's too. A proxy that cannot be reached ends the run (exit 1); its refusals (407, a tunnel refused) are proxy-failed, never blacklisted.",
             valueName: "url"))
     var proxy: String?
 

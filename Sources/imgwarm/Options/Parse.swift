@@ -133,27 +133,12 @@ extension Parse {
         return Int(value * multiplier)
     }
 
-    /// A proxy for `--proxy`: empty (no proxy), or a host with an optional scheme libcurl
-    /// speaks to proxies. Another scheme would fail every URL later, as a permanent error. The
-    /// messages never repeat the value (it may hold a password).
+    /// A proxy for `--proxy`: empty (no proxy), or one libcurl uses, as its own URL parser reads
+    /// it (`FetchConfiguration.proxyProblem`): a scheme it speaks to proxies, a host, and no
+    /// `%00` in the user name or password (libcurl would drop the proxy without a word and
+    /// connect directly). The messages never repeat the value (it may hold a password).
     static func checkProxy(_ text: String) throws {
-        guard !text.isEmpty else { return }
-        let schemes = ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]
-        var rest = Substring(text)
-        if let separator = text.firstRange(of: "://") {
-            let scheme = text[..<separator.lowerBound].lowercased()
-            guard schemes.contains(scheme) else {
-                throw ValidationError(
-                    "invalid --proxy: the scheme '\(scheme)' is not one of \(schemes.joined(separator: ", "))")
-            }
-            rest = text[separator.upperBound...]
-        }
-        let authority = rest.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        let host = authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] } ?? authority
-        guard !host.isEmpty, !text.contains(where: { $0 == " " || $0 == "\n" || $0 == "\r" }) else {
-            throw ValidationError(
-                "invalid --proxy: give [scheme://][user:password@]host[:port], e.g. http://proxy:3128")
-        }
+        if let problem = FetchConfiguration.proxyProblem(text) { throw ValidationError("invalid --proxy: \(problem)") }
     }
 
     /// A request header `Name: value` (curl's syntax; `Name:` removes a default header).

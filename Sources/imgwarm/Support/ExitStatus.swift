@@ -32,6 +32,7 @@ enum ExitStatus: Int32, Error {
         Exit codes:
           0    every URL ended in the cache, or the command did all it was asked
           1    some URLs failed, were blacklisted or were invalid; the rest went on
+               (a proxy that cannot be reached stops the run, naming it)
           2    usage error or unreadable input: nothing was done
           3    cache or state unusable: not writable, disk full, lock held too long
           128+N  stopped by signal N: 129 SIGHUP, 130 SIGINT, 131 SIGQUIT,
@@ -72,6 +73,8 @@ extension ExitStatus {
     static func of(_ halt: PrefetchHalt) -> ExitStatus {
         switch halt {
         case .diskFull, .lockTimeout, .stateFailure, .indexFailure: return .cacheUnusable
+        // The URLs are not in the cache; nothing is wrong with it.
+        case .proxy: return .partial
         }
     }
 }

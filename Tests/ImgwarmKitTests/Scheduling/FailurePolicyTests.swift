@@ -65,11 +65,32 @@ import Testing
     }
 
     /// Local trouble says nothing about the URL: final, never blacklisted.
-    @Test(arguments: [FailureReason.writeFailed, .interrupted, .validationLimit])
+    @Test(arguments: [FailureReason.writeFailed, .interrupted, .validationLimit, .proxyFailed])
     func localTroubleIsNeverBlacklisted(reason: FailureReason) {
         let failure = Failure(reason, "local")
         #expect(
             policy.verdict(on: failure, url: "u", attempts: 1, retryAfter: nil, now: 0)
                 == .final(failure, blacklist: nil))
+    }
+
+    /// Through a proxy, a refusal that depends on the client may be the proxy's: never
+    /// blacklisted. Any other verdict holds only for this configuration, proxy included (issue 31).
+    @Test func anAnswerThroughAProxyIsNotChargedToTheURLForGood() {
+        for failure in [
+            Failure(.httpStatus, "403", httpStatus: 403, throughProxy: true),
+            Failure(.httpStatus, "401", httpStatus: 401, throughProxy: true), Failure(.tls, "tls", throughProxy: true),
+        ] {
+            #expect(
+                policy.verdict(on: failure, url: "u", attempts: 1, retryAfter: nil, now: 0)
+                    == .final(failure, blacklist: nil))
+        }
+        let missing = Failure(.httpStatus, "404", httpStatus: 404, throughProxy: true)
+        guard
+            case .final(_, let blacklist?) = policy.verdict(on: missing, url: "u", attempts: 1, retryAfter: nil, now: 0)
+        else {
+            Issue.record("a 404 through a proxy was not blacklisted")
+            return
+        }
+        #expect(blacklist.client == "f1")
     }
 }
