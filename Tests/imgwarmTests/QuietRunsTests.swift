@@ -14,7 +14,8 @@ import Testing
         let dead = try AdaptiveConcurrencyTests.closedPort()
         let lines =
             [h.url("/status/404"), h.url("/status/503"), "not a url", h.url("/img/photo.jpg")]
-            + (0..<6).map { "http://127.0.0.1:\(dead)/d/\($0).jpg" }
+            // More than the 12 requests the breaker lets a refusing host have (5 rounds).
+            + (0..<14).map { "http://127.0.0.1:\(dead)/d/\($0).jpg" }
         let list = try h.temp.write("list.txt", Data((lines.joined(separator: "\n") + "\n").utf8))
         func run() throws -> [Substring] {
             let result = try h.run(["prefetch", "--disk-cache-path", h.folder, "--quiet", "--retries", "0", list])

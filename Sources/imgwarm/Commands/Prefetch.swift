@@ -13,7 +13,9 @@ struct Prefetch: ParsableCommand {
             "key" or --key-filter computes keys the way the app's cacheKeyFilter does; the key \
             names the file, the URL is fetched (and blacklisted). --shard K/N handles only the \
             lines of one shard of a fleet. A URL already in the cache is a \
-            hit: no request, its access time is set (Kingfisher: a new expiry date). Every \
+            hit: no request, its access time is set (Kingfisher: a new expiry date); a cached \
+            file the app would not decode (cut short, or not an image) is a miss and is \
+            downloaded again. Every \
             download is checked (2xx, complete, \
             within --max-bytes, an image whose format is recognised and whose header is read within \
             the pixel limits: by imgwarm for JPEG, PNG, GIF and WebP, by ImageMagick's coder of \
@@ -30,7 +32,10 @@ struct Prefetch: ParsableCommand {
             Invalid lines are reported with their line number and skipped; duplicates are fetched \
             once. Failures are printed on standard error as they happen, also under --quiet (which \
             leaves out the progress and the summary), and a summary at the end; a live progress \
-            line appears when standard error is a terminal.
+            line appears when standard error is a terminal. A first SIGINT, SIGTERM, SIGHUP, \
+            SIGQUIT, SIGUSR1 or SIGUSR2, whenever it comes, ends the run with its report and exit \
+            code 128 + N; one that comes while the lists are read says where reading stopped \
+            (the report's listCut).
 
             Examples:
               imgwarm prefetch urls.txt

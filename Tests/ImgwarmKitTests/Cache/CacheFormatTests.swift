@@ -52,7 +52,8 @@ import Testing
 
         // The clean guard is the format's: an SDWebImage name is foreign here, a K- name is not.
         try FileManager.default.createDirectory(atPath: location.folder, withIntermediateDirectories: true)
-        try Data([1]).write(to: URL(fileURLWithPath: location.path(forKey: key)))
+        // An image: a prefetch takes a file the app would not decode for a miss (HitCheck).
+        try Fixtures.data("images/valid/gradient.png").write(to: URL(fileURLWithPath: location.path(forKey: key)))
         try Data([1]).write(to: URL(fileURLWithPath: location.folder + "/0123456789abcdef0123456789abcdef.png"))
         let survey = try DiskCache(location: location).survey(policy: DiskCache.CleanPolicy(), now: Timestamp.now())
         #expect(survey.foreignCount == 1)
