@@ -74,7 +74,8 @@ final class VerifyConsole {
         switch reason {
         case .folder: return "remove that folder, then \(prefetch) stores the file"
         case .unreadable: return "give imgwarm read access to check it; \(prefetch) replaces it"
-        case .absent, .empty, .notAFile, .expired, .notAnImage, .notIndexed:
+        case .absent: return "\(prefetch) with the same cache options stores it"
+        case .empty, .notAFile, .expired, .notAnImage, .notIndexed:
             return "\(prefetch) with the same cache options stores it again"
         }
     }
