@@ -154,3 +154,18 @@ extension EarlySignalTests {
         #endif
     }
 }
+
+extension EarlySignalTests {
+    /// libcurl reads a --netrc-file or --cacert for every transfer: a FIFO there would block the
+    /// run where no stop signal ends it (the handlers restart the open). It is a usage error.
+    @Test(arguments: ["--netrc-file", "--cacert"])
+    func aFIFOAsACredentialFileIsRefused(option: String) throws {
+        let h = try PrefetchHarness()
+        let fifo = h.temp.path("credentials.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let run = try h.prefetch([h.url("/img/photo.jpg")], options: [option, fifo], timeout: 30)
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(run.stderr.contains("\(option) \(fifo): not a regular file"), "\(run.stderr)")
+        #expect(h.server.requests.isEmpty)
+    }
+}

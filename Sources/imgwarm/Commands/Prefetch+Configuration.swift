@@ -85,6 +85,11 @@ extension Prefetch {
         } catch {
             throw CommandFailure.usage("\(option) \(path): \(error.message)")
         }
+        // libcurl reads these files for every transfer: a FIFO or a device would block the run
+        // (and the stop signals, handled from the first instruction, would not end the wait).
+        if let status = try? FileSystem.status(ofPath: path), status.kind != .file {
+            throw CommandFailure.usage("\(option) \(path): not a regular file")
+        }
     }
 
     /// The environment's proxies are used by libcurl where `--proxy` is left out (and `--noproxy`
