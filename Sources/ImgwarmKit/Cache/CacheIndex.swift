@@ -124,6 +124,9 @@ public enum CacheIndexError: Error, Sendable, Equatable, CustomStringConvertible
     case locked(CacheLock.Timeout)
     /// The cache folder could not be read.
     case folder(DiskCacheError)
+    /// Something else than a regular file stands at the index's name (`what`: "a FIFO", "a
+    /// symbolic link"…): it was neither read nor waited on, and imgwarm changed nothing there.
+    case notARegularFile(path: String, what: String)
 
     public var description: String {
         switch self {
@@ -135,6 +138,9 @@ public enum CacheIndexError: Error, Sendable, Equatable, CustomStringConvertible
         case .system(let path, let error): return "cannot use \(path): \(error)"
         case .locked(let timeout): return timeout.description
         case .folder(let error): return error.description
+        case .notARegularFile(let path, let what):
+            return
+                "\(path) is \(what), not a regular file: imgwarm reads a library's journal or database only from a regular file, and changed nothing there"
         }
     }
 }

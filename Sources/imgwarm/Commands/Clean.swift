@@ -239,6 +239,13 @@ struct Clean: ParsableCommand {
             Console.warning("\(location.folder) does not exist: nothing to clean")
             return
         }
+        // Said even under --quiet: the index named something outside the folder.
+        if let name = result.firstSkippedName {
+            let more = result.skipped > 1 ? " and \(result.skipped - 1) more" : ""
+            Console.warning(
+                "\(location.format.library)'s index in \(location.folder) names '\(EscapedText.escaped(name))'\(more), not a file of the folder: \(dryRun ? "its entry would go" : "its entry went") from the index, and nothing was opened or deleted for it"
+            )
+        }
         if quiet { return }
         let verb = dryRun ? "would delete" : "deleted"
         let detail = all ? "" : " (\(result.expired) expired, \(result.trimmed) trimmed)"
