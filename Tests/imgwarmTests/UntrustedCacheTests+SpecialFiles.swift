@@ -60,6 +60,28 @@ extension UntrustedCacheTests {
         #expect(Self.names(s.folder).isEmpty)
     }
 
+    /// A symbolic link at the journal or the database (here to a valid one outside the folder) is
+    /// not followed: every command says so and stops with exit 3.
+    @Test func aLinkAtAnIndexIsNotFollowed() throws {
+        let s = try FlutterCacheTests.Setup()
+        let url = s.h.url("/img/photo.jpg")
+        let glide = s.h.temp.path("caches/glide")
+        let glideOptions = ["--cache-format", "glide", "--disk-cache-path", glide]
+        #expect(try s.h.run(["prefetch"] + glideOptions + [try s.list([url])]).status == 0)
+        #expect(try s.h.run(["prefetch"] + s.options + [try s.list([url])]).status == 0)
+        for (index, options) in [(glide + "/journal", glideOptions), (s.database, s.options)] {
+            let aside = s.h.temp.path("aside-\((index as NSString).lastPathComponent)")
+            try FileManager.default.moveItem(atPath: index, toPath: aside)
+            try FileManager.default.createSymbolicLink(atPath: index, withDestinationPath: aside)
+            for arguments in try Self.commands(s.h, options, url: url) {
+                let run = try s.h.run(arguments, timeout: 30)
+                #expect(run.status == 3, "\(arguments[0]): \(run.stderr)")
+                #expect(
+                    run.stderr.contains(index) && run.stderr.contains("a symbolic link"), "\(arguments): \(run.stderr)")
+            }
+        }
+    }
+
     /// A FIFO at `journal.tmp` is not read by anyone; a run that writes the journal removes it.
     @Test(arguments: Journal.all) func aFIFOAtTheTemporaryJournalIsRemoved(_ journal: Journal) throws {
         let h = try PrefetchHarness()

@@ -101,7 +101,7 @@ import Testing
         let text = journal.header + "CLEAN \(climbing) \(lengths)\nCLEAN \(own) \(lengths)\n"
         try Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/journal"))
 
-        let extra = trim ? ["--max-size", "1"] : ["--all"]
+        let extra = trim ? ["--max-size", "1", "--quiet"] : ["--all"]
         let clean = try h.run(Self.journalArguments("clean", journal, folder) + extra + ["--report", "-"])
         #expect(clean.status == 0, "\(clean.stderr)")
         #expect(outside.snapshot() == before, "nothing outside the folder changed")
