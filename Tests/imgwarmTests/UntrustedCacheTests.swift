@@ -152,4 +152,44 @@ import Testing
         #expect(Self.isRegularFile(s.database))
         #expect(try s.model.rows().isEmpty)
     }
+
+    // MARK: Smaller
+
+    /// Kingfisher's `clean --all` removes only names of its entry shape: a link of another name
+    /// (the guard looks only at regular files) stays, and what any link names is untouched.
+    @Test func kingfisherClearsOnlyItsEntryNames() throws {
+        let h = try PrefetchHarness()
+        let folder = h.temp.path("cache/kingfisher")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let outside = try Outside(h, names: ["victim"])
+        let before = outside.snapshot()
+        let entry = String(repeating: "a", count: 64)
+        let linkedEntry = String(repeating: "b", count: 64)
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: folder + "/" + entry))
+        for name in ["notes-link", linkedEntry] {
+            try FileManager.default.createSymbolicLink(
+                atPath: folder + "/" + name, withDestinationPath: outside.path("victim"))
+        }
+        let clean = try h.run(["clean", "--cache-format", "kingfisher", "--disk-cache-path", folder, "--all"])
+        #expect(clean.status == 0, "\(clean.stderr)")
+        #expect(Self.names(folder) == ["notes-link"])
+        #expect(outside.snapshot() == before)
+    }
+
+    /// `stats` refuses `/` and the home folder, named directly or through a link, as clean does:
+    /// it would walk all of it.
+    @Test func statsRefusesTheRootAndTheHomeFolder() throws {
+        let h = try PrefetchHarness()
+        let linkToRoot = h.temp.path("link-to-root")
+        try FileManager.default.createSymbolicLink(atPath: linkToRoot, withDestinationPath: "/")
+        let linkToHome = h.temp.path("sub/link-to-home")
+        try FileManager.default.createDirectory(atPath: h.temp.path("sub"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: linkToHome, withDestinationPath: h.temp.path)
+        for folder in ["/", linkToRoot, h.temp.path, linkToHome] {
+            let run = try h.run(["stats", "--disk-cache-path", folder], timeout: 30)
+            #expect(run.status == 2, "\(folder): \(run.stderr)")
+            #expect(run.stderr.contains("refusing to read \(folder)"), "\(run.stderr)")
+        }
+        #expect(try h.run(["stats", "--disk-cache-path", h.temp.path("sub")]).status == 0)
+    }
 }

@@ -287,7 +287,13 @@ extension DiskCache {
         if policy.removeAll {
             result.passes += 1
             try walk(directory, expireType: expireType) { entry in
-                if entry.kind != .other { _ = attempt(entry, .cleared) }
+                guard entry.kind != .other else { return }
+                if rules.clearsOnlyEntryNames
+                    && !Array(entry.name.utf8).withUnsafeBufferPointer({ location.format.isEntryName(bytes: $0) })
+                {
+                    return
+                }
+                _ = attempt(entry, .cleared)
             }
             return result
         }
