@@ -129,6 +129,7 @@ struct Clean: ParsableCommand {
 
     func run() throws {
         let location = try location.location()
+        try OutputTargets.check(report: report, metrics: metrics, location: location, statePath: stateOptions.state)
         let metricsOutput = try MetricsOutput.open(metrics)
         var result: DiskCache.CleanResult?
         var duration = 0.0
