@@ -101,6 +101,15 @@ import Testing
         let text = journal.header + "CLEAN \(climbing) \(lengths)\nCLEAN \(own) \(lengths)\n"
         try Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/journal"))
 
+        // verify reports the entry with why, and opens nothing outside.
+        let verify = try h.run(Self.journalArguments("verify", journal, folder) + ["--json"])
+        #expect(verify.status == 1, "\(verify.stderr)")
+        let entries = try verify.report["entries"] as? [[String: Any]] ?? []
+        let reported = entries.first { $0["fileName"] as? String == "\(climbing).\(journal.dataIndex)" }
+        #expect(reported?["reason"] as? String == "not-indexed", "\(entries)")
+        #expect((reported?["message"] as? String)?.contains("not a file of the cache folder") == true)
+        #expect(outside.snapshot() == before)
+
         let extra = trim ? ["--max-size", "1", "--quiet"] : ["--all"]
         let clean = try h.run(Self.journalArguments("clean", journal, folder) + extra + ["--report", "-"])
         #expect(clean.status == 0, "\(clean.stderr)")
@@ -133,7 +142,13 @@ import Testing
         let checks = try verify.report["entries"] as? [[String: Any]] ?? []
         #expect(checks.first?["reason"] as? String == "not-indexed", "\(checks)")
         let folderVerify = try s.h.run(["verify"] + s.options + ["--json"])
-        #expect(folderVerify.status != 3, "\(folderVerify.stderr)")
+        #expect(folderVerify.status == 1, "\(folderVerify.stderr)")
+        let reported = (try folderVerify.report["entries"] as? [[String: Any]] ?? []).first {
+            $0["fileName"] as? String == relativePath
+        }
+        #expect(
+            reported?["reason"] as? String == "not-indexed",
+            "\(String(decoding: folderVerify.result.stdout, as: UTF8.self))")
         #expect(try s.h.run(["stats"] + s.options + ["--json"]).status == 0)
 
         let run = try s.h.run(["prefetch"] + s.options + ["--report", "-", list])

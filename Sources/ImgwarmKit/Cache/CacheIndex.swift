@@ -32,6 +32,11 @@ public protocol CacheIndex: AnyObject, Sendable {
     /// the library serves, least recently used first.
     var listedNames: [String] { get }
 
+    /// The names the index gives entries it serves that are not one plain name of the folder
+    /// (a journal key or a row's `relativePath` such as `../x`): `listedNames` leaves them out,
+    /// nothing opens them, and `verify` reports them. None by default.
+    var unsafeNames: [String] { get }
+
     /// `name` was just stored, complete, under its name: list it at the next flush.
     func didStore(_ name: String)
 
@@ -80,6 +85,8 @@ extension CacheIndex {
     public func prepare() throws(CacheIndexError) {}
 
     public func entryName(forKey key: String) -> String? { nil }
+
+    public var unsafeNames: [String] { [] }
 
     public func storeName(for name: String, response: CacheIndexResponse) -> String { name }
 

@@ -176,10 +176,13 @@ public final class JournalIndex: CacheIndex {
 
     /// A key whose file names are not plain names (`../x`) names no file of the folder: it is
     /// left out (`unsafeNames`).
-    public var listedNames: [String] {
+    public var listedNames: [String] { readableNames.filter(FileDescriptor.isPlainName) }
+
+    public var unsafeNames: [String] { readableNames.filter { !FileDescriptor.isPlainName($0) } }
+
+    private var readableNames: [String] {
         state.withLock {
             $0.journal.openEntries.filter { $0.entry.readable }.map { "\($0.key).\(layout.dataIndex)" }
-                .filter(FileDescriptor.isPlainName)
         }
     }
 

@@ -130,6 +130,10 @@ public final class FlutterIndex: CacheIndex {
         }
     }
 
+    public var unsafeNames: [String] {
+        state.withLock { $0.rows.values.map(\.relativePath).filter { !FileDescriptor.isPlainName($0) }.sorted() }
+    }
+
     public func entryName(forKey key: String) -> String? {
         state.withLock { $0.rows[key]?.relativePath }.flatMap { FileDescriptor.isPlainName($0) ? $0 : nil }
     }
