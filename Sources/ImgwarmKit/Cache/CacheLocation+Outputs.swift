@@ -5,19 +5,19 @@ import ImgwarmSystem
 /// folder it would replace the state database or a lock.
 extension CacheLocation {
     /// What `path` would land in, in words, when it is inside the cache folder, inside imgwarm's
-    /// folder (`<parent>/.imgwarm`) or is the state database (`statePath`, or the default one)
-    /// or one of its companion files; nil when it may be written. Symbolic links are resolved
-    /// as far as they exist.
-    public func forbiddenOutput(_ path: String, statePath: String?) -> String? {
+    /// folder (`<parent>/.imgwarm`) or is the state database at `statePath` or one of its
+    /// companion files; nil when it may be written. Symbolic links are resolved as far as they
+    /// exist.
+    public func forbiddenOutput(_ path: String, statePath: String) -> String? {
         let target = CacheLocation.canonical(path)
         let ownFolder = CacheLocation.split(privateFolder).parent
         for (folder, what) in [(folder, "the cache folder"), (ownFolder, "imgwarm's own folder")] {
             let inside = CacheLocation.canonical(folder)
             if inside != "/" && (target == inside || target.hasPrefix(inside + "/")) { return "\(what) \(folder)" }
         }
-        let state = CacheLocation.canonical(StateStore.path(statePath, for: self))
+        let state = CacheLocation.canonical(statePath)
         if ["", "-wal", "-shm", "-journal"].contains(where: { target == state + $0 }) {
-            return "imgwarm's state database \(StateStore.path(statePath, for: self))"
+            return "imgwarm's state database \(statePath)"
         }
         return nil
     }

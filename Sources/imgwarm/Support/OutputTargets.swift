@@ -11,7 +11,7 @@ enum OutputTargets {
                 throw CommandFailure.usage("\(option) '' names no file: give a path, or - for standard output")
             }
             if path == "-" { continue }
-            if let inside = location.forbiddenOutput(path, statePath: statePath) {
+            if let inside = location.forbiddenOutput(path, statePath: StateStore.path(statePath, for: location)) {
                 throw CommandFailure.usage(
                     "\(option) \(path) is inside \(inside): imgwarm writes no report or metrics there; choose a path outside it"
                 )
