@@ -82,6 +82,15 @@ public struct FileDescriptor: Sendable, Hashable {
         try check(imgwarm_open_writer(path), "open", path)
     }
 
+    /// `openExistingForWriting` that never waits: a FIFO nobody reads fails at once with `ENXIO`
+    /// (`SystemError.noReader`).
+    public static func openExistingForWritingNow(_ path: String) throws(SystemError) -> FileDescriptor {
+        let file = try check(open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK), "open", path)
+        let flags = fcntl(file.rawValue, F_GETFL)
+        if flags >= 0 { _ = fcntl(file.rawValue, F_SETFL, flags & ~O_NONBLOCK) }
+        return file
+    }
+
     /// Opens (creating when missing) the file at `path` for reading and writing: lock files.
     public static func openOrCreate(_ path: String, permissions: UInt32 = 0o644) throws(SystemError) -> FileDescriptor {
         try check(open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode_t(permissions)), "open", path)

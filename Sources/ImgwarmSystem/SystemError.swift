@@ -61,4 +61,6 @@ public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
     public static let isADirectory = SystemError(code: EISDIR)
     public static let timedOut = SystemError(code: ETIMEDOUT)
     public static let brokenPipe = SystemError(code: EPIPE)
+    /// A FIFO opened for writing without waiting has no reader (`ENXIO`).
+    public static let noReader = SystemError(code: ENXIO)
 }

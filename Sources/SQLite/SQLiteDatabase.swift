@@ -6,10 +6,14 @@ import CSQLite
 public final class SQLiteDatabase {
     let handle: OpaquePointer
 
-    /// Opens (creating when asked) the database at `path`.
-    public init(path: String, readOnly: Bool = false, create: Bool = true) throws(SQLiteError) {
+    /// Opens (creating when asked) the database at `path`; with `noFollow`, not when `path` is a
+    /// symbolic link (`SQLITE_OPEN_NOFOLLOW`).
+    public init(path: String, readOnly: Bool = false, create: Bool = true, noFollow: Bool = false)
+        throws(SQLiteError)
+    {
         var pointer: OpaquePointer?
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        if noFollow { flags |= SQLITE_OPEN_NOFOLLOW }
         flags |= readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
         let code = sqlite3_open_v2(path, &pointer, flags, nil)

@@ -193,10 +193,11 @@ import Testing
     @Test func unwritableReportIsAUsageErrorAndDeletesNothing() throws {
         let temp = try TemporaryFolder()
         try temp.write("cache/a", Data([1]))
+        try temp.write("reports", Data([1]))  // a file where the report's folder should be
         let result = try CLI.run(
             [
                 "clean", "--disk-cache-path", temp.path("cache"), "--max-age", "0", "--report",
-                temp.path("cache/a/dir/r.json"),
+                temp.path("reports/dir/r.json"),
             ], home: temp.path)
         #expect(result.status == 2)
         #expect(result.stderrText.contains("cannot write the report"))

@@ -32,6 +32,11 @@ public protocol CacheIndex: AnyObject, Sendable {
     /// the library serves, least recently used first.
     var listedNames: [String] { get }
 
+    /// The names the index gives entries it serves that are not one plain name of the folder
+    /// (a journal key or a row's `relativePath` such as `../x`): `listedNames` leaves them out,
+    /// nothing opens them, and `verify` reports them. None by default.
+    var unsafeNames: [String] { get }
+
     /// `name` was just stored, complete, under its name: list it at the next flush.
     func didStore(_ name: String)
 
@@ -81,6 +86,8 @@ extension CacheIndex {
 
     public func entryName(forKey key: String) -> String? { nil }
 
+    public var unsafeNames: [String] { [] }
+
     public func storeName(for name: String, response: CacheIndexResponse) -> String { name }
 
     public func didStore(_ name: String, response: CacheIndexResponse) { didStore(name) }
@@ -124,6 +131,9 @@ public enum CacheIndexError: Error, Sendable, Equatable, CustomStringConvertible
     case locked(CacheLock.Timeout)
     /// The cache folder could not be read.
     case folder(DiskCacheError)
+    /// Something else than a regular file stands at the index's name (`what`: "a FIFO", "a
+    /// symbolic link"…): it was neither read nor waited on, and imgwarm changed nothing there.
+    case notARegularFile(path: String, what: String)
 
     public var description: String {
         switch self {
@@ -135,6 +145,9 @@ public enum CacheIndexError: Error, Sendable, Equatable, CustomStringConvertible
         case .system(let path, let error): return "cannot use \(path): \(error)"
         case .locked(let timeout): return timeout.description
         case .folder(let error): return error.description
+        case .notARegularFile(let path, let what):
+            return
+                "\(path) is \(what), not a regular file: imgwarm reads a library's journal or database only from a regular file, and changed nothing there"
         }
     }
 }

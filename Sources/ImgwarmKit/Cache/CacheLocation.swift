@@ -144,7 +144,7 @@ public struct CacheLocation: Sendable, Equatable {
 
     /// `path` made absolute against the working directory, `.` and `..` components and repeated
     /// or trailing slashes removed (textually: symbolic links are not resolved).
-    static func absolute(_ path: String) -> String {
+    public static func absolute(_ path: String) -> String {
         var full = path
         if !path.hasPrefix("/") {
             let cwd = FileSystem.currentFolder ?? "/"

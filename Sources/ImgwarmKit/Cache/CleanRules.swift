@@ -57,6 +57,10 @@ public struct CleanRules: Sendable, Equatable {
     public var order: Order = .oldestFirst
     /// `--max-size` when it is not given; 0 for no limit.
     public var defaultMaxSize: UInt64 = 0
+    /// `--all` removes only names of the format's entry shape (Kingfisher: a link or file of
+    /// another name stays); false: every entry but folders and special files (SDWebImage, whose
+    /// `clearDiskOnCompletion` removes the folder).
+    public var clearsOnlyEntryNames = false
 
     public init(expiry: Expiry, trimDate: ExpireType?, measure: Measure) {
         self.expiry = expiry

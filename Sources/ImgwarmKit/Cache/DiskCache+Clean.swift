@@ -84,6 +84,11 @@ extension DiskCache {
         public var removedAllocatedBytes: UInt64 = 0
         /// Files that should have gone and could not.
         public var failed = 0
+        /// Entries whose index line or row names no plain file of the folder (`../x`, `a/b`, a
+        /// NUL): their index line or row went, no file was opened or removed for them
+        /// (docs/hardening.md); and the first such name.
+        public var skipped = 0
+        public var firstSkippedName: String?
         /// The totals of the files the age and size passes looked at, after the pass.
         public var remainingAllocated: UInt64 = 0
         public var folderExists: Bool
@@ -116,12 +121,38 @@ extension DiskCache {
             _ name: String, _ info: FileStatus, path: String, reason: RemovalReason, dryRun: Bool,
             observe: (CleanEvent) -> Void
         ) -> Bool {
+            remove(name, info, reason: reason, dryRun: dryRun, observe: observe) { () throws(SystemError) in
+                try FileSystem.removeFile(path)
+            }
+        }
+
+        /// `remove(_:_:path:…)` of the plain name `name` in `folder` (`unlinkat`): an index's
+        /// names (a journal's keys, a database's rows) go only this way.
+        mutating func remove(
+            _ name: String, _ info: FileStatus, in folder: FileDescriptor, reason: RemovalReason, dryRun: Bool,
+            observe: (CleanEvent) -> Void
+        ) -> Bool {
+            remove(name, info, reason: reason, dryRun: dryRun, observe: observe) { () throws(SystemError) in
+                try folder.removeEntry(name)
+            }
+        }
+
+        /// Counts an entry whose index names no plain file of the folder: nothing is removed.
+        mutating func skip(_ name: String) {
+            skipped += 1
+            if firstSkippedName == nil { firstSkippedName = name }
+        }
+
+        private mutating func remove(
+            _ name: String, _ info: FileStatus, reason: RemovalReason, dryRun: Bool,
+            observe: (CleanEvent) -> Void, unlink: () throws(SystemError) -> Void
+        ) -> Bool {
             let entry = CacheEntry(
                 name: name, kind: info.kind, logicalSize: info.size, allocatedSize: info.allocatedSize,
                 date: info.modified, device: info.device, inode: info.inode)
             if !dryRun {
                 do throws(SystemError) {
-                    try FileSystem.removeFile(path)
+                    try unlink()
                 } catch {
                     if !error.isNotFound {
                         failed += 1
@@ -255,7 +286,13 @@ extension DiskCache {
         if policy.removeAll {
             result.passes += 1
             try walk(directory, expireType: expireType) { entry in
-                if entry.kind != .other { _ = attempt(entry, .cleared) }
+                guard entry.kind != .other else { return }
+                if rules.clearsOnlyEntryNames
+                    && !Array(entry.name.utf8).withUnsafeBufferPointer({ location.format.isEntryName(bytes: $0) })
+                {
+                    return
+                }
+                _ = attempt(entry, .cleared)
             }
             return result
         }

@@ -86,7 +86,7 @@ extension DiskCache {
             if CacheEntry.isHidden(name: name.utf8) { stats.hiddenEntries += 1 }
             stats.directories += 1
         }
-        addIndexedEntries(to: &stats, in: directory, expireType: expireType)
+        try addIndexedEntries(to: &stats, in: directory, expireType: expireType)
         return stats
     }
 }

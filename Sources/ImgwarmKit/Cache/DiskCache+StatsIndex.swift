@@ -4,8 +4,16 @@ extension DiskCache {
     /// Adds to `stats` the entries a format's index lists in subfolders, which the walk of the
     /// folder counts in the totals but does not enter (Fresco's shard folders): each is a cache
     /// file of the format, sniffed and dated like the others.
-    func addIndexedEntries(to stats: inout Statistics, in directory: FileDescriptor, expireType: ExpireType) {
-        guard let index = location.format.makeIndex(for: location), (try? index.load()) != nil else { return }
+    /// An index that is not a regular file (a FIFO at `journal`) is an error, as in every command;
+    /// one the library would not read leaves the figures of the walk alone.
+    func addIndexedEntries(to stats: inout Statistics, in directory: FileDescriptor, expireType: ExpireType)
+        throws(DiskCacheError)
+    {
+        guard let index = location.format.makeIndex(for: location) else { return }
+        do { try index.load() } catch {
+            if case .notARegularFile = error { throw .index(error) }
+            return
+        }
         var header = [UInt8](repeating: 0, count: ImageFormat.sniffLength)
         for name in index.listedNames where name.contains("/") {
             guard let info = try? directory.status(of: name), info.kind == .file else { continue }

@@ -9,6 +9,10 @@ public struct StatsJob: Sendable {
         public var statePath: String?
         /// Seconds to wait for another process's lock on the state database. `30` by default.
         public var lockTimeout = CacheLock.defaultTimeout
+        /// Folders `stats` will not walk (compared after resolving symbolic links), with what each
+        /// is: a walk of `/` reads the whole file system. Only `/` by default; the CLI adds the
+        /// home folder.
+        public var refusedFolders = ["/": "the root folder"]
 
         public init() {}
     }
@@ -28,8 +32,12 @@ public struct StatsJob: Sendable {
     }
 
     /// Walks the folder, then reads the state database when there is one. Throws only when the
-    /// folder cannot be read; a state database that cannot be read is `Result.state.problem`.
+    /// folder is one it refuses (`refusedFolders`) or cannot be read; a state database that cannot be read is `Result.state.problem`.
     public func run() throws(DiskCacheError) -> Result {
+        let target = CleanJob.resolved(location.folder)
+        for (folder, what) in configuration.refusedFolders where CleanJob.resolved(folder) == target {
+            throw .protectedFolder(location.folder, what: what)
+        }
         let statistics = try DiskCache(location: location).statistics(expireType: configuration.expireType)
         let state = StateStore.summary(
             path: StateStore.path(configuration.statePath, for: location), lockTimeout: configuration.lockTimeout,

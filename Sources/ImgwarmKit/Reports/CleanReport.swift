@@ -81,6 +81,7 @@ public final class CleanReport {
         writer.field("trimmed", result.trimmed)
         writer.field("cleared", result.cleared)
         writer.field("failed", result.failed)
+        writer.field("skipped", result.skipped)
         writer.endObject()
         writer.endObject()
         file.write(writer.take())

@@ -56,19 +56,20 @@ public final class ReportFile {
         }
     }
 
-    /// Opens `path` for writing; `-` is standard output.
-    public init(path: String) throws(OpenError) {
+    /// Opens `path` for writing; `-` is standard output. With `waitingForReader` false, a FIFO
+    /// nobody reads fails at once (`SystemError.noReader`) instead of waiting for its reader.
+    public init(path: String, waitingForReader: Bool = true) throws(OpenError) {
         self.path = path
         if path == "-" {
             descriptor = .standardOutput
             replacement = nil
             return
         }
-        (descriptor, replacement) = try ReportFile.open(path)
+        (descriptor, replacement) = try ReportFile.open(path, waitingForReader: waitingForReader)
     }
 
     /// Opens the destination `path` names, as the type's comment says.
-    private static func open(_ path: String) throws(OpenError) -> (
+    private static func open(_ path: String, waitingForReader: Bool) throws(OpenError) -> (
         FileDescriptor, (temporary: String, target: String)?
     ) {
         var status: FileStatus
@@ -88,7 +89,10 @@ public final class ReportFile {
         }
         do throws(SystemError) {
             if status.kind == .other {
-                let descriptor = try FileDescriptor.openExistingForWriting(path)
+                let descriptor =
+                    waitingForReader
+                    ? try FileDescriptor.openExistingForWriting(path)
+                    : try FileDescriptor.openExistingForWritingNow(path)
                 let opened = try? descriptor.status()
                 if let opened, opened.kind != .file { return (descriptor, nil) }
                 // Replaced by a regular file since it was checked: never written into in place.

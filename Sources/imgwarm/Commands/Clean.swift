@@ -133,6 +133,7 @@ struct Clean: ParsableCommand {
 
     func run() throws {
         let location = try location.location()
+        try OutputTargets.check(report: report, metrics: metrics, location: location, statePath: stateOptions.state)
         let metricsOutput = try MetricsOutput.open(metrics)
         var result: DiskCache.CleanResult?
         var duration = 0.0
@@ -242,6 +243,13 @@ struct Clean: ParsableCommand {
         if !result.folderExists {
             Console.warning("\(location.folder) does not exist: nothing to clean")
             return
+        }
+        // Said even under --quiet: the index named something outside the folder.
+        if let name = result.firstSkippedName {
+            let more = result.skipped > 1 ? " and \(result.skipped - 1) more" : ""
+            Console.warning(
+                "\(location.format.library)'s index in \(location.folder) names '\(EscapedText.escaped(name))'\(more), not a file of the folder: \(dryRun ? "its entry would go" : "its entry went") from the index, and nothing was opened or deleted for it"
+            )
         }
         if quiet { return }
         let verb = dryRun ? "would delete" : "deleted"

@@ -335,6 +335,7 @@ struct Prefetch: ParsableCommand {
         {
             location.format = format
         }
+        try OutputTargets.check(report: report, metrics: metrics, location: location, statePath: stateOptions.state)
         let metricsOutput = try MetricsOutput.open(metrics)
         let outcome = RunOutcome()
         do {

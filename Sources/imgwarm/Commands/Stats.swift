@@ -1,5 +1,6 @@
 import ArgumentParser
 import ImgwarmKit
+import ImgwarmSystem
 
 /// `imgwarm stats`: the folder's entries and sizes (for SDWebImage its totalDiskSize / totalDiskCount),
 /// the format's entries, and more.
@@ -16,7 +17,8 @@ struct Stats: ParsableCommand {
             what the entries take on disk (what clean --max-size counts for \
             \(Stats.allocatedFormats); the others count logical bytes). Formats are sniffed from \
             each cache file's first bytes, and dates are those of --expire-type. Reading the \
-            files does not move their access times.
+            files does not move their access times. Like clean, it refuses / and the home folder \
+            (exit 2), even through a symbolic link: it would walk all of them.
 
             Examples:
               imgwarm stats
@@ -58,10 +60,18 @@ struct Stats: ParsableCommand {
         configuration.expireType = expireType
         configuration.statePath = stateOptions.state
         configuration.lockTimeout = stateOptions.lockTimeout
+        if let home = CurrentProcess.environment["HOME"], !home.isEmpty {
+            configuration.refusedFolders[CacheLocation.absolute(home)] = "the home folder"
+        }
         let result: StatsJob.Result
         do {
             result = try StatsJob(location: location, configuration: configuration).run()
         } catch {
+            if case .protectedFolder(let folder, let what) = error {
+                throw CommandFailure.usage(
+                    "refusing to read \(folder): it is \(what), not a disk cache folder, and stats would walk all of it; name the cache folder itself"
+                )
+            }
             throw CommandFailure.cache(error.description)
         }
         let stats = result.statistics

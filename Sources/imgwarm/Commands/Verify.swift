@@ -98,6 +98,7 @@ struct Verify: ParsableCommand {
         configuration.keyFilters = keyOptions.chain
         configuration.shard = shardOptions.shard
         let destination = json ? "-" : report
+        try OutputTargets.check(report: report, metrics: nil, location: location, statePath: nil)
         let reportFile = try destination.map(ReportFile.openForCommand)
         let text = VerifyConsole(
             location: location, sources: sources, printsText: destination != "-", quiet: quiet, verbose: verbose)

@@ -9,13 +9,13 @@ enum Defaults {
     static let metricsHelp = ArgumentHelp(
         "Write the run's figures to this file in the Prometheus text format (node_exporter's textfile collector), at the end of the run.",
         discussion:
-            "Outcome counts, bytes, duration, exit status, the end of the last run and of the last successful one, and the cache folder's entries and size after the run; written like --report (atomically; a device or FIFO is written into).",
+            "Outcome counts, bytes, duration, exit status, the end of the last run and of the last successful one, and the cache folder's entries and size after the run; written like --report (atomically; a device or FIFO is written into, but a FIFO nobody reads is skipped with a warning). Not inside the cache folder or imgwarm's own folder, nor the --report file.",
         valueName: "file")
 
     static let reportHelp = ArgumentHelp(
         "Write a JSON report to this file, or - for standard output.",
         discussion:
-            "A new or existing file (of your user: another user's is refused) is replaced atomically, keeping its permissions, its missing folders made as mkdir -p would; a device or FIFO (/dev/null, a named pipe) is written into.",
+            "A new or existing file (of your user: another user's is refused) is replaced atomically, keeping its permissions, its missing folders made as mkdir -p would; a device or FIFO (/dev/null, a named pipe) is written into. Not inside the cache folder or imgwarm's own folder (exit 2).",
         valueName: "file")
 
     static let prefetch = PrefetchJob.Configuration()

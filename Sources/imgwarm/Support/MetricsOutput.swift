@@ -7,10 +7,19 @@ struct MetricsOutput {
     let path: String
     let file: ReportFile
 
-    /// Opens `path` (nil: no metrics) as `--report` opens its file.
+    /// Opens `path` (nil: no metrics) as `--report` opens its file, but a FIFO nobody reads is
+    /// not waited for: the metrics are skipped with a warning, and the run goes on.
     static func open(_ path: String?) throws -> MetricsOutput? {
         guard let path else { return nil }
-        return MetricsOutput(path: path, file: try ReportFile.openForCommand(path))
+        do {
+            return MetricsOutput(path: path, file: try ReportFile(path: path, waitingForReader: false))
+        } catch {
+            if error.reason == .system(.noReader) {
+                Console.warning("--metrics \(path) is a FIFO nobody reads: no metrics are written this run")
+                return nil
+            }
+            throw CommandFailure.usage(error.description)
+        }
     }
 
     /// The exit code `error` ends the command with (what `Imgwarm.main` maps it to).

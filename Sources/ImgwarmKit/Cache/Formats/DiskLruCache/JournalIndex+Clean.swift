@@ -37,15 +37,19 @@ extension JournalIndex {
             try replaceJournal(with: updated)
         }
         let reason: DiskCache.RemovalReason = policy.removeAll ? .cleared : .trimmed
+        guard let directory = try openFolder() else { return result }
+        defer { directory.close() }
         for key in chosen {
-            for name in fileNames(of: key) {
-                guard
-                    let info = try? FileSystem.status(
-                        ofPath: CacheLocation.join(folderPath, name), followingLinks: false)
-                else { continue }
-                _ = result.remove(
-                    name, info, path: CacheLocation.join(folderPath, name), reason: reason, dryRun: dryRun,
-                    observe: observe)
+            let names = fileNames(of: key)
+            // A key that names no plain file of the folder (`../x`): its line went, its "files"
+            // are never looked at.
+            guard names.allSatisfy(FileDescriptor.isPlainName) else {
+                result.skip(names[layout.dataIndex])
+                continue
+            }
+            for name in names {
+                guard let info = try? directory.status(of: name) else { continue }
+                _ = result.remove(name, info, in: directory, reason: reason, dryRun: dryRun, observe: observe)
             }
         }
         return result

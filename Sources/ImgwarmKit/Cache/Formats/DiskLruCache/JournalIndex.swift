@@ -83,7 +83,7 @@ public final class JournalIndex: CacheIndex {
 
     public func load() throws(CacheIndexError) {
         // The identity first: a journal replaced after it is read again at the first flush.
-        let identity = (try? FileSystem.status(ofPath: path(JournalIndex.journalName))).map(Identity.init)
+        let identity = journalIdentity()
         let (bytes, journal) = try currentJournalBytes()
         state.withLock {
             $0.journal = journal
@@ -93,18 +93,38 @@ public final class JournalIndex: CacheIndex {
         }
     }
 
-    /// The bytes of the file at `path`; nil when there is none.
-    static func contents(of path: String) throws(SystemError) -> [UInt8]? {
-        let file: FileDescriptor
-        do { file = try FileDescriptor.openForReading(path) } catch {
+    /// The cache folder, open; nil when it does not exist (an empty cache).
+    func openFolder() throws(CacheIndexError) -> FileDescriptor? {
+        do { return try FileDescriptor.openFolder(folder) } catch {
             if error.isNotFound { return nil }
-            throw error
+            throw .system(path: folder, error)
+        }
+    }
+
+    /// Which file `journal` is now (not following a link); nil when there is none.
+    private func journalIdentity() -> Identity? {
+        guard let directory = try? openFolder() else { return nil }
+        defer { directory.close() }
+        return (try? directory.status(of: JournalIndex.journalName)).map(Identity.init)
+    }
+
+    /// The bytes of the regular file `name` of `directory`; nil when there is none. Anything but
+    /// a regular file there (a FIFO, a device, a link) is never read: it is `.notARegularFile`.
+    func contents(of name: String, in directory: FileDescriptor) throws(CacheIndexError) -> [UInt8]? {
+        let opening: RegularFileOpening
+        do { opening = try directory.openRegularFile(name) } catch { throw .system(path: path(name), error) }
+        let file: FileDescriptor
+        switch opening {
+        case .absent: return nil
+        case .other(let what): throw .notARegularFile(path: path(name), what: what)
+        case .opened(let opened, _): file = opened
         }
         defer { file.close() }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let count = try file.read(into: &buffer)
+            let count: Int
+            do { count = try file.read(into: &buffer) } catch { throw .system(path: path(name), error) }
             if count == 0 { return bytes }
             bytes.append(contentsOf: buffer[..<count])
         }
@@ -114,15 +134,16 @@ public final class JournalIndex: CacheIndex {
     /// renames a lone backup into place), else an empty cache: its bytes up to its last complete
     /// line (or a new header), and what they hold.
     func currentJournalBytes() throws(CacheIndexError) -> (bytes: [UInt8], journal: DiskLruJournal) {
-        for name in [JournalIndex.journalName, JournalIndex.backupName] {
-            let bytes: [UInt8]?
-            do { bytes = try JournalIndex.contents(of: path(name)) } catch { throw .system(path: path(name), error) }
-            guard let bytes else { continue }
-            do {
-                let journal = try DiskLruJournal.parse(bytes, header: layout.header, dialect: layout.dialect)
-                return (Array(bytes[..<journal.completeLength]), journal)
-            } catch {
-                throw .unreadable(path: path(name), library: layout.library, reason: error.description)
+        if let directory = try openFolder() {
+            defer { directory.close() }
+            for name in [JournalIndex.journalName, JournalIndex.backupName] {
+                guard let bytes = try contents(of: name, in: directory) else { continue }
+                do {
+                    let journal = try DiskLruJournal.parse(bytes, header: layout.header, dialect: layout.dialect)
+                    return (Array(bytes[..<journal.completeLength]), journal)
+                } catch {
+                    throw .unreadable(path: path(name), library: layout.library, reason: error.description)
+                }
             }
         }
         return (layout.header.bytes, DiskLruJournal.empty(header: layout.header))
@@ -153,8 +174,16 @@ public final class JournalIndex: CacheIndex {
         return key.utf8.count == 64 && !key.contains(".")
     }
 
-    public var listedNames: [String] {
-        state.withLock { $0.journal.openEntries.filter { $0.entry.readable }.map { "\($0.key).\(layout.dataIndex)" } }
+    /// A key whose file names are not plain names (`../x`) names no file of the folder: it is
+    /// left out (`unsafeNames`).
+    public var listedNames: [String] { readableNames.filter(FileDescriptor.isPlainName) }
+
+    public var unsafeNames: [String] { readableNames.filter { !FileDescriptor.isPlainName($0) } }
+
+    private var readableNames: [String] {
+        state.withLock {
+            $0.journal.openEntries.filter { $0.entry.readable }.map { "\($0.key).\(layout.dataIndex)" }
+        }
     }
 
     public func didStore(_ name: String) {
@@ -194,7 +223,7 @@ public final class JournalIndex: CacheIndex {
             }
             var bytes: [UInt8]
             var journal: DiskLruJournal
-            let found = (try? FileSystem.status(ofPath: path(JournalIndex.journalName))).map(Identity.init)
+            let found = journalIdentity()
             if let found, found == state.identity {
                 // Nobody wrote it since this process did: its bytes are the ones kept.
                 (bytes, journal) = (state.bytes, state.journal)
@@ -240,33 +269,27 @@ public final class JournalIndex: CacheIndex {
             }
             state.journal = journal
             state.bytes = bytes
-            state.identity = (try? FileSystem.status(ofPath: path(JournalIndex.journalName))).map(Identity.init)
+            state.identity = journalIdentity()
             state.pending.removeAll()
             state.stored.removeAll()
             state.lastFlush = Monotonic.now()
         }
     }
 
-    /// Writes `bytes` to `journal.tmp`, flushed to disk, renames it over `journal`, and removes
-    /// `journal.bkp` (the library removes a backup once a journal exists).
+    /// Writes `bytes` to a new `journal.tmp`, flushed to disk, renames it over `journal`, and
+    /// removes `journal.bkp` (the library removes a backup once a journal exists). All three are
+    /// names in the open cache folder: whatever stands at `journal.tmp` (a link, a FIFO) is
+    /// removed, never followed, and the new one is created exclusively.
     func replaceJournal(with bytes: [UInt8]) throws(CacheIndexError) {
-        let temporary = path(JournalIndex.temporaryName)
-        do throws(SystemError) {
-            let file = try FileDescriptor.createOrTruncate(temporary)
-            do {
-                try file.writeAll(bytes)
-                try file.synchronize()
-            } catch {
-                file.close()
-                throw error
-            }
-            try file.closeAfterWriting()
-            try FileSystem.rename(temporary, to: path(JournalIndex.journalName))
+        let directory: FileDescriptor
+        do { directory = try FileDescriptor.openFolder(folder) } catch { throw .system(path: folder, error) }
+        defer { directory.close() }
+        do {
+            try directory.replaceFile(JournalIndex.journalName, with: bytes, through: JournalIndex.temporaryName)
         } catch {
-            try? FileSystem.removeFile(temporary)
-            throw .system(path: temporary, error)
+            throw .system(path: path(JournalIndex.temporaryName), error)
         }
-        do { try FileSystem.removeFile(path(JournalIndex.backupName)) } catch  where error.isNotFound {} catch {
+        do { try directory.removeEntryIfPresent(JournalIndex.backupName) } catch {
             throw .system(path: path(JournalIndex.backupName), error)
         }
     }

@@ -44,6 +44,8 @@ public final class FlutterDatabase {
         case unusable(String)
         /// There is no database at the path (the library would create an empty one).
         case absent(String)
+        /// Something else than a regular file is at the path (`what`: "a FIFO"…): not opened.
+        case notARegularFile(what: String)
         /// SQLite failed (`busy` true: another process held its lock past the wait).
         case sqlite(SQLiteError, busy: Bool)
 
@@ -51,6 +53,7 @@ public final class FlutterDatabase {
             switch self {
             case .unusable(let reason): return reason
             case .absent(let path): return "there is no database at \(path)"
+            case .notARegularFile(let what): return "it is \(what), not a regular file"
             case .sqlite(let error, _): return error.description
             }
         }
@@ -93,10 +96,10 @@ public final class FlutterDatabase {
         throws(Problem)
     {
         self.path = path
-        let exists = FileSystem.exists(path)
+        let exists = try FlutterDatabase.isRegularFile(path)
         if !exists && (!create || readOnly) { throw .absent(path) }
         do {
-            db = try SQLiteDatabase(path: path, readOnly: readOnly, create: create && !readOnly)
+            db = try SQLiteDatabase(path: path, readOnly: readOnly, create: create && !readOnly, noFollow: true)
             db.setBusyTimeout(milliseconds: Int32(clamping: Int(busyTimeout * 1000)))
         } catch {
             throw FlutterDatabase.problem(error)
@@ -119,6 +122,23 @@ public final class FlutterDatabase {
             throw FlutterDatabase.problem(error)
         }
         try check()
+    }
+
+    /// True when a regular file is at `path`, false when nothing is; anything else (a FIFO, a
+    /// device, a link: SQLite would wait on it or follow it) is `.notARegularFile`, and is
+    /// neither read nor waited on.
+    static func isRegularFile(_ path: String) throws(Problem) -> Bool {
+        let opening: RegularFileOpening
+        do { opening = try FileDescriptor.openRegularFile(atPath: path) } catch {
+            throw .sqlite(SQLiteError(code: 14, message: error.description), busy: false)
+        }
+        switch opening {
+        case .absent: return false
+        case .other(let what): throw .notARegularFile(what: what)
+        case .opened(let file, _):
+            file.close()
+            return true
+        }
     }
 
     private static func problem(_ error: SQLiteError) -> Problem {

@@ -76,6 +76,7 @@ public struct FlutterFormat: CacheFormat {
         } catch {
             switch error {
             case .unusable(let reason): return .unusable("flutter_cache_manager would not use \(database): \(reason)")
+            case .notARegularFile: return .unusable(FlutterIndex.indexError(error, path: database).description)
             default: return .unusable("cannot read \(database): \(error)")
             }
         }

@@ -26,13 +26,18 @@ extension FlutterIndex {
         } catch {
             throw FlutterIndex.indexError(error, path: databasePath, timeout: lockTimeout)
         }
+        let directory: FileDescriptor
+        do { directory = try FileDescriptor.openFolder(folder) } catch { throw .system(path: folder, error) }
+        defer { directory.close() }
         for (row, stale) in removed {
             let reason: DiskCache.RemovalReason = policy.removeAll ? .cleared : stale ? .expired : .trimmed
-            let path = CacheLocation.join(folder, row.relativePath)
-            guard !row.relativePath.isEmpty, !row.relativePath.contains("/"),
-                let info = try? FileSystem.status(ofPath: path, followingLinks: false)
-            else { continue }
-            _ = result.remove(row.relativePath, info, path: path, reason: reason, dryRun: dryRun, observe: observe)
+            // A row that names no plain file of the folder (`../x`): the row went, nothing is opened.
+            guard FileDescriptor.isPlainName(row.relativePath) else {
+                result.skip(row.relativePath)
+                continue
+            }
+            guard let info = try? directory.status(of: row.relativePath) else { continue }
+            _ = result.remove(row.relativePath, info, in: directory, reason: reason, dryRun: dryRun, observe: observe)
         }
         if !dryRun { try? load() }
         return result

@@ -56,6 +56,7 @@ public final class FlutterIndex: CacheIndex {
         switch problem {
         case .unusable(let reason): return .refused(path: path, library: library, reason: reason)
         case .absent: return .refused(path: path, library: library, reason: problem.description)
+        case .notARegularFile(let what): return .notARegularFile(path: path, what: what)
         case .sqlite(_, busy: true):
             return .locked(CacheLock.Timeout(path: path, seconds: timeout, exclusive: true, holders: []))
         case .sqlite(let error, busy: false):
@@ -66,7 +67,11 @@ public final class FlutterIndex: CacheIndex {
     // MARK: Reading
 
     public func load() throws(CacheIndexError) {
-        guard FileSystem.exists(databasePath) else {
+        let exists: Bool
+        do { exists = try FlutterDatabase.isRegularFile(databasePath) } catch {
+            throw FlutterIndex.indexError(error, path: databasePath)
+        }
+        guard exists else {
             state.withLock {
                 $0.rows = [:]
                 $0.keysByName = [:]
@@ -116,12 +121,21 @@ public final class FlutterIndex: CacheIndex {
 
     public func isEntryFile(_ name: String) -> Bool { FlutterFileName.isName(name) }
 
+    /// A row whose `relativePath` is not a plain name (`../x`) names no file of the folder: it
+    /// is left out, and its key is one the index does not list (docs/hardening.md).
     public var listedNames: [String] {
-        state.withLock { $0.rows.values.sorted { ($0.touched, $0.id) < ($1.touched, $1.id) }.map(\.relativePath) }
+        state.withLock {
+            $0.rows.values.sorted { ($0.touched, $0.id) < ($1.touched, $1.id) }.map(\.relativePath)
+                .filter(FileDescriptor.isPlainName)
+        }
+    }
+
+    public var unsafeNames: [String] {
+        state.withLock { $0.rows.values.map(\.relativePath).filter { !FileDescriptor.isPlainName($0) }.sorted() }
     }
 
     public func entryName(forKey key: String) -> String? {
-        state.withLock { $0.rows[key]?.relativePath }
+        state.withLock { $0.rows[key]?.relativePath }.flatMap { FileDescriptor.isPlainName($0) ? $0 : nil }
     }
 
     public var accountedBytes: UInt64 {
@@ -190,7 +204,9 @@ public final class FlutterIndex: CacheIndex {
                     switch operation {
                     case .put(let put):
                         // Written only while its file is there (a clean may have run since).
-                        guard FileSystem.exists(CacheLocation.join(folder, put.relativePath)) else { continue }
+                        guard FileDescriptor.isPlainName(put.relativePath),
+                            FileSystem.exists(CacheLocation.join(folder, put.relativePath))
+                        else { continue }
                         let now = FlutterIndex.milliseconds(.now())
                         if let old = try db.put(put, now: now) { replaced.append(old) }
                         var row = FlutterDatabase.Row(
@@ -218,8 +234,12 @@ public final class FlutterIndex: CacheIndex {
                 if case .sqlite(_, busy: true) = error, !force { return }
                 throw FlutterIndex.indexError(error, path: databasePath, timeout: lockTimeout)
             }
-            // The library removes the file a replaced row named once the new row is in.
-            for name in replaced { try? FileSystem.removeFile(CacheLocation.join(folder, name)) }
+            // The library removes the file a replaced row named once the new row is in; a row
+            // that named no plain file of the folder (`../x`) is replaced, and nothing removed.
+            if let directory = try? FileDescriptor.openFolder(folder) {
+                for name in replaced where FileDescriptor.isPlainName(name) { try? directory.removeEntry(name) }
+                directory.close()
+            }
             state.pending.removeAll()
             state.putNames.removeAll()
             state.lastFlush = Monotonic.now()

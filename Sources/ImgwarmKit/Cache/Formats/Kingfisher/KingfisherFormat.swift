@@ -85,6 +85,7 @@ public struct KingfisherFormat: CacheFormat {
         rules.creationFallsBackToChange = true
         rules.startsAtLimit = true
         rules.stopsAtTarget = true
+        rules.clearsOnlyEntryNames = true
         return rules
     }
 }
