@@ -104,9 +104,13 @@ if $build; then
   # -z now: every symbol bound at start, so the whole GOT can be read-only (full RELRO).
   # No $ORIGIN run path: nothing is loaded from beside the binary (/usr/bin, /usr/local/bin).
   # The progress lines go; compiler diagnostics stay (imgwarm's own: SwiftPM silences those of
-  # the dependencies it fetched), and so does the last line.
+  # the dependencies it fetched), and so does the last line. One linker line goes too: glibc's
+  # link-time note that the toolchain's own static Foundation (swift_static/…
+  # libFoundationEssentials.a) calls mktemp, which says nothing of imgwarm's code.
   swift build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now \
-    --product imgwarm 2>&1 | { grep -vE '^(\[[0-9]+/[0-9]+\] |Building for )' || true; }
+    --product imgwarm 2>&1 | {
+    grep -vE '^(\[[0-9]+/[0-9]+\] |Building for )|/swift_static/.*: warning: the use of .mktemp. is dangerous' || true
+  }
 fi
 binary="$(swift build -c release --show-bin-path)/imgwarm"
 [ -x "$binary" ] || { echo "install.sh: $binary is missing: run without --no-build" >&2; exit 1; }
