@@ -98,20 +98,8 @@ extension UntrustedCacheTests {
 
     // MARK: A bounded fuzz of journal and database contents
 
-    /// A small deterministic generator (SplitMix64): a failure names its seed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// A hostile name: climbing, absolute, nested, with a NUL, empty, dots, very long.
-    static func hostileName(_ g: inout Generator) -> String {
+    static func hostileName(_ g: inout SplitMix64) -> String {
         let pieces = [
             "../outside/victim", "../../outside/victim", "/tmp", "..", ".", "", "a/b", "x\u{0}../../outside/victim",
             "../outside", String(repeating: "../", count: 40) + "etc/hostname", "journal",
@@ -125,7 +113,7 @@ extension UntrustedCacheTests {
     /// Random journals (keys with `/`, `..`, NUL, long lines and valid entries mixed) and random
     /// flutter rows: after prefetch, verify, stats and clean nothing outside the folder changed.
     @Test(arguments: 1...6) func fuzzedIndexesNeverReachOutside(seed: UInt64) throws {
-        var g = Generator(state: seed)
+        var g = SplitMix64(state: seed)
         let s = try FlutterCacheTests.Setup()
         let h = s.h
         let outside = try Outside(h, names: ["victim", "victim.0", "victim.1"])

@@ -10,16 +10,6 @@ import Testing
 /// by name, files that cannot be removed not counted, whatever the page size and however the
 /// cut falls. The reference below is the sort of every entry, as `clean` was before it streamed.
 @Suite struct CleanStreamingTests {
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     /// SDWebImage's algorithm over a full scan: expired first, then the sort by (date, name).
     static func reference(
@@ -51,7 +41,7 @@ import Testing
 
     @Test(arguments: [1, 3, 7, 40, 32768])
     func streamingRemovesWhatTheFullSortRemoves(pageCapacity: Int) throws {
-        var random = Generator(state: UInt64(pageCapacity))
+        var random = SplitMix64(state: UInt64(pageCapacity))
         let now = Timestamp.now()
         for round in 0..<6 {
             let temp = try TemporaryFolder()

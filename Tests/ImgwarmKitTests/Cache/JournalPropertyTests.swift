@@ -9,7 +9,7 @@ import Testing
 /// (`DiskLruReaderModel`), and random runs of stores, hits, cleans and app histories against both
 /// (docs/cache-formats-android.md).
 @Suite struct JournalPropertyTests {
-    typealias Random = PropertyTests.Random
+    typealias Random = SplitMix64
     static let iterations = max(200, PropertyTests.iterations)
 
     static let keys = ["k", "", "a0", String(repeating: "f", count: 64), "x y", "UP", "-_"]

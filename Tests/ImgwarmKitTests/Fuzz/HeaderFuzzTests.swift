@@ -86,7 +86,7 @@ import Testing
         0x8000_0001, 0xFFFF_FFFE, 0xFFFF_FFFF,
     ]
 
-    static func mutate(_ input: [UInt8], _ random: inout PropertyTests.Random) -> [UInt8] {
+    static func mutate(_ input: [UInt8], _ random: inout SplitMix64) -> [UInt8] {
         var bytes = input
         for _ in 0..<(1 + random.below(4)) where !bytes.isEmpty {
             // Most header fields are in the first 64 bytes; sometimes anywhere.
@@ -110,7 +110,7 @@ import Testing
     }
 
     @Test func headerReadersNeverTrap() throws {
-        var random = PropertyTests.Random(state: Self.seed)
+        var random = SplitMix64(state: Self.seed)
         let templates = try Self.templates()
         let validator = ImageValidator(configuration: ValidationConfiguration())
         let deadline = Date().addingTimeInterval(Self.seconds)

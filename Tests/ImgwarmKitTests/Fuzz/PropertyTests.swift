@@ -13,20 +13,6 @@ import Testing
     static let iterations = Int(environment["IMGWARM_FUZZ_ITERATIONS"] ?? "") ?? 3000
     static let seed = UInt64(environment["IMGWARM_FUZZ_SEED"] ?? "") ?? 0x1A2B_3C4D
 
-    /// SplitMix64: small, fast, reproducible.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
-        mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-    }
-
     static let fragments: [String] = [
         "http://", "https://", "HTTP://", "hTtPs://", "ftp://", "file://", "data:", "mailto:", "//", "/", "?", "#", ".",
         "..",
@@ -37,13 +23,13 @@ import Testing
         "é", "\u{200F}", "\u{202E}", "😀", "\u{0}", "\u{7F}", "\"", "\\", "{", "}", "<", ">", "|", "^", "`", "user:pw@",
     ]
 
-    static func randomText(_ random: inout Random) -> String {
+    static func randomText(_ random: inout SplitMix64) -> String {
         var text = ""
         for _ in 0..<random.below(12) { text += random.pick(fragments) }
         return text
     }
 
-    static func randomBytes(_ random: inout Random) -> [UInt8] {
+    static func randomBytes(_ random: inout SplitMix64) -> [UInt8] {
         var bytes = Array(randomText(&random).utf8)
         for _ in 0..<random.below(4) {
             let position = random.below(bytes.count + 1)
@@ -53,7 +39,7 @@ import Testing
     }
 
     @Test func listLinesAndURLRules() {
-        var random = Random(state: Self.seed)
+        var random = SplitMix64(state: Self.seed)
         for _ in 0..<Self.iterations {
             let bytes = Self.randomBytes(&random)
             switch ListLine.parse(bytes[...], format: .plain, truncated: false) {
@@ -76,7 +62,7 @@ import Testing
     }
 
     @Test func jsonLines() {
-        var random = Random(state: Self.seed ^ 0x55)
+        var random = SplitMix64(state: Self.seed ^ 0x55)
         let pieces = [
             "{", "}", "[", "]", ",", ":", "\"url\"", "\"priority\"", "\"high\"", "\"x\"", "1", "-2.5e3", "true", "null",
             " ", "\"\\u00e9\"", "\"\\ud83d\\ude00\"", "\"\\ud800\"", "\"http://a.com/x.png\"", "\\", "\"", "0", "01",
@@ -96,7 +82,7 @@ import Testing
     }
 
     @Test func fileNames() {
-        var random = Random(state: Self.seed ^ 0xAA)
+        var random = SplitMix64(state: Self.seed ^ 0xAA)
         let hex = Set("0123456789abcdef")
         for _ in 0..<Self.iterations {
             let key = Self.randomText(&random)
@@ -116,11 +102,11 @@ import Testing
         }
     }
 
-    /// Random damage to real images never crashes the checks; every cut is caught by the
+    /// SplitMix64 damage to real images never crashes the checks; every cut is caught by the
     /// structural check of the formats that have an end marker or a declared length; and a size
     /// the header declares is never negative.
     @Test func structureAndSizesOfDamagedImages() throws {
-        var random = Random(state: Self.seed ^ 0xF0)
+        var random = SplitMix64(state: Self.seed ^ 0xF0)
         let images = try Fixtures.validImages()
         let names = images.keys.sorted()
         // Every intact fixture passes, so a failure below is the damage's doing.

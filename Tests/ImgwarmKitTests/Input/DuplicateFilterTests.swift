@@ -12,7 +12,7 @@ import Testing
     /// lines whose key appeared on an earlier line.
     @Test func findsExactlyTheRepeatedLinesAcrossTheMemoryLimit() throws {
         let temp = try TemporaryFolder()
-        var random = PropertyTests.Random(state: 0xD0B1E)
+        var random = SplitMix64(state: 0xD0B1E)
         for round in 0..<200 {
             let limit = 1 + random.below(12)
             let filter = DuplicateFilter(memoryLimit: limit, folder: temp.path)
