@@ -11,7 +11,7 @@ extension DiskLruJournal {
     /// length): imgwarm does not follow them there, and treats the journal as one it cannot read,
     /// so it never writes to it, as for a journal the library finds corrupt.
     static func overLong(line: Int) -> Corruption {
-        Corruption(line: line, reason: "a line longer than \(lineLimit) bytes")
+        Corruption(line: line, reason: "a line longer than \(lineLimit) bytes", overLong: true)
     }
 
     /// Feeds a journal to the parser in chunks of any size.

@@ -59,6 +59,9 @@ public struct DiskLruJournal: Sendable, Equatable {
         /// 1-based line number in the journal.
         public var line: Int
         public var reason: String
+        /// The line is longer than `lineLimit`: imgwarm's verdict, not the library's (its reader
+        /// has no limit).
+        public var overLong = false
         public var description: String { "line \(line): \(reason)" }
     }
 

@@ -39,8 +39,8 @@ extension JournalIndex {
             let lines = Array(chosen.map { "REMOVE \($0)\n" }.joined().utf8)
             if try write(lines, to: &journal, known: file, in: directory) != nil { break }
             if attempt == 3 {
-                throw .refused(
-                    path: path(JournalIndex.journalName), library: layout.library,
+                throw .notUsed(
+                    path: path(JournalIndex.journalName),
                     reason: "another process kept changing it while imgwarm appended")
             }
         }

@@ -75,7 +75,12 @@ extension JournalIndex {
             if count == 0 { break }
             do { try reader.feed(buffer[..<count]) } catch {
                 noteBuffered(reader.mostBuffered)
-                throw .unreadable(path: path(name), library: layout.library, reason: error.description)
+                guard error.overLong else {
+                    throw .unreadable(path: path(name), library: layout.library, reason: error.description)
+                }
+                throw .notUsed(
+                    path: path(name),
+                    reason: "\(error.description), which \(layout.library) never writes (its keys are 64 hex digits)")
             }
         }
         let journal: DiskLruJournal

@@ -195,9 +195,8 @@ public final class JournalIndex: CacheIndex {
                 state.lastFlush = Monotonic.now()
                 return
             }
-            throw .refused(
-                path: path(JournalIndex.journalName), library: layout.library,
-                reason: "another process kept changing it while imgwarm appended")
+            throw .notUsed(
+                path: path(JournalIndex.journalName), reason: "another process kept changing it while imgwarm appended")
         }
     }
 
