@@ -145,6 +145,34 @@ import Testing
         #expect(try Self.inode(index) == inode)
     }
 
+    /// A journal that ends in a line without `\n` (a crash mid-append) cannot take more lines: the
+    /// next flush rewrites it without that line, as the library does, and appends again after; a
+    /// lone `journal.bkp` is written as a new `journal` and removed.
+    @Test func anUnterminatedJournalOrABackupIsRewritten() throws {
+        let temp = try TemporaryFolder()
+        let text =
+            Self.glideHeader.bytes + Array("CLEAN \(Self.key(1)) 4\nREAD \(Self.key(1))\nCLEAN \(Self.key(2)) 9".utf8)
+        let index = try Self.index(temp, text)
+        try index.load()
+        index.didRead("\(Self.key(1)).0")
+        try index.flush(force: true, lockTimeout: 5)
+        let rewritten = Self.glideHeader.bytes + Array("CLEAN \(Self.key(1)) 4\n".utf8)
+        #expect(Self.journalBytes(index) == rewritten)
+        index.didRead("\(Self.key(1)).0")
+        try index.flush(force: true, lockTimeout: 5)
+        #expect(Self.journalBytes(index) == rewritten + Array("READ \(Self.key(1))\n".utf8))
+
+        let other = try TemporaryFolder()
+        let backup = try Self.index(other, Self.glideHeader.bytes + Array("CLEAN \(Self.key(3)) 2\n".utf8))
+        try FileManager.default.moveItem(
+            atPath: backup.folderPath + "/journal", toPath: backup.folderPath + "/journal.bkp")
+        try backup.load()
+        backup.didRead("\(Self.key(3)).0")
+        try backup.flush(force: true, lockTimeout: 5)
+        #expect(Self.journalBytes(backup) == Self.glideHeader.bytes + Array("CLEAN \(Self.key(3)) 2\n".utf8))
+        #expect(!FileManager.default.fileExists(atPath: backup.folderPath + "/journal.bkp"))
+    }
+
     /// A journal of `entries` `CLEAN` lines and `redundant` `READ` lines, with the index on it.
     static func journal(_ temp: TemporaryFolder, layout: JournalIndex.Layout, entries: Int, redundant: Int) throws
         -> JournalIndex
