@@ -11,7 +11,8 @@ import Synchronization
 /// Every entry's files are complete under their names before the `CLEAN` line that lists them
 /// exists; a hit gets the `READ` line the library's `get` writes. Lines are batched (at most a
 /// second or `batchSize` lines) and written under `<private folder>/journal.lock`, after reading the
-/// journal again, so what another process wrote in between is kept.
+/// journal again if it is not the file this process last read or wrote, so what another process
+/// wrote in between is kept.
 public final class JournalIndex: CacheIndex {
     /// What differs between the libraries that keep this journal.
     public struct Layout: Sendable, Equatable {
