@@ -53,6 +53,18 @@ extension FileDescriptor {
             open: { path in openat(folder, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) })
     }
 
+    /// `openRegularFile` for appending (`O_WRONLY | O_APPEND`): every write lands at the file's end,
+    /// whatever another process appended meanwhile. Never a link, a FIFO or a device.
+    public func openRegularFileForAppending(_ name: String) throws(SystemError) -> RegularFileOpening {
+        guard FileDescriptor.isPlainName(name) else { throw FileDescriptor.refusedName("openat", name) }
+        let folder = rawValue
+        return try FileDescriptor.openRegular(
+            name, status: { path, info in fstatat(folder, path, &info, AT_SYMLINK_NOFOLLOW) },
+            open: { path in
+                openat(folder, path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+            })
+    }
+
     /// `openRegularFile` for a path (a database beside the cache folder): its last component is
     /// not followed if it is a link.
     public static func openRegularFile(atPath path: String) throws(SystemError) -> RegularFileOpening {

@@ -134,6 +134,9 @@ public enum CacheIndexError: Error, Sendable, Equatable, CustomStringConvertible
     /// Something else than a regular file stands at the index's name (`what`: "a FIFO", "a
     /// symbolic link"…): it was neither read nor waited on, and imgwarm changed nothing there.
     case notARegularFile(path: String, what: String)
+    /// imgwarm does not use the index although the library might (`reason`: a journal line over
+    /// imgwarm's limit, a journal another process kept changing): imgwarm changed nothing there.
+    case notUsed(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -145,6 +148,8 @@ public enum CacheIndexError: Error, Sendable, Equatable, CustomStringConvertible
         case .system(let path, let error): return "cannot use \(path): \(error)"
         case .locked(let timeout): return timeout.description
         case .folder(let error): return error.description
+        case .notUsed(let path, let reason):
+            return "imgwarm did not use \(path): \(reason); it changed nothing there"
         case .notARegularFile(let path, let what):
             return
                 "\(path) is \(what), not a regular file: imgwarm reads a library's journal or database only from a regular file, and changed nothing there"

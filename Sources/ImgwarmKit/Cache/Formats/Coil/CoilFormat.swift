@@ -25,11 +25,12 @@ public struct CoilFormat: CacheFormat {
     /// The upper bound of Coil's default size (2 % of the free space within 10–250 MiB).
     public static let defaultSizeLimit: UInt64 = 250 << 20
 
-    /// `RealDiskCache`'s `appVersion` (3 in Coil 3, 1 in Coil 2) and `valueCount` 2.
+    /// `RealDiskCache`'s `appVersion` (3 in Coil 3, 1 in Coil 2) and `valueCount` 2; its
+    /// `DiskLruCache` rewrites the journal after 2,000 operations (`journalRewriteRequired`).
     public var layout: JournalIndex.Layout {
         JournalIndex.Layout(
             library: library, header: DiskLruJournal.Header(appVersion: major == 2 ? 1 : 3, valueCount: 2),
-            dialect: .kotlinSplit, dataIndex: 1)
+            dialect: .kotlinSplit, dataIndex: 1, rebuild: .redundantOnly)
     }
 
     public func folder(cachesRoot: String, namespace: String) -> String {

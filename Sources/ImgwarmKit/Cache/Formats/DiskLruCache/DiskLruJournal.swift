@@ -51,7 +51,7 @@ public struct DiskLruJournal: Sendable, Equatable {
     public private(set) var lineCount = 0
     /// Bytes up to and including the last `\n`: an unterminated last line is ignored (the library
     /// rewrites the journal without it).
-    public private(set) var completeLength = 0
+    public internal(set) var completeLength = 0
     private var clock = 0
 
     /// Why a library would discard the folder.
@@ -59,18 +59,19 @@ public struct DiskLruJournal: Sendable, Equatable {
         /// 1-based line number in the journal.
         public var line: Int
         public var reason: String
+        /// The line is longer than `lineLimit`: imgwarm's verdict, not the library's (its reader
+        /// has no limit).
+        public var overLong = false
         public var description: String { "line \(line): \(reason)" }
     }
 
     /// Reads `bytes` as the library would. Bytes outside ASCII are refused too: the libraries decode
     /// them (US-ASCII or UTF-8) to replacement characters, so two different keys could become one.
+    /// A line longer than `lineLimit` is refused as well (`Reader`).
     public static func parse(_ bytes: [UInt8], header: Header, dialect: Dialect) throws(Corruption) -> DiskLruJournal {
-        var journal = DiskLruJournal()
-        try journal.consume(bytes[...], header: header, dialect: dialect)
-        if journal.linesRead < 5 {
-            throw Corruption(line: journal.linesRead + 1, reason: "the header ends early")
-        }
-        return journal
+        var reader = Reader(header: header, dialect: dialect)
+        try reader.feed(bytes[...])
+        return try reader.finish()
     }
 
     /// A new journal: the header alone, as the library writes it for an empty cache.
@@ -83,44 +84,47 @@ public struct DiskLruJournal: Sendable, Equatable {
     /// Reads complete lines appended to the journal already read (`completeLength` grows by their
     /// length), as the library would read them after the others.
     public mutating func append(_ lines: [UInt8], header: Header, dialect: Dialect) throws(Corruption) {
-        let base = completeLength
         try consume(lines[...], header: header, dialect: dialect)
-        completeLength += base
     }
 
     /// Lines read, the header's included.
-    private var linesRead = 0
+    public internal(set) var linesRead = 0
 
+    /// The lines of `bytes` up to its last `\n`, each shorter than `lineLimit`.
     private mutating func consume(_ bytes: ArraySlice<UInt8>, header: Header, dialect: Dialect) throws(Corruption) {
         var start = bytes.startIndex
-        completeLength = 0
         while let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
-            linesRead += 1
-            let lineNumber = linesRead
-            var end = newline
-            // `StrictLineReader` and Okio's `readUtf8LineStrict` both take one `\r` before `\n` off.
-            if end > start && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-            let line = bytes[start..<end]
-            if let bad = line.first(where: { $0 >= 0x80 }) {
-                throw Corruption(line: lineNumber, reason: "a byte outside ASCII (\(bad))")
-            }
-            if lineNumber <= 5 {
-                let expected = [DiskLruJournal.magic, "1", String(header.appVersion), String(header.valueCount), ""][
-                    lineNumber - 1]
-                guard line.elementsEqual(expected.utf8) else {
-                    throw Corruption(
-                        line: lineNumber,
-                        reason:
-                            "the header differs: '\(String(decoding: line, as: UTF8.self))' where '\(expected)' belongs"
-                    )
-                }
-            } else {
-                try apply(line, header: header, dialect: dialect, lineNumber: lineNumber)
-                lineCount += 1
-            }
+            try read(line: bytes[start..<newline], header: header, dialect: dialect)
             start = newline + 1
-            completeLength = start - bytes.startIndex
         }
+    }
+
+    /// One complete line, without its `\n`.
+    mutating func read(line whole: ArraySlice<UInt8>, header: Header, dialect: Dialect) throws(Corruption) {
+        linesRead += 1
+        let lineNumber = linesRead
+        guard whole.count <= DiskLruJournal.lineLimit else { throw DiskLruJournal.overLong(line: lineNumber) }
+        var end = whole.endIndex
+        // `StrictLineReader` and Okio's `readUtf8LineStrict` both take one `\r` before `\n` off.
+        if end > whole.startIndex && whole[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        let line = whole[whole.startIndex..<end]
+        if let bad = line.first(where: { $0 >= 0x80 }) {
+            throw Corruption(line: lineNumber, reason: "a byte outside ASCII (\(bad))")
+        }
+        if lineNumber <= 5 {
+            let expected = [DiskLruJournal.magic, "1", String(header.appVersion), String(header.valueCount), ""][
+                lineNumber - 1]
+            guard line.elementsEqual(expected.utf8) else {
+                throw Corruption(
+                    line: lineNumber,
+                    reason: "the header differs: '\(String(decoding: line, as: UTF8.self))' where '\(expected)' belongs"
+                )
+            }
+        } else {
+            try apply(line, header: header, dialect: dialect, lineNumber: lineNumber)
+            lineCount += 1
+        }
+        completeLength += whole.count + 1
     }
 
     private mutating func apply(_ line: ArraySlice<UInt8>, header: Header, dialect: Dialect, lineNumber: Int)

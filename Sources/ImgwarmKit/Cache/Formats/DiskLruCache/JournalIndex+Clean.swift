@@ -20,25 +20,31 @@ extension JournalIndex {
             lock?.unlock()
             lock?.close()
         }
-        let (bytes, journal) = try currentJournalBytes()
-        let kept = journal.openEntries
-        var size = journal.openSize
-        var chosen: [String] = []
-        for (key, entry) in kept {
-            if !policy.removeAll && (policy.maxSize == 0 || size <= Int64(clamping: policy.maxSize)) { break }
-            chosen.append(key)
-            size -= entry.lengths.reduce(0, &+)
-        }
-        result.remainingAllocated = UInt64(max(0, size))
-        guard !chosen.isEmpty else { return result }
-        if !dryRun {
-            var updated = bytes
-            for key in chosen { updated.append(contentsOf: "REMOVE \(key)\n".utf8) }
-            try replaceJournal(with: updated)
-        }
-        let reason: DiskCache.RemovalReason = policy.removeAll ? .cleared : .trimmed
         guard let directory = try openFolder() else { return result }
         defer { directory.close() }
+        var chosen: [String] = []
+        // Read again when the journal changes between the read and the append (another process).
+        for attempt in 0..<4 {
+            var (journal, file) = try currentJournal(in: directory)
+            var size = journal.openSize
+            chosen = []
+            for (key, entry) in journal.openEntries {
+                if !policy.removeAll && (policy.maxSize == 0 || size <= Int64(clamping: policy.maxSize)) { break }
+                chosen.append(key)
+                size -= entry.lengths.reduce(0, &+)
+            }
+            result.remainingAllocated = UInt64(max(0, size))
+            guard !chosen.isEmpty else { return result }
+            if dryRun { break }
+            let lines = Array(chosen.map { "REMOVE \($0)\n" }.joined().utf8)
+            if try write(lines, to: &journal, known: file, in: directory) != nil { break }
+            if attempt == 3 {
+                throw .notUsed(
+                    path: path(JournalIndex.journalName),
+                    reason: "another process kept changing it while imgwarm appended")
+            }
+        }
+        let reason: DiskCache.RemovalReason = policy.removeAll ? .cleared : .trimmed
         for key in chosen {
             let names = fileNames(of: key)
             // A key that names no plain file of the folder (`../x`): its line went, its "files"

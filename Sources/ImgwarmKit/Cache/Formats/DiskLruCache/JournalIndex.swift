@@ -3,13 +3,16 @@ import Synchronization
 
 /// The DiskLruCache journal of one cache folder as imgwarm keeps it (docs/cache-formats-android.md):
 /// read as the library reads it, never written when the library would not read it, and
-/// changed only by appending the operations the library itself would append, in a new
-/// `journal.tmp` renamed over `journal`.
+/// changed only by appending the operations the library itself would append (`O_APPEND`, to the
+/// file this process read), or by rewriting it as the library does when its own rule says so
+/// (a new `journal.tmp` renamed over `journal`). It is read as a stream (`DiskLruJournal.Reader`):
+/// only its entries are kept, never its bytes.
 ///
 /// Every entry's files are complete under their names before the `CLEAN` line that lists them
 /// exists; a hit gets the `READ` line the library's `get` writes. Lines are batched (at most a
 /// second or `batchSize` lines) and written under `<private folder>/journal.lock`, after reading the
-/// journal again, so what another process wrote in between is kept.
+/// journal again if it is not the file this process last read or wrote, so what another process
+/// wrote in between is kept.
 public final class JournalIndex: CacheIndex {
     /// What differs between the libraries that keep this journal.
     public struct Layout: Sendable, Equatable {
@@ -18,6 +21,8 @@ public final class JournalIndex: CacheIndex {
         public var dialect: DiskLruJournal.Dialect
         /// The value that holds the image bytes (Glide `0`, Coil `1`); the others are written empty.
         public var dataIndex: Int
+        /// When the library rewrites the journal (imgwarm compacts it by the same rule).
+        public var rebuild: DiskLruJournal.RebuildRule = .redundantReachesEntries
     }
 
     public static let journalName = "journal"
@@ -32,28 +37,22 @@ public final class JournalIndex: CacheIndex {
     var folderPath: String { folder }
     private let lockPath: String
     private let state = Mutex(State())
+    private let buffered = Mutex(0)
+
+    /// The most bytes of one line held at once by any read of the journal (at most
+    /// `DiskLruJournal.lineLimit`; for tests).
+    public var mostBufferedLine: Int { buffered.withLock { $0 } }
+
+    func noteBuffered(_ count: Int) { buffered.withLock { $0 = max($0, count) } }
 
     private struct State {
         var journal = DiskLruJournal()
-        /// The journal's bytes up to its last complete line as last written, and which file they
-        /// were (`journal` by inode, size and modification time; nil: read it again).
-        var bytes: [UInt8] = []
-        var identity: Identity?
+        /// Which file the journal read or last written was, and whether lines can be appended to it.
+        var file = JournalFile.none
         var loaded = false
         var pending: [Operation] = []
         var stored: Set<String> = []
         var lastFlush = Monotonic.now()
-    }
-
-    private struct Identity: Equatable {
-        var inode: UInt64
-        var size: UInt64
-        var modified: Timestamp
-        init(_ info: FileStatus) {
-            inode = info.inode
-            size = info.size
-            modified = info.modified
-        }
     }
 
     private enum Operation {
@@ -77,18 +76,15 @@ public final class JournalIndex: CacheIndex {
         return String(name[..<dot])
     }
 
-    private func path(_ name: String) -> String { CacheLocation.join(folder, name) }
+    func path(_ name: String) -> String { CacheLocation.join(folder, name) }
 
     // MARK: Reading
 
     public func load() throws(CacheIndexError) {
-        // The identity first: a journal replaced after it is read again at the first flush.
-        let identity = journalIdentity()
-        let (bytes, journal) = try currentJournalBytes()
+        let (journal, file) = try currentJournal()
         state.withLock {
             $0.journal = journal
-            $0.bytes = bytes
-            $0.identity = identity
+            $0.file = file
             $0.loaded = true
         }
     }
@@ -99,54 +95,6 @@ public final class JournalIndex: CacheIndex {
             if error.isNotFound { return nil }
             throw .system(path: folder, error)
         }
-    }
-
-    /// Which file `journal` is now (not following a link); nil when there is none.
-    private func journalIdentity() -> Identity? {
-        guard let directory = try? openFolder() else { return nil }
-        defer { directory.close() }
-        return (try? directory.status(of: JournalIndex.journalName)).map(Identity.init)
-    }
-
-    /// The bytes of the regular file `name` of `directory`; nil when there is none. Anything but
-    /// a regular file there (a FIFO, a device, a link) is never read: it is `.notARegularFile`.
-    func contents(of name: String, in directory: FileDescriptor) throws(CacheIndexError) -> [UInt8]? {
-        let opening: RegularFileOpening
-        do { opening = try directory.openRegularFile(name) } catch { throw .system(path: path(name), error) }
-        let file: FileDescriptor
-        switch opening {
-        case .absent: return nil
-        case .other(let what): throw .notARegularFile(path: path(name), what: what)
-        case .opened(let opened, _): file = opened
-        }
-        defer { file.close() }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count: Int
-            do { count = try file.read(into: &buffer) } catch { throw .system(path: path(name), error) }
-            if count == 0 { return bytes }
-            bytes.append(contentsOf: buffer[..<count])
-        }
-    }
-
-    /// The journal as the library would read it now, `journal`, else `journal.bkp` (the library
-    /// renames a lone backup into place), else an empty cache: its bytes up to its last complete
-    /// line (or a new header), and what they hold.
-    func currentJournalBytes() throws(CacheIndexError) -> (bytes: [UInt8], journal: DiskLruJournal) {
-        if let directory = try openFolder() {
-            defer { directory.close() }
-            for name in [JournalIndex.journalName, JournalIndex.backupName] {
-                guard let bytes = try contents(of: name, in: directory) else { continue }
-                do {
-                    let journal = try DiskLruJournal.parse(bytes, header: layout.header, dialect: layout.dialect)
-                    return (Array(bytes[..<journal.completeLength]), journal)
-                } catch {
-                    throw .unreadable(path: path(name), library: layout.library, reason: error.description)
-                }
-            }
-        }
-        return (layout.header.bytes, DiskLruJournal.empty(header: layout.header))
     }
 
     // MARK: Hits and stores
@@ -221,77 +169,61 @@ public final class JournalIndex: CacheIndex {
                 lock.unlock()
                 lock.close()
             }
-            var bytes: [UInt8]
-            var journal: DiskLruJournal
-            let found = journalIdentity()
-            if let found, found == state.identity {
-                // Nobody wrote it since this process did: its bytes are the ones kept.
-                (bytes, journal) = (state.bytes, state.journal)
-            } else {
-                (bytes, journal) = try currentJournalBytes()
+            let directory: FileDescriptor
+            do throws(SystemError) { directory = try FileDescriptor.openFolder(folder) } catch {
+                throw .system(path: folder, error)
             }
-            var lines = ""
-            var readable = Set<String>()
-            for operation in state.pending {
-                switch operation {
-                case .read(let key):
-                    if journal.isReadable(key) || readable.contains(key) { lines += "READ \(key)\n" }
-                case .clean(let key):
-                    // Listed only if every value file is still there (a clean may have run since).
-                    var lengths: [String] = []
-                    for index in 0..<layout.header.valueCount {
-                        guard let info = try? FileSystem.status(ofPath: path("\(key).\(index)"), followingLinks: false),
-                            info.kind == .file
-                        else { break }
-                        lengths.append(String(info.size))
-                    }
-                    guard lengths.count == layout.header.valueCount else { continue }
-                    lines += "CLEAN \(key) \(lengths.joined(separator: " "))\n"
-                    readable.insert(key)
+            defer { directory.close() }
+            var known = (journal: state.journal, file: state.file)
+            // A journal another process replaced or appended to is read again (at most a few
+            // times: each pass appends only if the file is still the one read).
+            for _ in 0..<4 {
+                if known.file.identity == nil || known.file.identity != Identity.of(directory) {
+                    known = try currentJournal(in: directory)
                 }
-            }
-            let added = Array(lines.utf8)
-            guard !added.isEmpty else {
-                // Nothing left to say (the entries went since): the journal stays as it is.
-                (state.journal, state.bytes, state.identity) = (journal, bytes, found)
+                var journal = known.journal
+                let added = lines(for: state.pending, in: journal)
+                guard
+                    let file = try write(added, to: &journal, known: known.file, in: directory)
+                else {
+                    known.file = .none
+                    continue
+                }
+                state.journal = journal
+                state.file = file
                 state.pending.removeAll()
                 state.stored.removeAll()
                 state.lastFlush = Monotonic.now()
                 return
             }
-            bytes.append(contentsOf: added)
-            try replaceJournal(with: bytes)
-            do throws(DiskLruJournal.Corruption) {
-                try journal.append(added, header: layout.header, dialect: layout.dialect)
-            } catch {
-                throw .unreadable(
-                    path: path(JournalIndex.journalName), library: layout.library, reason: error.description)
-            }
-            state.journal = journal
-            state.bytes = bytes
-            state.identity = journalIdentity()
-            state.pending.removeAll()
-            state.stored.removeAll()
-            state.lastFlush = Monotonic.now()
+            throw .notUsed(
+                path: path(JournalIndex.journalName), reason: "another process kept changing it while imgwarm appended")
         }
     }
 
-    /// Writes `bytes` to a new `journal.tmp`, flushed to disk, renames it over `journal`, and
-    /// removes `journal.bkp` (the library removes a backup once a journal exists). All three are
-    /// names in the open cache folder: whatever stands at `journal.tmp` (a link, a FIFO) is
-    /// removed, never followed, and the new one is created exclusively.
-    func replaceJournal(with bytes: [UInt8]) throws(CacheIndexError) {
-        let directory: FileDescriptor
-        do { directory = try FileDescriptor.openFolder(folder) } catch { throw .system(path: folder, error) }
-        defer { directory.close() }
-        do {
-            try directory.replaceFile(JournalIndex.journalName, with: bytes, through: JournalIndex.temporaryName)
-        } catch {
-            throw .system(path: path(JournalIndex.temporaryName), error)
+    /// The lines a batch adds to `journal`: `READ` for a hit on an entry it lists, `CLEAN` for a
+    /// stored entry whose every value file is still there (a clean may have run since).
+    private func lines(for pending: [Operation], in journal: DiskLruJournal) -> [UInt8] {
+        var lines = ""
+        var readable = Set<String>()
+        for operation in pending {
+            switch operation {
+            case .read(let key):
+                if journal.isReadable(key) || readable.contains(key) { lines += "READ \(key)\n" }
+            case .clean(let key):
+                var lengths: [String] = []
+                for index in 0..<layout.header.valueCount {
+                    guard let info = try? FileSystem.status(ofPath: path("\(key).\(index)"), followingLinks: false),
+                        info.kind == .file
+                    else { break }
+                    lengths.append(String(info.size))
+                }
+                guard lengths.count == layout.header.valueCount else { continue }
+                lines += "CLEAN \(key) \(lengths.joined(separator: " "))\n"
+                readable.insert(key)
+            }
         }
-        do { try directory.removeEntryIfPresent(JournalIndex.backupName) } catch {
-            throw .system(path: path(JournalIndex.backupName), error)
-        }
+        return Array(lines.utf8)
     }
 
     /// The index lock, exclusive; nil when `required` is false and another process holds it.
