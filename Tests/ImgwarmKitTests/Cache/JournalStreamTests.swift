@@ -11,7 +11,7 @@ import Testing
 /// being held, a flush adds only its own lines, and the journal is rewritten exactly when the
 /// library's own rule says so.
 @Suite struct JournalStreamTests {
-    typealias Random = PropertyTests.Random
+    typealias Random = SplitMix64
 
     static let glideHeader = GlideFormat.layout.header
     static func key(_ n: Int) -> String { Digest.sha256Hex("https://app.example/\(n).png") }
