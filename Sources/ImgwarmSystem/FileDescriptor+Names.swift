@@ -128,14 +128,7 @@ extension FileDescriptor {
         try removeEntryIfPresent(temporaryName)
         let file = try createFile(temporaryName)
         do throws(SystemError) {
-            do {
-                try file.writeAll(bytes)
-                try file.synchronize()
-            } catch {
-                file.close()
-                throw error
-            }
-            try file.closeAfterWriting()
+            try file.writeAllSynchronizedAndClose(bytes)
             try rename(temporaryName, to: name, in: self)
         } catch {
             try? removeEntry(temporaryName)

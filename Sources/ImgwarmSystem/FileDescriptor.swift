@@ -137,6 +137,24 @@ public struct FileDescriptor: Sendable, Hashable {
         if fsync(rawValue) != 0 { throw .last("fsync") }
     }
 
+    /// Writes every byte of `bytes`, flushes them to the disk and closes the descriptor: the one
+    /// way a journal or its replacement is written. The descriptor is closed whether or not a
+    /// step fails. Returns the file's status once written (nil when it cannot be had).
+    @discardableResult
+    public func writeAllSynchronizedAndClose(_ bytes: [UInt8]) throws(SystemError) -> FileStatus? {
+        let written: FileStatus?
+        do {
+            try writeAll(bytes)
+            try synchronize()
+            written = try? status()
+        } catch {
+            close()
+            throw error
+        }
+        try closeAfterWriting()
+        return written
+    }
+
     // MARK: Reading and writing
 
     /// Reads up to `buffer.count` bytes; 0 at the end of the file.

@@ -379,8 +379,9 @@ struct Prefetch: ParsableCommand {
         var configuration = try configuration(environment: CurrentProcess.environment)
         let reportFile = try report.map(ReportFile.openForCommand)
         ProcessTuning.keepHeapForBodies()
-        // From here a first stop signal (SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGTERM) stops
-        // the run cleanly; a second one ends it at once.
+        // The handlers are in place since the first instruction (CImgwarmStart): this hands the
+        // run their pipe, and sets SIGQUIT's handler again over the Swift runtime's backtracer.
+        // A first stop signal stops the run cleanly, whenever it came; a second ends it at once.
         configuration.stop = StopSource.installSignalHandlers()
         let console = PrefetchConsole(output: output, sources: sources, dryRun: dryRun, reportPath: report)
         // Under --quiet too: warnings are always printed (docs/usage.md), and this one most of all.

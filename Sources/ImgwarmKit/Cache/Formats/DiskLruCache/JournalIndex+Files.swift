@@ -132,15 +132,7 @@ extension JournalIndex {
             return nil
         }
         do throws(SystemError) {
-            do {
-                try file.writeAll(lines)
-                try file.synchronize()
-            } catch {
-                file.close()
-                throw error
-            }
-            let after = try? file.status()
-            try file.closeAfterWriting()
+            let after = try file.writeAllSynchronizedAndClose(lines)
             let grown = after.flatMap { $0.size == info.size + UInt64(lines.count) ? Identity($0) : nil }
             return JournalFile(identity: grown, appendable: true)
         } catch {
