@@ -97,24 +97,23 @@ extension CacheIndex {
     public func awaitsListing(_ name: String) -> Bool { false }
 }
 
-/// What an index may keep of the download a stored entry came from (flutter_cache_manager's row).
+/// What an index may keep of the download a stored entry came from (flutter_cache_manager's row):
+/// the final response's head as the transfer read it, whole.
 public struct CacheIndexResponse: Sendable, Equatable {
     public var key: String
     public var url: String
-    public var etag: String?
-    public var cacheControl: String?
-    public var contentType: String?
+    public var headers: ResponseHeaders
     /// When the response arrived.
     public var receivedAt: Timestamp
     /// The body's length in bytes.
     public var length: Int
 
-    public init(
-        key: String, url: String, etag: String?, cacheControl: String?, contentType: String?, receivedAt: Timestamp,
-        length: Int
-    ) {
-        (self.key, self.url, self.etag, self.cacheControl) = (key, url, etag, cacheControl)
-        (self.contentType, self.receivedAt, self.length) = (contentType, receivedAt, length)
+    public var etag: String? { headers.etag }
+    public var cacheControl: String? { headers.cacheControl }
+    public var contentType: String? { headers.contentType }
+
+    public init(key: String, url: String, headers: ResponseHeaders, receivedAt: Timestamp, length: Int) {
+        (self.key, self.url, self.headers, self.receivedAt, self.length) = (key, url, headers, receivedAt, length)
     }
 }
 

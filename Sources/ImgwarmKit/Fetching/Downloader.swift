@@ -87,8 +87,8 @@ final class Downloader {
         }
         // Validators come from the state database, which an older version may have filled with
         // values the header parser now drops: they are checked again before they are sent.
-        let etag = validators?.etag.flatMap { Transfer.isSafeValidator($0) ? $0 : nil }
-        let lastModified = validators?.lastModified.flatMap { Transfer.isSafeValidator($0) ? $0 : nil }
+        let etag = validators?.etag.flatMap { ResponseHeaders.isSafeValidator($0) ? $0 : nil }
+        let lastModified = validators?.lastModified.flatMap { ResponseHeaders.isSafeValidator($0) ? $0 : nil }
         if etag != nil || lastModified != nil {
             var headers = headerList
             if let etag { headers.append("If-None-Match: \(etag)") }
@@ -174,12 +174,8 @@ final class Downloader {
     struct Finished {
         var entry: PendingEntry
         var result: Result<Body, Failure>
-        /// The server's `Retry-After`, when it sent one with a failure.
-        var retryAfter: String?
-        var etag: String?
-        var lastModified: String?
-        var cacheControl: String?
-        var contentType: String?
+        /// The final response's head (its `Retry-After` with a failure, its validators with a body).
+        var headers: ResponseHeaders
         var httpStatus: Int?
         var duration: Double
         /// Monotonic time the transfer started.
@@ -188,7 +184,7 @@ final class Downloader {
         /// the host's latency is measured on, without connecting or waiting for a connection.
         var latency: Double?
         /// The response came over HTTP/2 (or later): its host multiplexes.
-        var multiplexed = false
+        var multiplexed: Bool { headers.multiplexed }
         /// The transfer opened its connection: its latency has the new connection's TCP slow
         /// start in it (a 27 KB body takes two round trips on a fresh connection, one on a warm one).
         var freshConnection = false
@@ -242,12 +238,10 @@ final class Downloader {
         let now = Monotonic.now()
         let duration = now - transfer.startedAt
         var finished = Finished(
-            entry: transfer.entry, result: .failure(Failure(.transferFailed, "")), retryAfter: transfer.retryAfter,
-            etag: transfer.etag, lastModified: transfer.lastModified, httpStatus: status == 0 ? nil : status,
-            duration: duration, startedAt: transfer.startedAt,
-            latency: transfer.requestSentAt > 0 ? now - transfer.requestSentAt : nil, multiplexed: transfer.multiplexed,
+            entry: transfer.entry, result: .failure(Failure(.transferFailed, "")), headers: transfer.headers,
+            httpStatus: status == 0 ? nil : status, duration: duration, startedAt: transfer.startedAt,
+            latency: transfer.requestSentAt > 0 ? now - transfer.requestSentAt : nil,
             freshConnection: transfer.easy.newConnections > 0)
-        (finished.cacheControl, finished.contentType) = (transfer.cacheControl, transfer.contentType)
         let spillError = transfer.finishSpill()
         if status != 0, let bypass = proxyBypass(transfer) {
             transfer.discardSpill()
@@ -255,7 +249,7 @@ final class Downloader {
             finished.result = .failure(Failure(.proxyFailed, bypass, httpStatus: status))
             return finished
         }
-        if let first = transfer.contentLength, let other = transfer.conflictingLength {
+        if let first = transfer.headers.contentLength, let other = transfer.headers.conflictingLength {
             // Whatever libcurl made of it (it keeps the last length): the body cannot be trusted.
             transfer.discardSpill()
             finished.result = .failure(
@@ -354,7 +348,7 @@ final class Downloader {
         case .unsupportedProtocol:
             // libcurl says this both for a redirect to a refused scheme and for an answer that is
             // not HTTP/1.x (HTTP/0.9, a garbage status line): only a Location tells them apart.
-            if let scheme = transfer.locationScheme, scheme != "http" && scheme != "https" {
+            if let scheme = transfer.headers.locationScheme, scheme != "http" && scheme != "https" {
                 return Failure(
                     .redirectNotAllowed, "redirected to a \(scheme): URL; only http and https are followed",
                     httpStatus: httpStatus)

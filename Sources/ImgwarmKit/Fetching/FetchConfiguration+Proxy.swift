@@ -21,7 +21,7 @@ extension FetchConfiguration {
     /// environment's `no_proxy`) names the URL's host. A proxy libcurl would drop for its user
     /// name or password (refused before a run) is still named: where requests should have gone.
     func proxy(for url: String) -> CurlProxy? {
-        let scheme = Transfer.scheme(of: url) ?? "http"
+        let scheme = ResponseHeaders.scheme(of: url) ?? "http"
         guard let text = proxy ?? proxyEnvironment.variable(forScheme: scheme)?.value, !text.isEmpty,
             case .success(let found) = CurlProxy.parse(text, credentials: false)
         else { return nil }

@@ -25,15 +25,10 @@ final class Transfer {
     /// The final response is not 2xx: its body is read (so the connection can be reused) and dropped.
     var discarding = false
     var discarded = 0
-    var etag: String?
-    var lastModified: String?
-    /// `Cache-Control` (several joined with `, `) and `Content-Type`, for a format whose index keeps them (flutter).
-    var cacheControl: String?
-    var contentType: String?
-    var retryAfter: String?
-    /// The scheme of the latest response's `Location` (lower-case; nil when it had none or a
-    /// relative one): tells a refused redirect from an answer libcurl could not parse.
-    var locationScheme: String?
+    /// The latest response's head (the final one's once the transfer ends): `ResponseHeaders`
+    /// starts afresh at each status line, so a redirect's or a proxy's headers never reach the
+    /// result.
+    var headers = ResponseHeaders()
     var startedAt = 0.0
     /// When the latest request went out (monotonic seconds; 0 before): a response's latency is
     /// counted from here, without the connection's set-up or a wait for a connection.
@@ -46,8 +41,6 @@ final class Transfer {
     var hasOwnHeaders = false
     /// The handle's `CURLOPT_PIPEWAIT`, as last set.
     var waitsForMultiplexing = true
-    /// The latest response came over HTTP/2 or later (its status line says `HTTP/2`).
-    var multiplexed = false
     /// Inactivity (`--timeout`): header bytes received, the byte count (body + headers) the
     /// progress callback saw last, and when it last changed (coarse monotonic milliseconds;
     /// negative until the request is sent).
@@ -56,11 +49,6 @@ final class Transfer {
     var lastActivity: Int64 = -1
     /// Set when the progress callback ended the transfer for inactivity.
     var stalled = false
-    /// The latest response's first `Content-Length`, and another value it also gave (a second
-    /// header or a list): RFC 9112 §6.3 makes differing lengths an unrecoverable error, while
-    /// libcurl 7.88 silently takes the last one (a cut body, then, that looks like `truncated`).
-    var contentLength: Int64?
-    var conflictingLength: Int64?
 
     init(
         easy: CurlEasy, entry: PendingEntry, configuration: FetchConfiguration, spillFolder: String, spillPrefix: String
@@ -84,15 +72,7 @@ final class Transfer {
         writeError = nil
         discarding = false
         discarded = 0
-        etag = nil
-        lastModified = nil
-        cacheControl = nil
-        contentType = nil
-        retryAfter = nil
-        locationScheme = nil
-        multiplexed = false
-        contentLength = nil
-        conflictingLength = nil
+        headers = ResponseHeaders()
         requestSentAt = 0
         paused = false
     }
@@ -146,7 +126,7 @@ final class Transfer {
 
     /// Takes `count` body bytes from libcurl; false aborts the transfer.
     func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        if conflictingLength != nil { return false }
+        if headers.conflictingLength != nil { return false }
         rateLimit?.took(bytes.count)
         if received == 0 && discarded == 0 {
             statusOfBody = easy.responseCode
@@ -218,107 +198,10 @@ final class Transfer {
         spillName = nil
     }
 
-    /// Takes one response header line from libcurl. Only a few headers matter, so the line is
-    /// matched as bytes and a String is made only for their values (this runs ~10 times per URL).
+    /// Takes one response header line from libcurl.
     func header(_ line: UnsafeRawBufferPointer) {
         headerBytes &+= line.count
-        guard let first = line.first else { return }
-        if first == UInt8(ascii: "H") && line.starts(with: "HTTP/".utf8) {
-            // A new response (after a redirect or a 100 Continue): forget the previous one's.
-            multiplexed = line.count > 5 && line[5] >= UInt8(ascii: "2") && line[5] <= UInt8(ascii: "9")
-            etag = nil
-            lastModified = nil
-            cacheControl = nil
-            contentType = nil
-            retryAfter = nil
-            locationScheme = nil
-            contentLength = nil
-            conflictingLength = nil
-            return
-        }
-        switch first | 0x20 {
-        case UInt8(ascii: "c"):
-            if let value = Transfer.value(of: "content-length", in: line) {
-                noteContentLength(value)
-            } else if let value = Transfer.value(of: "cache-control", in: line) {
-                cacheControl = cacheControl.map { $0 + ", " + value } ?? value
-            } else if let value = Transfer.value(of: "content-type", in: line) {
-                contentType = value
-            }
-        case UInt8(ascii: "e"):
-            if let value = Transfer.value(of: "etag", in: line) { etag = Transfer.isSafeValidator(value) ? value : nil }
-        case UInt8(ascii: "l"):
-            if let value = Transfer.value(of: "last-modified", in: line) {
-                lastModified = Transfer.isSafeValidator(value) ? value : nil
-            } else if let value = Transfer.value(of: "location", in: line) {
-                locationScheme = Transfer.scheme(of: value)
-            }
-        case UInt8(ascii: "r"): if let value = Transfer.value(of: "retry-after", in: line) { retryAfter = value }
-        default: break
-        }
-    }
-
-    /// Remembers a `Content-Length` value (`15082`, or a list `15082, 15082`), and the first
-    /// number that differs from the response's first. Values that are not numbers are libcurl's
-    /// to judge.
-    private func noteContentLength(_ value: String) {
-        for item in value.split(separator: ",") {
-            guard let length = Int64(item.trimmingCharacters(in: " \t")) else { continue }
-            if let contentLength {
-                if length != contentLength && conflictingLength == nil { conflictingLength = length }
-            } else {
-                contentLength = length
-            }
-        }
-    }
-
-    /// The longest `ETag` or `Last-Modified` value kept, in bytes.
-    static let validatorLimit = 1024
-
-    /// Whether an `ETag` or `Last-Modified` value may be stored and echoed back in
-    /// `If-None-Match` / `If-Modified-Since`: 1 to `validatorLimit` bytes, each visible ASCII or
-    /// a space. Anything else (control characters, bytes over 0x7E, a kilobyte of padding) is
-    /// dropped, as if the server had sent no validator.
-    static func isSafeValidator(_ value: String) -> Bool {
-        let bytes = value.utf8
-        return !bytes.isEmpty && bytes.count <= validatorLimit && bytes.allSatisfy { $0 >= 0x20 && $0 <= 0x7E }
-    }
-
-    /// The scheme of an absolute URL reference (`ftp` of `FTP://x/y`), lower-cased; nil for a
-    /// relative reference.
-    static func scheme(of reference: String) -> String? {
-        var scheme = ""
-        for byte in reference.utf8 {
-            switch byte {
-            case UInt8(ascii: ":"):
-                return scheme.isEmpty ? nil : scheme
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
-                scheme.append(Character(Unicode.Scalar(byte | 0x20)))
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
-                guard !scheme.isEmpty else { return nil }
-                scheme.append(Character(Unicode.Scalar(byte)))
-            default:
-                return nil
-            }
-            if scheme.utf8.count > 32 { return nil }
-        }
-        return nil
-    }
-
-    /// The value of header `name` (lower-case) when `line` is that header, trimmed.
-    static func value(of name: StaticString, in line: UnsafeRawBufferPointer) -> String? {
-        let count = name.utf8CodeUnitCount
-        guard line.count > count, line[count] == UInt8(ascii: ":") else { return nil }
-        let matches = name.withUTF8Buffer { expected in
-            (0..<count).allSatisfy { line[$0] | 0x20 == expected[$0] || line[$0] == expected[$0] }
-        }
-        guard matches else { return nil }
-        var start = count + 1
-        var end = line.count
-        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0D || c == 0x0A }
-        while start < end && isSpace(line[start]) { start += 1 }
-        while end > start && isSpace(line[end - 1]) { end -= 1 }
-        return String(validating: UnsafeRawBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
+        headers.take(line)
     }
 }
 

@@ -226,15 +226,14 @@ extension PrefetchJob {
                 return nil
             }
             let response = CacheIndexResponse(
-                key: entry.key, url: entry.url, etag: finished.etag, cacheControl: finished.cacheControl,
-                contentType: finished.contentType, receivedAt: .now(), length: 0)
+                key: entry.key, url: entry.url, headers: finished.headers, receivedAt: .now(), length: 0)
             _ = try? lock.withShared(timeout: configuration.lockTimeout) { store.touch(name, revalidatedBy: response) }
             var result = EntryResult(entry, outcome: .revalidated)
             result.httpStatus = 304
             result.attempts = entry.attempts
             result.duration = Monotonic.now() - entry.firstStarted
             if case .hit(let size) = store.lookup(name) { result.bytes = size }
-            let (key, etag, lastModified) = (entry.key, finished.etag, finished.lastModified)
+            let (key, etag, lastModified) = (entry.key, finished.headers.etag, finished.headers.lastModified)
             let now = Timestamp.now().secondsSinceEpoch
             writeState { state throws(StateError) in
                 try state.recordRevalidated(key: key, etag: etag, lastModified: lastModified, at: now)
@@ -244,12 +243,10 @@ extension PrefetchJob {
         case .success(let body):
             return ValidationPool.Job(
                 entry: entry, fileName: name, bytes: body.bytes, spillName: body.spillName, count: body.count,
-                httpStatus: body.status, etag: finished.etag, lastModified: finished.lastModified,
-                cacheControl: finished.cacheControl, contentType: finished.contentType, receivedAt: .now(),
-                duration: finished.duration)
+                httpStatus: body.status, headers: finished.headers, receivedAt: .now(), duration: finished.duration)
         case .failure(var failure):
             if failure.httpStatus == nil { failure.httpStatus = finished.httpStatus }
-            retryOrRecord(entry, failure, retryAfter: finished.retryAfter, scheduler: scheduler)
+            retryOrRecord(entry, failure, retryAfter: finished.headers.retryAfter, scheduler: scheduler)
             return nil
         }
     }

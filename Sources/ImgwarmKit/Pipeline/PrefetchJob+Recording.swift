@@ -18,8 +18,8 @@ extension PrefetchJob {
             let now = Timestamp.now().secondsSinceEpoch
             let stored = StateStore.Record(
                 key: job.entry.key, fileName: job.fileName, size: job.count, format: image.format.rawValue,
-                width: image.width, height: image.height, etag: job.etag, lastModified: job.lastModified,
-                fetchedAt: now, validatedAt: now)
+                width: image.width, height: image.height, etag: job.headers.etag,
+                lastModified: job.headers.lastModified, fetchedAt: now, validatedAt: now)
             let unblacklist = blacklistMayHoldEntries ? job.entry.url : nil
             writeState { state throws(StateError) in
                 try state.recordStored(stored)

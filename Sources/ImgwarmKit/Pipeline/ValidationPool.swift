@@ -15,10 +15,8 @@ final class ValidationPool: @unchecked Sendable {
         var spillName: String?
         var count: Int
         var httpStatus: Int
-        var etag: String?
-        var lastModified: String?
-        var cacheControl: String?
-        var contentType: String?
+        /// The final response's head, for the state database's validators and the format's index.
+        var headers: ResponseHeaders
         var receivedAt: Timestamp
         var duration: Double
     }
@@ -149,8 +147,7 @@ final class ValidationPool: @unchecked Sendable {
         }
         // What the format's index keeps of the response; it may name the file (flutter_cache_manager).
         let response = CacheIndexResponse(
-            key: job.entry.key, url: job.entry.url, etag: job.etag, cacheControl: job.cacheControl,
-            contentType: job.contentType, receivedAt: job.receivedAt, length: job.count)
+            key: job.entry.key, url: job.entry.url, headers: job.headers, receivedAt: job.receivedAt, length: job.count)
         if let index = store.index { job.fileName = index.storeName(for: job.fileName, response: response) }
         let name = job.fileName
         do throws(StoreFailure) {

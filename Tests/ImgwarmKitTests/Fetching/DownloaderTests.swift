@@ -118,8 +118,8 @@ import Testing
         #expect(body.count == photo.count)
         #expect(body.bytes == photo, "the bytes are the fixture's")
         #expect(body.spillName == nil, "a body under memoryBodyLimit stays in memory")
-        #expect(finished.etag == FixtureRoutes.etag(photo))
-        #expect(finished.lastModified == FixtureRoutes.lastModified)
+        #expect(finished.headers.etag == FixtureRoutes.etag(photo))
+        #expect(finished.headers.lastModified == FixtureRoutes.lastModified)
         #expect(finished.entry.url == bench.url("/img/photo.jpg"))
         #expect(bench.spillContents().isEmpty)
         // The default request headers went out.
@@ -163,7 +163,7 @@ import Testing
         #expect(busyFailure.reason == .httpStatus)
         #expect(busyFailure.httpStatus == 503)
         #expect(busyFailure.isTransient)
-        #expect(busy.retryAfter == "7")
+        #expect(busy.headers.retryAfter == "7")
     }
 
     @Test func redirectChainsAreFollowed() throws {
@@ -299,7 +299,7 @@ import Testing
         #expect(notModified.count == 0)
 
         let unsafeTag = "\"v1\"\r\nX-Injected: yes"
-        let unsafeDate = String(repeating: "x", count: Transfer.validatorLimit + 1)
+        let unsafeDate = String(repeating: "x", count: ResponseHeaders.validatorLimit + 1)
         let refused = try Self.fetch(
             downloader, bench.url("/img/photo.jpg?n=2"), validators: .init(etag: unsafeTag, lastModified: unsafeDate))
         let plain = try #require(bench.server.requests.last)
