@@ -13,9 +13,15 @@ import Foundation
 /// * `/http09` — an image with no status line or headers at all (an HTTP/0.9 answer).
 /// * `/garbage-status` — a status line whose code is not a number.
 /// * `/huge-header-line` — a response with one 1 MiB header line.
+/// * `/headed-redirect/PATH` — a 302 to `/PATH` that carries an ETag, a Last-Modified, a
+///   year's `Cache-Control`, `Content-Type: text/html` and a `Retry-After` of its own, none of
+///   which belongs to the response it leads to.
 /// * `/two-lengths/NAME` — the image with two different `Content-Length` headers: its own
 ///   length, then twice that (RFC 9112 §6.3: an unrecoverable error), and the connection closed.
 extension FixtureRoutes {
+    /// The ETag `/headed-redirect/PATH`'s 302 carries.
+    public static let redirectETag = "\"from-the-redirect\""
+
     func hostileRoute(_ first: String, rest: String, image: [UInt8]?) -> LoopbackServer.Handler? {
         switch first {
         case "png":
@@ -85,6 +91,16 @@ extension FixtureRoutes {
                     "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nX-Filler: " + String(repeating: "x", count: 1 << 20)
                         + "\r\nContent-Length: 0\r\n\r\n")
                 out.close()
+            }
+        case "headed-redirect":
+            return { _, out in
+                out.respond(
+                    status: 302,
+                    headers: [
+                        "Location": "/" + rest, "ETag": FixtureRoutes.redirectETag,
+                        "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT", "Cache-Control": "public, max-age=31536000",
+                        "Content-Type": "text/html", "Retry-After": "120",
+                    ], body: [])
             }
         case "two-lengths":
             guard let image else { return nil }
