@@ -108,6 +108,8 @@ public struct CacheIndexResponse: Sendable, Equatable {
     /// The body's length in bytes.
     public var length: Int
 
+    /// The fields of `headers` an index reads (flutter_cache_manager's `eTag`, `validTill` and
+    /// file extension).
     public var etag: String? { headers.etag }
     public var cacheControl: String? { headers.cacheControl }
     public var contentType: String? { headers.contentType }
