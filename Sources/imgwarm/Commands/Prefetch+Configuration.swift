@@ -78,6 +78,36 @@ extension Prefetch {
         return configuration
     }
 
+    /// The options that only some formats take, resolved for `format` by the engine
+    /// (`PrefetchOptions.policy(for:)`); one the format does not take is a usage error.
+    func formatPolicy(for format: any CacheFormat) throws(ValidationError) -> PrefetchPolicy {
+        do {
+            return try PrefetchOptions(maxSize: maxSize, expiresIn: expiresIn).policy(for: format)
+        } catch {
+            throw ValidationError(Self.message(error))
+        }
+    }
+
+    /// `error` in the words of the command line.
+    static func message(_ error: PrefetchOptionError) -> String {
+        switch error {
+        case .expiryNotPositive:
+            return "--expires-in must be a positive age such as 7d or 12h (Kingfisher would not store the file)"
+        case .notApplicable(let option):
+            let formats = option.appliesTo.joined(separator: ", ")
+            switch option.setting {
+            case .maxSize:
+                return
+                    "--max-size on prefetch applies to the caches the app trims to a size limit on its own (\(formats)), not to \(option.format); imgwarm clean --max-size trims a cache"
+            case .expiresIn:
+                return
+                    "--expires-in applies to the caches whose files carry their expiry date (\(formats)), not to \(option.format)"
+            default:
+                return "\(SettingFlags.flag(for: option.setting)) applies to \(formats), not to \(option.format)"
+            }
+        }
+    }
+
     private func checkReadable(_ path: String?, option: String) throws {
         guard let path else { return }
         do throws(SystemError) {

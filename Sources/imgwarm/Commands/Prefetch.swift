@@ -57,7 +57,7 @@ struct Prefetch: ParsableCommand {
     @Option(
         name: .customLong("expires-in"), parsing: .unconditional,
         help: ArgumentHelp(
-            "kingfisher, kingfisher7: how long a stored or re-read file stays fresh; s m h d w (default 7d, Kingfisher's).",
+            "\(FormatHelp.prefetchFormats(taking: .expiresIn)): how long a stored or re-read file stays fresh; s m h d w (default \(FormatHelp.expiresInDefaults), the library's).",
             discussion:
                 "Kingfisher takes a file's modification time for its expiry date: stored files and hits get now plus this, rounded up to a whole second.",
             valueName: "age"),
@@ -259,7 +259,7 @@ struct Prefetch: ParsableCommand {
     @Option(
         name: .customLong("max-size"),
         help: ArgumentHelp(
-            "For a cache the app trims to a size limit on its own (\(CacheFormats.all.filter(\.trimsItselfToSizeLimit).map(\.name).joined(separator: ", "))): warn when the run leaves it larger than this, e.g. 100M (default the library's: 250 MiB, nuke 150 MiB).",
+            "For a cache the app trims to a size limit on its own (\(FormatHelp.prefetchFormats(taking: .maxSize))): warn when the run leaves it larger than this, e.g. 100M (default the library's: \(FormatHelp.prefetchMaxSizeDefaults)).",
             valueName: "size"),
         transform: Parse.size)
     var maxSize: UInt64?
@@ -308,33 +308,12 @@ struct Prefetch: ParsableCommand {
         if maxDecodeMemory == 0 { throw ValidationError("--max-decode-memory must be above 0, e.g. 100MiB") }
         if timeout == 0 { throw ValidationError("--timeout must be above 0, e.g. 15") }
         if netrc && netrcFile != nil { throw ValidationError("--netrc and --netrc-file name two netrc files: use one") }
-        if maxSize != nil && !location.format.trimsItselfToSizeLimit {
-            let formats = CacheFormats.all.filter(\.trimsItselfToSizeLimit).map(\.name).joined(separator: ", ")
-            throw ValidationError(
-                "--max-size on prefetch applies to the caches the app trims to a size limit on its own (\(formats)), not to \(location.format.name); imgwarm clean --max-size trims a cache"
-            )
-        }
-        if let expiresIn {
-            let format = location.format
-            guard format.expiring(afterSeconds: 1) != nil else {
-                throw ValidationError(
-                    "--expires-in applies to the caches whose files carry their expiry date (kingfisher, kingfisher7), not to \(format.name)"
-                )
-            }
-            guard let seconds = expiresIn.seconds, seconds > 0, seconds < 1e11 else {
-                throw ValidationError(
-                    "--expires-in must be a positive age such as 7d or 12h (Kingfisher would not store the file)")
-            }
-        }
+        _ = try formatPolicy(for: location.format)
     }
 
     func run() throws {
         var location = try location.location()
-        if let seconds = expiresIn?.seconds,
-            let format = location.format.expiring(afterSeconds: Int64(seconds.rounded(.up)))
-        {
-            location.format = format
-        }
+        location.format = try formatPolicy(for: location.format).format
         try OutputTargets.check(report: report, metrics: metrics, location: location, statePath: stateOptions.state)
         let metricsOutput = try MetricsOutput.open(metrics)
         let outcome = RunOutcome()
