@@ -282,35 +282,6 @@ struct Prefetch: ParsableCommand {
 
     @OptionGroup(title: "Output") var output: OutputOptions
 
-    func validate() throws {
-        if lists.isEmpty && highLists.isEmpty && lowLists.isEmpty {
-            throw ValidationError("give at least one list file, or - to read standard input")
-        }
-        if (lists + highLists + lowLists).filter({ $0 == "-" }).count > 1 {
-            throw ValidationError("standard input (-) can be read only once")
-        }
-        if let maxPerHost, !(1...256).contains(maxPerHost) {
-            throw ValidationError("--max-per-host must be between 1 and 256, e.g. 16")
-        }
-        if maxPerHost != nil, case .fixed = concurrency {
-            throw ValidationError(
-                "--max-per-host applies to --concurrency auto only; a number is the total whatever the hosts")
-        }
-        if let maxRedirects, !(0...100).contains(maxRedirects) {
-            throw ValidationError("--max-redirects must be between 0 and 100, e.g. 5")
-        }
-        if let retries, !(0...100).contains(retries) {
-            throw ValidationError("--retries must be between 0 and 100, e.g. 3")
-        }
-        if maxBytes == 0 { throw ValidationError("--max-bytes must be above 0, e.g. 50MiB") }
-        // Checked here, not in a transform: argument-parser would print the value, password and all.
-        if let proxy { try Parse.checkProxy(proxy) }
-        if maxDecodeMemory == 0 { throw ValidationError("--max-decode-memory must be above 0, e.g. 100MiB") }
-        if timeout == 0 { throw ValidationError("--timeout must be above 0, e.g. 15") }
-        if netrc && netrcFile != nil { throw ValidationError("--netrc and --netrc-file name two netrc files: use one") }
-        _ = try formatPolicy(for: location.format)
-    }
-
     func run() throws {
         var location = try location.location()
         location.format = try formatPolicy(for: location.format).format
