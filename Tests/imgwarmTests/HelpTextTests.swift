@@ -3,12 +3,24 @@ import ImgwarmKit
 import TestSupport
 import Testing
 
+@testable import imgwarm
+
 /// What `--help` says, checked the way a user reads it: the examples paste into a shell as they
 /// are printed, and the prefetch text agrees with the manual (docs/usage.md).
 @Suite struct HelpTextTests {
-    static let commands: [[String]] = [
-        ["prefetch"], ["path"], ["stats"], ["clean"], ["verify"], ["blacklist"], ["blacklist", "list"], ["version"],
-    ]
+    /// Every command and subcommand, from the command tree: a command added later is checked too.
+    static let commands: [[String]] = {
+        func walk(_ path: [String]) -> [[String]] {
+            Imgwarm.commandNames(under: path).flatMap { [path + [$0]] + walk(path + [$0]) }
+        }
+        return walk([])
+    }()
+
+    /// The tree holds every command the top-level help lists, the subcommands too.
+    @Test func everyCommandIsChecked() {
+        #expect(Self.commands.contains(["blacklist", "remove"]) && Self.commands.contains(["version"]))
+        #expect(Set(Self.commands.filter { $0.count == 1 }.map { $0[0] }) == Set(Imgwarm.commandNames(under: [])))
+    }
 
     /// An example that goes on over several lines ends each of them but the last with a
     /// backslash: argument-parser wraps long lines at 80 columns, and a wrapped line (it once
@@ -19,7 +31,9 @@ import Testing
         let help = try CLI.run(command + ["--help"], home: temp.path)
         #expect(help.status == 0)
         let lines = help.stdoutText.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        guard let start = lines.firstIndex(of: "Examples:") else { return }
+        // Every command shows how it is called: a help without examples fails (it used to pass
+        // unchecked, so `blacklist list` and `version` had none).
+        let start = try #require(lines.firstIndex(of: "Examples:"), "\(command) has no Examples: section")
         let examples = lines[(start + 1)...].prefix { !$0.isEmpty }
         #expect(!examples.isEmpty)
         func indent(_ line: String) -> Int { line.prefix { $0 == " " }.count }

@@ -26,6 +26,8 @@ public enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
     case shard
     case listFormat
     case maxSize
+    case maxAge
+    case expiresIn
     case databasePath
 
     /// How messages name this setting: the installed spelling, else the configuration's name.

@@ -54,7 +54,14 @@ struct Blacklist: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the blacklisted URLs, oldest failure first.")
+        static let configuration = CommandConfiguration(
+            abstract: "List the blacklisted URLs, oldest failure first.",
+            discussion: """
+                Examples:
+                  imgwarm blacklist list
+                  imgwarm blacklist list --cache-format kingfisher
+                  imgwarm blacklist list --json | jq -r '.entries[].url'
+                """)
 
         @OptionGroup var options: Options
 
@@ -72,7 +79,13 @@ struct Blacklist: ParsableCommand {
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Take URLs off the blacklist (exit code 1 if one was not on it).")
+            abstract: "Take URLs off the blacklist (exit code 1 if one was not on it).",
+            discussion: """
+                Examples:
+                  imgwarm blacklist remove https://cdn.example.com/fixed.jpg
+                  imgwarm blacklist list --json | jq -r '.entries[].url' \\
+                      | grep cdn.example.com | xargs imgwarm blacklist remove
+                """)
 
         @OptionGroup var options: Options
 
@@ -112,7 +125,13 @@ struct Blacklist: ParsableCommand {
     }
 
     struct Clear: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Empty the blacklist.")
+        static let configuration = CommandConfiguration(
+            abstract: "Empty the blacklist.",
+            discussion: """
+                Examples:
+                  imgwarm blacklist clear
+                  imgwarm blacklist clear --state /data/imgwarm/state.sqlite
+                """)
 
         @OptionGroup var options: Options
 

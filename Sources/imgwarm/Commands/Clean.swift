@@ -51,7 +51,6 @@ struct Clean: ParsableCommand {
     @OptionGroup var stateOptions: StateOptions
 
     @OptionGroup var expireOption: ExpireTypeOption
-    var expireType: ExpireType { expireOption.expireType }
 
     @Option(
         name: .customLong("max-age"), parsing: .unconditional,
@@ -106,28 +105,36 @@ struct Clean: ParsableCommand {
     var verbose = false
 
     func validate() throws {
-        if all && (maxAge != nil || maxSize != nil) {
-            throw ValidationError("--all empties the folder: drop --max-age and --max-size, or drop --all")
-        }
+        _ = try policy()
         if quiet && verbose { throw ValidationError("--quiet and --verbose contradict each other: use one") }
-        let format = location.format
-        switch format.cleanRules.expiry {
-        case .age: break
-        case .index(let rule):
-            if maxAge != nil { throw ValidationError("--max-age does not apply to \(format.name): \(rule)") }
-            if maxSize != nil { throw ValidationError("--max-size does not apply to \(format.name): \(rule)") }
-            if expireOption.given != nil {
-                throw ValidationError("--expire-type does not apply to \(format.name): \(rule)")
+    }
+
+    /// The policy of this clean, from the engine (`CleanOptions.policy(for:)`), which decides
+    /// which option the format's rules take; an option they do not take is a usage error.
+    func policy() throws(ValidationError) -> DiskCache.CleanPolicy {
+        let options = CleanOptions(expireType: expireOption.given, maxAge: maxAge, maxSize: maxSize, removeAll: all)
+        do {
+            return try options.policy(for: location.format)
+        } catch {
+            throw ValidationError(Self.message(error))
+        }
+    }
+
+    /// `error` in the words of the command line.
+    static func message(_ error: CleanOptionError) -> String {
+        switch error {
+        case .removeAllWithLimit:
+            return "--all empties the folder: drop --max-age and --max-size, or drop --all"
+        case .notApplicable(let option, let expiry):
+            let why: String
+            switch expiry {
+            case .index(let rule): why = rule
+            case .stamped:
+                why = "its files carry their own expiry date (the modification time), and clean removes those past it"
+            case .none: why = "it expires nothing by age; clean only trims it to --max-size"
+            case .age: why = "it applies to \(option.appliesTo.joined(separator: ", ")) only"
             }
-        case .stamped, .none:
-            let why =
-                format.cleanRules.expiry == .stamped
-                ? "its files carry their own expiry date (the modification time), and clean removes those past it"
-                : "it expires nothing by age; clean only trims it to --max-size"
-            if maxAge != nil { throw ValidationError("--max-age does not apply to \(format.name): \(why)") }
-            if expireOption.given != nil {
-                throw ValidationError("--expire-type does not apply to \(format.name): \(why)")
-            }
+            return "\(SettingFlags.flag(for: option.setting)) does not apply to \(option.format): \(why)"
         }
     }
 
@@ -172,11 +179,7 @@ struct Clean: ParsableCommand {
         throws
     {
         var configuration = CleanJob.Configuration()
-        let rules = location.format.cleanRules
-        configuration.policy.expireType = rules.trimDate ?? expireType
-        configuration.policy.maxAge = rules.expiry == .age ? maxAge ?? configuration.policy.maxAge : .never
-        configuration.policy.maxSize = maxSize ?? rules.defaultMaxSize
-        configuration.policy.removeAll = all
+        configuration.policy = try policy()
         configuration.force = force
         configuration.protectedFolders = CacheLocation.protectedFolders(
             cacheDir: self.location.cacheDir, environment: CurrentProcess.environment)

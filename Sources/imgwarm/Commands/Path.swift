@@ -7,14 +7,12 @@ struct Path: ParsableCommand {
         abstract: "Print the cache file path of each key.",
         discussion: """
             A key is any string, usually an image URL exactly as the app passes it to its image \
-            library. The file name is the library's (--cache-format): sdwebimage (SDWebImage \
-            5.21, the default) names it by the MD5 of the key plus the extension of its URL path; \
-            kingfisher (Kingfisher 8) by the SHA-256 of the key, kingfisher7 by its MD5, nuke by \
-            its SHA-1, without extension (docs/cache-formats.md); glide by the SHA-256 of the \
-            key plus .0, coil and coil2 plus .1 (the data file beside the journal); fresco and \
-            fresco3.6 by v2.ols100.1/<shard>/<id>.cnt, the id the URL-safe Base64 of the key's \
-            SHA-1 (docs/cache-formats-android.md). flutter names a file when it downloads it: the path \
-            printed is the file of the key's row in the database (--database), and a key without \
+            library. The file name is the library's (--cache-format), made from the key as \
+            docs/cache-formats.md and docs/cache-formats-android.md say, of this shape:
+            \(FormatHelp.entryNames)
+            A format whose library keeps a database (\(FormatHelp.formatsWithDatabase.joined(separator: ", "))) \
+            names a file when it downloads it: the path printed is the file of the key's row in \
+            the database (--database), and a key without \
             a row prints nothing but a message (exit 1). With - the keys are read from standard input, one per line \
             (only the line ending is removed), so one process handles any number of keys.
 

@@ -2,8 +2,9 @@ import ArgumentParser
 import ImgwarmKit
 import ImgwarmSystem
 
-/// From `imgwarm prefetch`'s flags to the engine's configuration: an option left out keeps the
-/// engine's default (`PrefetchJob.Configuration`), which is where every default is defined.
+/// From `imgwarm prefetch`'s flags to the engine's configuration: the flags are checked
+/// (`validate`), and an option left out keeps the engine's default (`PrefetchJob.Configuration`),
+/// which is where every default is defined.
 extension Prefetch {
     func listSources() -> [ListSource] {
         let format = listFormat.format ?? .auto
@@ -76,6 +77,67 @@ extension Prefetch {
         configuration.shard = shardOptions.shard
         configuration.sizeLimit = maxSize
         return configuration
+    }
+
+    /// The usage errors argument-parser reports before `run`: values out of range, options that
+    /// contradict each other, and options the format does not take (`formatPolicy`).
+    func validate() throws {
+        if lists.isEmpty && highLists.isEmpty && lowLists.isEmpty {
+            throw ValidationError("give at least one list file, or - to read standard input")
+        }
+        if (lists + highLists + lowLists).filter({ $0 == "-" }).count > 1 {
+            throw ValidationError("standard input (-) can be read only once")
+        }
+        if let maxPerHost, !(1...256).contains(maxPerHost) {
+            throw ValidationError("--max-per-host must be between 1 and 256, e.g. 16")
+        }
+        if maxPerHost != nil, case .fixed = concurrency {
+            throw ValidationError(
+                "--max-per-host applies to --concurrency auto only; a number is the total whatever the hosts")
+        }
+        if let maxRedirects, !(0...100).contains(maxRedirects) {
+            throw ValidationError("--max-redirects must be between 0 and 100, e.g. 5")
+        }
+        if let retries, !(0...100).contains(retries) {
+            throw ValidationError("--retries must be between 0 and 100, e.g. 3")
+        }
+        if maxBytes == 0 { throw ValidationError("--max-bytes must be above 0, e.g. 50MiB") }
+        // Checked here, not in a transform: argument-parser would print the value, password and all.
+        if let proxy { try Parse.checkProxy(proxy) }
+        if maxDecodeMemory == 0 { throw ValidationError("--max-decode-memory must be above 0, e.g. 100MiB") }
+        if timeout == 0 { throw ValidationError("--timeout must be above 0, e.g. 15") }
+        if netrc && netrcFile != nil { throw ValidationError("--netrc and --netrc-file name two netrc files: use one") }
+        _ = try formatPolicy(for: location.format)
+    }
+
+    /// The options that only some formats take, resolved for `format` by the engine
+    /// (`PrefetchOptions.policy(for:)`); one the format does not take is a usage error.
+    func formatPolicy(for format: any CacheFormat) throws(ValidationError) -> PrefetchPolicy {
+        do {
+            return try PrefetchOptions(maxSize: maxSize, expiresIn: expiresIn).policy(for: format)
+        } catch {
+            throw ValidationError(Self.message(error))
+        }
+    }
+
+    /// `error` in the words of the command line.
+    static func message(_ error: PrefetchOptionError) -> String {
+        switch error {
+        case .expiryNotPositive:
+            return "--expires-in must be a positive age such as 7d or 12h (Kingfisher would not store the file)"
+        case .notApplicable(let option):
+            let formats = option.appliesTo.joined(separator: ", ")
+            switch option.setting {
+            case .maxSize:
+                return
+                    "--max-size on prefetch applies to the caches the app trims to a size limit on its own (\(formats)), not to \(option.format); imgwarm clean --max-size trims a cache"
+            case .expiresIn:
+                return
+                    "--expires-in applies to the caches whose files carry their expiry date (\(formats)), not to \(option.format)"
+            default:
+                return "\(SettingFlags.flag(for: option.setting)) applies to \(formats), not to \(option.format)"
+            }
+        }
     }
 
     private func checkReadable(_ path: String?, option: String) throws {

@@ -57,7 +57,7 @@ struct Prefetch: ParsableCommand {
     @Option(
         name: .customLong("expires-in"), parsing: .unconditional,
         help: ArgumentHelp(
-            "kingfisher, kingfisher7: how long a stored or re-read file stays fresh; s m h d w (default 7d, Kingfisher's).",
+            "\(FormatHelp.prefetchFormats(taking: .expiresIn)): how long a stored or re-read file stays fresh; s m h d w (default \(FormatHelp.expiresInDefaults), the library's).",
             discussion:
                 "Kingfisher takes a file's modification time for its expiry date: stored files and hits get now plus this, rounded up to a whole second.",
             valueName: "age"),
@@ -259,7 +259,7 @@ struct Prefetch: ParsableCommand {
     @Option(
         name: .customLong("max-size"),
         help: ArgumentHelp(
-            "For a cache the app trims to a size limit on its own (\(CacheFormats.all.filter(\.trimsItselfToSizeLimit).map(\.name).joined(separator: ", "))): warn when the run leaves it larger than this, e.g. 100M (default the library's: 250 MiB, nuke 150 MiB).",
+            "For a cache the app trims to a size limit on its own (\(FormatHelp.prefetchFormats(taking: .maxSize))): warn when the run leaves it larger than this, e.g. 100M (default the library's: \(FormatHelp.prefetchMaxSizeDefaults)).",
             valueName: "size"),
         transform: Parse.size)
     var maxSize: UInt64?
@@ -282,59 +282,9 @@ struct Prefetch: ParsableCommand {
 
     @OptionGroup(title: "Output") var output: OutputOptions
 
-    func validate() throws {
-        if lists.isEmpty && highLists.isEmpty && lowLists.isEmpty {
-            throw ValidationError("give at least one list file, or - to read standard input")
-        }
-        if (lists + highLists + lowLists).filter({ $0 == "-" }).count > 1 {
-            throw ValidationError("standard input (-) can be read only once")
-        }
-        if let maxPerHost, !(1...256).contains(maxPerHost) {
-            throw ValidationError("--max-per-host must be between 1 and 256, e.g. 16")
-        }
-        if maxPerHost != nil, case .fixed = concurrency {
-            throw ValidationError(
-                "--max-per-host applies to --concurrency auto only; a number is the total whatever the hosts")
-        }
-        if let maxRedirects, !(0...100).contains(maxRedirects) {
-            throw ValidationError("--max-redirects must be between 0 and 100, e.g. 5")
-        }
-        if let retries, !(0...100).contains(retries) {
-            throw ValidationError("--retries must be between 0 and 100, e.g. 3")
-        }
-        if maxBytes == 0 { throw ValidationError("--max-bytes must be above 0, e.g. 50MiB") }
-        // Checked here, not in a transform: argument-parser would print the value, password and all.
-        if let proxy { try Parse.checkProxy(proxy) }
-        if maxDecodeMemory == 0 { throw ValidationError("--max-decode-memory must be above 0, e.g. 100MiB") }
-        if timeout == 0 { throw ValidationError("--timeout must be above 0, e.g. 15") }
-        if netrc && netrcFile != nil { throw ValidationError("--netrc and --netrc-file name two netrc files: use one") }
-        if maxSize != nil && !location.format.trimsItselfToSizeLimit {
-            let formats = CacheFormats.all.filter(\.trimsItselfToSizeLimit).map(\.name).joined(separator: ", ")
-            throw ValidationError(
-                "--max-size on prefetch applies to the caches the app trims to a size limit on its own (\(formats)), not to \(location.format.name); imgwarm clean --max-size trims a cache"
-            )
-        }
-        if let expiresIn {
-            let format = location.format
-            guard format.expiring(afterSeconds: 1) != nil else {
-                throw ValidationError(
-                    "--expires-in applies to the caches whose files carry their expiry date (kingfisher, kingfisher7), not to \(format.name)"
-                )
-            }
-            guard let seconds = expiresIn.seconds, seconds > 0, seconds < 1e11 else {
-                throw ValidationError(
-                    "--expires-in must be a positive age such as 7d or 12h (Kingfisher would not store the file)")
-            }
-        }
-    }
-
     func run() throws {
         var location = try location.location()
-        if let seconds = expiresIn?.seconds,
-            let format = location.format.expiring(afterSeconds: Int64(seconds.rounded(.up)))
-        {
-            location.format = format
-        }
+        location.format = try formatPolicy(for: location.format).format
         try OutputTargets.check(report: report, metrics: metrics, location: location, statePath: stateOptions.state)
         let metricsOutput = try MetricsOutput.open(metrics)
         let outcome = RunOutcome()

@@ -14,6 +14,10 @@ struct Version: ParsableCommand {
             ImageMagick (version, features, and for each coder imgwarm uses whether this build can \
             read it) and SQLite. A coder that is missing makes the images of that format fail \
             as unsupported-format.
+
+            Examples:
+              imgwarm version
+              imgwarm version --verbose | grep -i webp
             """)
 
     @Flag(

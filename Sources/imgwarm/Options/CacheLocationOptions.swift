@@ -51,7 +51,7 @@ struct CacheLocationOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "flutter: the library's database (default <parent of the cache folder>/libCachedImageData.db).",
+            "\(FormatHelp.formatsWithDatabase.joined(separator: ", ")): the library's database (default <parent of the cache folder>/libCachedImageData.db).",
             discussion:
                 "On a device the files folder is <cacheDir or Library/Caches>/libCachedImageData and the database is <app support folder>/libCachedImageData.db (Android: files/, iOS: Library/Application Support/). Only for formats with a database.",
             valueName: "path"), completion: .file())

@@ -103,25 +103,23 @@ enum FormatHelp {
         }
     }
 
-    /// The `--max-size` default of each format that takes it.
+    /// The `--max-size` default of each format whose clean takes it.
     static var maxSizeDefaults: String {
         grouped { format in
-            let rules = format.cleanRules
-            if case .index = rules.expiry { return nil }
-            return rules.defaultMaxSize > 0 ? size(rules.defaultMaxSize) : "none"
+            guard CleanOptions.format(format, takes: .maxSize) else { return nil }
+            let limit = format.cleanRules.defaultMaxSize
+            return limit > 0 ? size(limit) : "none"
         }.map { "\($0.text) for \($0.names.joined(separator: ", "))" }.joined(separator: "; ")
     }
 
-    /// The formats whose `--max-size` does not apply.
+    /// The formats whose clean does not take `--max-size`.
     static var formatsWithoutMaxSize: [String] {
-        CacheFormats.all.filter {
-            if case .index = $0.cleanRules.expiry { return true }
-            return false
-        }.map(\.name)
+        let taking = CleanOptions.formats(taking: .maxSize)
+        return CacheFormats.names.filter { !taking.contains($0) }
     }
 
     /// The formats whose files expire by age (`--max-age`, `--expire-type`).
-    static var formatsWithAge: [String] { CacheFormats.all.filter { $0.cleanRules.expiry == .age }.map(\.name) }
+    static var formatsWithAge: [String] { CleanOptions.formats(taking: .maxAge) }
 
     /// The shape of each format's entry names, which the clean guard wants.
     static var entryNames: String { lines { $0.entryNameShape } }
@@ -136,6 +134,37 @@ enum FormatHelp {
 
     /// The formats whose folder has one fixed name (no `--namespace`).
     static var formatsWithoutNamespace: [String] { CacheFormats.all.filter { !$0.hasNamespace }.map(\.name) }
+
+    /// The formats whose library keeps a database outside the cache folder (`--database`).
+    static var formatsWithDatabase: [String] {
+        CacheFormats.all.filter { $0.usingDatabase(atPath: "/nonexistent") != nil }.map(\.name)
+    }
+
+    // MARK: - prefetch
+
+    /// The formats a prefetch takes `setting` for (`PrefetchOptions`), comma-separated.
+    static func prefetchFormats(taking setting: Setting) -> String {
+        PrefetchOptions.formats(taking: setting).joined(separator: ", ")
+    }
+
+    /// The size limit of each format whose app trims its cache on its own, which prefetch's
+    /// `--max-size` stands in for: `150MiB for nuke; 250MiB for glide, coil, coil2`.
+    static var prefetchMaxSizeDefaults: String {
+        grouped { format in
+            PrefetchOptions.format(format, takes: .maxSize) ? size(format.cleanRules.defaultMaxSize) : nil
+        }.map { "\($0.text) for \($0.names.joined(separator: ", "))" }.joined(separator: "; ")
+    }
+
+    /// How long the files of each format that stamps an expiry date stay fresh by default
+    /// (`--expires-in`): `7d`, or `7d for a, b; 1d for c` where they differ.
+    static var expiresInDefaults: String {
+        let groups = grouped { format in
+            guard PrefetchOptions.format(format, takes: .expiresIn), let seconds = format.expiresIn else { return nil }
+            return Expiry.after(seconds: Double(seconds)).text
+        }
+        if groups.count == 1 { return groups[0].text }
+        return groups.map { "\($0.text) for \($0.names.joined(separator: ", "))" }.joined(separator: "; ")
+    }
 
     // MARK: - verify
 

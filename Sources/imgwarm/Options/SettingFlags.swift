@@ -23,6 +23,8 @@ enum SettingFlags {
         case .shard: return "--shard"
         case .listFormat: return "--format"
         case .maxSize: return "--max-size"
+        case .maxAge: return "--max-age"
+        case .expiresIn: return "--expires-in"
         case .databasePath: return "--database"
         }
     }

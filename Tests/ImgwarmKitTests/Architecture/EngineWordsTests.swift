@@ -21,10 +21,7 @@ import Testing
 
     /// The string literals of a line of code (none in a comment line): the text between quotes.
     static func literals(_ line: Substring) -> [Substring] {
-        let code = line.trimmingCharacters(in: .whitespaces)
-        guard !code.hasPrefix("//") else { return [] }
-        let parts = code.split(separator: "\"", omittingEmptySubsequences: false)
-        return stride(from: 1, to: parts.count, by: 2).map { parts[$0] }
+        SwiftSource.stringLiterals(in: String(line)).map { Substring($0.text) }
     }
 
     /// `--` followed by a letter: how a flag is spelled.
@@ -37,10 +34,12 @@ import Testing
         return false
     }
 
+    /// Every literal of a file, multi-line ones (`"""`) whole: a flag on any of their lines is seen.
     @Test func noStringLiteralOfTheEngineSpellsAFlag() throws {
         for (file, lines) in try Self.engineSources() {
-            for (number, line) in lines.enumerated() where Self.literals(line).contains(where: Self.spellsAFlag) {
-                Issue.record("\(file):\(number + 1) spells a flag; name a Setting instead: \(line)")
+            let text = lines.joined(separator: "\n")
+            for literal in SwiftSource.stringLiterals(in: text) where Self.spellsAFlag(literal.text[...]) {
+                Issue.record("\(file):\(literal.line) spells a flag; name a Setting instead: \(literal.text)")
             }
         }
     }
@@ -58,5 +57,34 @@ import Testing
         #expect(!Self.literals(#"    return "more than \(Setting.maxBytes) (\(n))""#).contains(where: Self.spellsAFlag))
         #expect(!Self.literals("    /// Waits at most `--lock-timeout`.").contains(where: Self.spellsAFlag))
         #expect(!Self.literals(#"    let x = "a -- b" // --flag"#).contains(where: Self.spellsAFlag))
+    }
+
+    /// A multi-line literal is read whole, including the lines that hold no quote (read line by
+    /// line, `Use --max-bytes` was not in any literal); a raw literal and a literal inside an
+    /// interpolation are read too, and a commented-out literal is not.
+    @Test func theCheckFindsAFlagInAMultiLineLiteral() {
+        let source = """
+            let help = \"\"\"
+                Limits the body.
+                Use --max-bytes to raise it.
+                \"\"\"
+            let raw = #"the "--timeout" setting"#
+            let nested = "\\(flag ? "--force" : "")"
+            // let commented = "--shard"
+            """
+        let found = SwiftSource.stringLiterals(in: source)
+        let flagged = found.filter { Self.spellsAFlag($0.text[...]) }.map(\.line)
+        #expect(flagged == [1, 5, 6], "\(found)")
+        // The line-by-line reading this check had (the text between quotes of each line) saw
+        // the nested and raw flags, not the multi-line one.
+        let lineByLine = source.split(separator: "\n").filter {
+            !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//")
+        }
+        .flatMap { line in
+            let parts = line.split(separator: "\"", omittingEmptySubsequences: false)
+            return stride(from: 1, to: parts.count, by: 2).map { parts[$0] }
+        }
+        #expect(!lineByLine.contains { $0.contains("--max-bytes") })
+        #expect(found.contains { $0.text.contains("Use --max-bytes to raise it.") })
     }
 }

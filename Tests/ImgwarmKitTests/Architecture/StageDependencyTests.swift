@@ -5,9 +5,16 @@ import Testing
 /// docs/ARCHITECTURE.md's "a URL flows Input → Scheduling → Fetching → Validation → Cache → State
 /// → Reports", checked on the sources (subfolders included): no stage names a type of a later
 /// one; `Outcome` (an entry's result and failure classes) is the vocabulary all of them speak
-/// and names no stage but Input; the jobs (`Pipeline`) coordinate and are named by none.
+/// and names no stage but Input; the jobs (`Pipeline`) coordinate and are named by none;
+/// `Support` (values and helpers every stage uses) names no stage at all.
 @Suite struct StageDependencyTests {
+    static let stages = [
+        "Outcome", "Input", "Scheduling", "Fetching", "Validation", "Cache", "State", "Reports", "Pipeline",
+    ]
+
     static let rules: [(stage: String, mustNotName: [String])] = [
+        // What every stage may use: it can use none of them.
+        ("Support", stages),
         // The outcome of an entry and its failure classes: the values every stage speaks.
         ("Outcome", ["Scheduling", "Fetching", "Validation", "Cache", "State", "Reports", "Pipeline"]),
         ("Input", ["Scheduling", "Fetching", "Validation", "Cache", "State", "Reports", "Pipeline"]),
@@ -71,13 +78,44 @@ import Testing
             }
             let lines = try Self.codeLines(stage)
             #expect(!lines.isEmpty, "\(stage)'s sources were found")
-            for (file, line) in lines {
-                for name in Self.identifiers(line) where !(Self.exceptions[stage]?.contains(name) ?? false) {
-                    if let other = forbidden[name] {
-                        Issue.record("\(file) names \(other)'s \(name): \(line.trimmingCharacters(in: .whitespaces))")
-                    }
+            for violation in Self.violations(lines, forbidden: forbidden, exceptions: Self.exceptions[stage] ?? []) {
+                Issue.record(Comment(rawValue: violation))
+            }
+        }
+    }
+
+    /// Each line of `lines` that names a type of `forbidden` (type → its stage), but `exceptions`.
+    static func violations(
+        _ lines: [(file: String, line: String)], forbidden: [String: String], exceptions: Set<String>
+    )
+        -> [String]
+    {
+        var found: [String] = []
+        for (file, line) in lines {
+            for name in identifiers(line).sorted() where !exceptions.contains(name) {
+                if let other = forbidden[name] {
+                    found.append("\(file) names \(other)'s \(name): \(line.trimmingCharacters(in: .whitespaces))")
                 }
             }
         }
+        return found
+    }
+
+    /// `Support` had no rule, so a helper there could name any stage's type unseen: now every
+    /// stage is forbidden to it, and a Support line naming a Cache type is caught.
+    @Test func supportNamesNoStage() throws {
+        let rule = try #require(Self.rules.first { $0.stage == "Support" })
+        #expect(Set(rule.mustNotName) == Set(Self.stages))
+        #expect(Set(Self.rules.map(\.stage)) == Set(Self.stages + ["Support"]).subtracting(["Pipeline"]))
+        let cacheTypes = try Self.declaredTypes("Cache")
+        #expect(cacheTypes.contains("CacheEntry"))
+        let forbidden = Dictionary(uniqueKeysWithValues: cacheTypes.map { ($0, "Cache") })
+        let crafted = [("Support/Helper.swift", "    func size(of entry: CacheEntry) -> UInt64 { 0 }")]
+        #expect(
+            Self.violations(crafted, forbidden: forbidden, exceptions: [])
+                == ["Support/Helper.swift names Cache's CacheEntry: func size(of entry: CacheEntry) -> UInt64 { 0 }"])
+        #expect(
+            Self.violations([("Support/Helper.swift", "let x = Expiry.never")], forbidden: forbidden, exceptions: [])
+                .isEmpty)
     }
 }

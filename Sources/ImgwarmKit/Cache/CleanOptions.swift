@@ -1,0 +1,91 @@
+/// The options of a clean as given (nil: left out), before a format's rules say which of them it
+/// takes: `policy(for:)` resolves them into the `DiskCache.CleanPolicy` the pass runs, or names
+/// the option the format does not take. The one place that decides which clean option applies
+/// to which format's rules (`CleanRules.expiry`); a front end only words the error.
+public struct CleanOptions: Sendable, Equatable {
+    /// The date files are judged by; only for formats whose files expire by age.
+    public var expireType: ExpireType?
+    /// Files at least this old are expired; only for formats whose files expire by age.
+    public var maxAge: Expiry?
+    /// The size limit of the size pass; not for a format whose index decides what goes.
+    public var maxSize: UInt64?
+    /// Remove every entry whatever its date: neither an age nor a size limit goes with it.
+    public var removeAll = false
+
+    public init(expireType: ExpireType? = nil, maxAge: Expiry? = nil, maxSize: UInt64? = nil, removeAll: Bool = false) {
+        self.expireType = expireType
+        self.maxAge = maxAge
+        self.maxSize = maxSize
+        self.removeAll = removeAll
+    }
+
+    /// The settings of a clean whose applicability depends on the format's rules.
+    public static let formatSettings: [Setting] = [.maxAge, .maxSize, .expireType]
+
+    /// True when a clean of `format`'s cache takes `setting`: an age and its date only where
+    /// files expire by age, a size limit wherever the index does not decide alone.
+    public static func format(_ format: any CacheFormat, takes setting: Setting) -> Bool {
+        switch setting {
+        case .maxAge, .expireType: return format.cleanRules.expiry == .age
+        case .maxSize:
+            if case .index = format.cleanRules.expiry { return false }
+            return true
+        default: return true
+        }
+    }
+
+    /// The registered formats (`CacheFormats.all`, in its order) whose clean takes `setting`.
+    public static func formats(taking setting: Setting) -> [String] {
+        CacheFormats.all.filter { format($0, takes: setting) }.map(\.name)
+    }
+
+    /// The policy a clean of `format`'s cache runs with these options: an option left out takes
+    /// the format's rule (its trim date, its size limit), else the engine's default
+    /// (`DiskCache.CleanPolicy()`); an age is `.never` for a format whose files do not expire by
+    /// age. Throws the first option the format does not take (age, then size, then date), or
+    /// `removeAllWithLimit` when `removeAll` comes with an age or a size limit.
+    public func policy(for format: any CacheFormat) throws(CleanOptionError) -> DiskCache.CleanPolicy {
+        if removeAll && (maxAge != nil || maxSize != nil) { throw .removeAllWithLimit }
+        let given: [(Setting, Bool)] = [
+            (.maxAge, maxAge != nil), (.maxSize, maxSize != nil), (.expireType, expireType != nil),
+        ]
+        for (setting, isGiven) in given where isGiven && !Self.format(format, takes: setting) {
+            throw .notApplicable(
+                OptionNotApplicable(
+                    setting: setting, format: format.name, appliesTo: Self.formats(taking: setting)),
+                expiry: format.cleanRules.expiry)
+        }
+        let rules = format.cleanRules
+        var policy = DiskCache.CleanPolicy()
+        policy.expireType = rules.trimDate ?? expireType ?? policy.expireType
+        policy.maxAge = rules.expiry == .age ? maxAge ?? policy.maxAge : .never
+        policy.maxSize = maxSize ?? rules.defaultMaxSize
+        policy.removeAll = removeAll
+        return policy
+    }
+}
+
+/// Why a clean's options cannot run on a format's cache.
+public enum CleanOptionError: Error, Sendable, Equatable {
+    /// Removing every entry was asked with an age or a size limit, which would not be heeded.
+    case removeAllWithLimit
+    /// The format does not take the option; `expiry` is its rule, which says why (its index
+    /// decides, its files carry their own expiry, or nothing expires by age).
+    case notApplicable(OptionNotApplicable, expiry: CleanRules.Expiry)
+}
+
+/// An option given for a format that does not take it: which option, which format, and the
+/// registered formats that do take it (`CacheFormats.all`'s order), for the message.
+public struct OptionNotApplicable: Sendable, Equatable {
+    public var setting: Setting
+    /// The format's name (`CacheFormat.name`).
+    public var format: String
+    /// The names of the formats that take the option.
+    public var appliesTo: [String]
+
+    public init(setting: Setting, format: String, appliesTo: [String]) {
+        self.setting = setting
+        self.format = format
+        self.appliesTo = appliesTo
+    }
+}

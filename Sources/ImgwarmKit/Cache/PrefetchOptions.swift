@@ -1,0 +1,74 @@
+/// The options of a prefetch that only some formats take, as given (nil: left out):
+/// `policy(for:)` resolves them for a format, or names the option it does not take. The one place
+/// that decides which prefetch option applies to which format; a front end only words the error.
+public struct PrefetchOptions: Sendable, Equatable {
+    /// The size limit a run should leave the cache under; only for a format whose app trims the
+    /// cache to a size limit on its own (`CacheFormat.trimsItselfToSizeLimit`).
+    public var maxSize: UInt64?
+    /// How long a stored or re-read file stays fresh; only for a format whose files carry their
+    /// expiry date (`CacheFormat.expiring(afterSeconds:)`).
+    public var expiresIn: Expiry?
+
+    public init(maxSize: UInt64? = nil, expiresIn: Expiry? = nil) {
+        self.maxSize = maxSize
+        self.expiresIn = expiresIn
+    }
+
+    /// The settings of a prefetch whose applicability depends on the format.
+    public static let formatSettings: [Setting] = [.maxSize, .expiresIn]
+
+    /// True when a prefetch into `format`'s cache takes `setting`.
+    public static func format(_ format: any CacheFormat, takes setting: Setting) -> Bool {
+        switch setting {
+        case .maxSize: return format.trimsItselfToSizeLimit
+        case .expiresIn: return format.expiring(afterSeconds: 1) != nil
+        default: return true
+        }
+    }
+
+    /// The registered formats (`CacheFormats.all`, in its order) whose prefetch takes `setting`.
+    public static func formats(taking setting: Setting) -> [String] {
+        CacheFormats.all.filter { format($0, takes: setting) }.map(\.name)
+    }
+
+    /// The longest freshness taken, in seconds: beyond it the expiry date overflows the library's.
+    public static let longestExpiry = 1e11
+
+    /// What a prefetch into `format`'s cache runs with: the format itself, stamping entries fresh
+    /// for `expiresIn` (rounded up to a whole second) when given, and the size limit to warn
+    /// above. Throws the first option the format does not take (size, then freshness), or
+    /// `expiryNotPositive` for a freshness the library would not store a file with.
+    public func policy(for format: any CacheFormat) throws(PrefetchOptionError) -> PrefetchPolicy {
+        if maxSize != nil && !Self.format(format, takes: .maxSize) {
+            throw .notApplicable(
+                OptionNotApplicable(setting: .maxSize, format: format.name, appliesTo: Self.formats(taking: .maxSize)))
+        }
+        guard let expiresIn else { return PrefetchPolicy(format: format, maxSize: maxSize) }
+        guard Self.format(format, takes: .expiresIn) else {
+            throw .notApplicable(
+                OptionNotApplicable(
+                    setting: .expiresIn, format: format.name, appliesTo: Self.formats(taking: .expiresIn)))
+        }
+        guard let seconds = expiresIn.seconds, seconds > 0, seconds < Self.longestExpiry,
+            let expiring = format.expiring(afterSeconds: Int64(seconds.rounded(.up)))
+        else { throw .expiryNotPositive }
+        return PrefetchPolicy(format: expiring, maxSize: maxSize)
+    }
+}
+
+/// A prefetch's format-dependent options, resolved for one format.
+public struct PrefetchPolicy: Sendable {
+    /// The format the run stores in: the one given, with its entries' freshness when one was.
+    public var format: any CacheFormat
+    /// The size limit above which the run warns; nil: the library's own.
+    public var maxSize: UInt64?
+}
+
+/// Why a prefetch's options cannot run on a format's cache.
+public enum PrefetchOptionError: Error, Sendable, Equatable {
+    /// The format does not take the option.
+    case notApplicable(OptionNotApplicable)
+    /// The freshness is not a positive age below `PrefetchOptions.longestExpiry`: the library
+    /// would not store a file that expires at once.
+    case expiryNotPositive
+}
