@@ -337,7 +337,7 @@ public final class PrefetchJob {
                 scheduler.drain(recordNotStarted)
                 break
             }
-            let name = index?.entryName(forKey: entry.key) ?? location.format.fileName(forKey: entry.key)
+            let name = (try? location.entryName(forKey: entry.key, index: index)) ?? ""
             var size: Int?
             if let folder, let info = try? folder.status(of: name),
                 case .hit(let bytes) = location.format.read(info, now: .now()), index?.check(name) == nil

@@ -151,7 +151,9 @@ final class ValidationPool: @unchecked Sendable {
         let response = CacheIndexResponse(
             key: job.entry.key, url: job.entry.url, etag: job.etag, cacheControl: job.cacheControl,
             contentType: job.contentType, receivedAt: job.receivedAt, length: job.count)
-        if let index = store.index { job.fileName = index.storeName(for: job.fileName, response: response) }
+        if let index = store.index as? any EntryNamingIndex {
+            job.fileName = index.storeName(for: job.fileName, response: response)
+        }
         let name = job.fileName
         do throws(StoreFailure) {
             if let spillName = job.spillName {

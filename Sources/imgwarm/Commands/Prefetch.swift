@@ -316,7 +316,7 @@ struct Prefetch: ParsableCommand {
         }
         if let expiresIn {
             let format = location.format
-            guard format.expiring(afterSeconds: 1) != nil else {
+            guard format is any ExpiryStampingFormat else {
                 throw ValidationError(
                     "--expires-in applies to the caches whose files carry their expiry date (kingfisher, kingfisher7), not to \(format.name)"
                 )
@@ -331,9 +331,9 @@ struct Prefetch: ParsableCommand {
     func run() throws {
         var location = try location.location()
         if let seconds = expiresIn?.seconds,
-            let format = location.format.expiring(afterSeconds: Int64(seconds.rounded(.up)))
+            let format = location.format as? any ExpiryStampingFormat
         {
-            location.format = format
+            location.format = format.expiring(afterSeconds: Int64(seconds.rounded(.up)))
         }
         try OutputTargets.check(report: report, metrics: metrics, location: location, statePath: stateOptions.state)
         let metricsOutput = try MetricsOutput.open(metrics)

@@ -35,7 +35,7 @@ struct Stats: ParsableCommand {
     }
 
     static var expiringFormats: String {
-        CacheFormats.all.filter { $0.expiresIn != nil }.map(\.name).joined(separator: ", ")
+        CacheFormats.all.filter { $0 is any ExpiryStampingFormat }.map(\.name).joined(separator: ", ")
     }
 
     static var allocatedFormats: String {

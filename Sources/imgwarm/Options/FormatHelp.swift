@@ -129,9 +129,7 @@ enum FormatHelp {
     /// The formats whose library keeps an index beside its files (a journal, a folder tree, a
     /// database): `clean` trims and `--all` empties them through it.
     static var formatsWithIndex: [String] {
-        CacheFormats.all.filter {
-            $0.makeIndex(for: CacheLocation(folder: "/nonexistent", format: $0)) != nil
-        }.map(\.name)
+        CacheFormats.all.filter { $0 is any IndexedCacheFormat }.map(\.name)
     }
 
     /// The formats whose folder has one fixed name (no `--namespace`).

@@ -47,13 +47,13 @@ import Testing
         let location = try CacheLocation(root: temp.path, namespace: "n", format: KeyedFormat())
         #expect(location.folder == temp.path + "/test-cache.n")
         let key = "https://a.example/x.png"
-        #expect(location.path(forKey: key) == location.folder + "/K-" + SDFileName.hash(of: key).hex)
+        #expect(try location.path(forKey: key) == location.folder + "/K-" + SDFileName.hash(of: key).hex)
         #expect(location != CacheLocation(folder: location.folder), "a location is its folder and its format")
 
         // The clean guard is the format's: an SDWebImage name is foreign here, a K- name is not.
         try FileManager.default.createDirectory(atPath: location.folder, withIntermediateDirectories: true)
         // An image: a prefetch takes a file the app would not decode for a miss (HitCheck).
-        try Fixtures.data("images/valid/gradient.png").write(to: URL(fileURLWithPath: location.path(forKey: key)))
+        try Fixtures.data("images/valid/gradient.png").write(to: URL(fileURLWithPath: try location.path(forKey: key)))
         try Data([1]).write(to: URL(fileURLWithPath: location.folder + "/0123456789abcdef0123456789abcdef.png"))
         let survey = try DiskCache(location: location).survey(policy: DiskCache.CleanPolicy(), now: Timestamp.now())
         #expect(survey.foreignCount == 1)

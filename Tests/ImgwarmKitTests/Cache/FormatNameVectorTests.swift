@@ -105,7 +105,7 @@ import Testing
         let nuke = try CacheLocation(root: "/r", namespace: "default", format: FormatNameVectorTests.format("nuke"))
         #expect(nuke.folder == "/r/com.github.kean.Nuke.DataCache")
         #expect(
-            nuke.path(forKey: "http://test.com")
+            try nuke.path(forKey: "http://test.com")
                 == "/r/com.github.kean.Nuke.DataCache/50334ee0b51600df6397ce93ceed4728c37fee4e")
 
         let nukeFormat = try FormatNameVectorTests.format("nuke")

@@ -86,7 +86,7 @@ import Testing
         throws
     {
         let format = try #require(CacheFormats.named(name))
-        let layout = try #require(format.makeIndex(for: CacheLocation(folder: "/x", format: format)) as? JournalIndex)
+        let layout = try #require(CacheLocation(folder: "/x", format: format).makeIndex() as? JournalIndex)
             .layout
         let header = layout.header
         let pool = (0..<10).map { "https://app.example/\($0).png" }

@@ -9,7 +9,7 @@ import Synchronization
 /// in one SQLite transaction: a row is written only after its file is complete under its name,
 /// and the file a replaced row named is removed after the new row is in, as the library's
 /// `WebHelper` does. SQLite's own locking keeps two processes' batches apart.
-public final class FlutterIndex: CacheIndex {
+public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
     static let library = "flutter_cache_manager"
     static let batchSize = 512
 
@@ -116,8 +116,6 @@ public final class FlutterIndex: CacheIndex {
             return row.validTill < now ? .expired : nil
         }
     }
-
-    public func companions(of name: String) -> [String] { [] }
 
     public func isEntryFile(_ name: String) -> Bool { FlutterFileName.isName(name) }
 
