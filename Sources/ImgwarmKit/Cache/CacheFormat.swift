@@ -58,12 +58,6 @@ public protocol CacheFormat: Sendable {
     /// write, Nuke's sweep at launch): a prefetch that leaves it above the limit
     /// (`cleanRules.defaultMaxSize`, or the one given) says so. False by default.
     var trimsItselfToSizeLimit: Bool { get }
-
-    /// The subfolder of the cache folder that is the format's own layout (Fresco's version
-    /// folder, whose shard folders hold the entries): `stats`, `clean` and the metrics count the
-    /// files below it, not it or the folders in it. nil by default: every subfolder is an entry,
-    /// as SDWebImage's `totalDiskCount` counts it.
-    var layoutFolder: String? { get }
 }
 
 extension CacheFormat {
@@ -97,8 +91,6 @@ extension CacheFormat {
     public func timesOnHit(now: Timestamp) -> FileTimes { FileTimes(access: .now) }
 
     public var trimsItselfToSizeLimit: Bool { false }
-
-    public var layoutFolder: String? { nil }
 }
 
 /// What a library's reader makes of the file at an entry's name.

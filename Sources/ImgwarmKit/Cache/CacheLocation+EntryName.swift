@@ -1,3 +1,5 @@
+import ImgwarmSystem
+
 /// Key → entry name, answered here only: `prefetch` (run and dry run), `verify`, `path` and
 /// `CacheLocation.path(forKey:index:)` all ask `entryName(forKey:index:)`.
 extension CacheLocation {
@@ -9,6 +11,8 @@ extension CacheLocation {
     public func entryName(forKey key: String, index: (any CacheIndex)?) throws(UnnamedEntry) -> String {
         if let naming = index as? any EntryNamingIndex {
             guard let name = naming.entryName(forKey: key) else { throw .notListed(library: format.library) }
+            // A row may name `../x`: nothing opens it (docs/hardening.md).
+            guard FileDescriptor.isPlainName(name) else { throw .notAFileOfTheFolder(library: format.library) }
             return name
         }
         let name = format.fileName(forKey: key)
@@ -25,9 +29,11 @@ extension CacheLocation {
 /// Why a key's entry has no name in a cache folder: the format's index names the entries
 /// (flutter_cache_manager's database), and it gives this key none.
 public enum UnnamedEntry: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The index lists no entry for the key (or names a path that is not a file of the folder):
-    /// the library names a file only when it downloads it.
+    /// The index lists no entry for the key: the library names a file only when it downloads it.
     case notListed(library: String)
+    /// The index names a path for the key that is not a plain name of the folder (`../x`): imgwarm
+    /// does not open it (docs/hardening.md).
+    case notAFileOfTheFolder(library: String)
     /// The index that names the entries was not read, so no name is known.
     case indexNotRead(library: String)
 
@@ -35,6 +41,9 @@ public enum UnnamedEntry: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .notListed(let library):
             return "no entry in the database for this key (\(library) names a file when it downloads it)"
+        case .notAFileOfTheFolder(let library):
+            return
+                "\(library)'s database names a path for this key that is not a file of the cache folder: imgwarm does not open it"
         case .indexNotRead(let library):
             return "\(library) names its files in its database, which was not read"
         }

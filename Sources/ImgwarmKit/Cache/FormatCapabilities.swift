@@ -30,6 +30,15 @@ public protocol ExternalDatabaseFormat: CacheFormat {
     func usingDatabase(atPath path: String) -> Self
 }
 
+/// A format whose entries live in a subfolder of its own layout (Fresco's version folder, whose
+/// shard folders hold the entries): `stats`, `clean` and the metrics count the files below it,
+/// not it or the folders in it. A format without one has every subfolder an entry, as
+/// SDWebImage's `totalDiskCount` counts it.
+public protocol LayoutFolderFormat: CacheFormat {
+    /// The layout subfolder's name in the cache folder.
+    var layoutFolder: String { get }
+}
+
 extension CacheLocation {
     /// The index the format keeps in this folder (`IndexedCacheFormat`), not yet read; nil for a
     /// plain-files cache.
@@ -56,8 +65,9 @@ public protocol CompanionFilesIndex: CacheIndex {
 /// An index that, not the key, names the entries (flutter_cache_manager: a row per key names its
 /// file, and every download gets a new name), and keeps what it needs of each response.
 public protocol EntryNamingIndex: CacheIndex {
-    /// The name of `key`'s entry; nil when the index lists no entry for the key (or names a path
-    /// that is not a plain name of the folder).
+    /// The name of `key`'s entry as the index holds it (which may be no plain name of the folder,
+    /// `../x`: `CacheLocation.entryName(forKey:index:)` refuses it); nil when the index lists no
+    /// entry for the key.
     func entryName(forKey key: String) -> String?
 
     /// The name a download of an entry now named `name` is stored under.

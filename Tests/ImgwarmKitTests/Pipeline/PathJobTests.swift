@@ -57,5 +57,11 @@ import Testing
         let index = try #require(location.makeIndex())
         try index.load()
         #expect(try location.path(forKey: listed, index: index) == location.folder + "/" + name)
+
+        // A row that names a path outside the folder names no file: nothing opens it.
+        _ = try FlutterReaderModel.sqlite3(
+            FlutterFormat().databasePath(forFolder: location.folder),
+            "UPDATE cacheObject SET relativePath = '../x' WHERE key = '\(listed)'")
+        #expect(try PathJob(location: location).name(for: listed) == .unnamed(.notAFileOfTheFolder(library: library)))
     }
 }

@@ -133,7 +133,7 @@ public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
     }
 
     public func entryName(forKey key: String) -> String? {
-        state.withLock { $0.rows[key]?.relativePath }.flatMap { FileDescriptor.isPlainName($0) ? $0 : nil }
+        state.withLock { $0.rows[key]?.relativePath }
     }
 
     public var accountedBytes: UInt64 {
