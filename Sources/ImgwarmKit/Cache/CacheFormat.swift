@@ -25,11 +25,6 @@ public protocol CacheFormat: Sendable {
     /// `namespace`, e.g. `<root>/com.hackemist.SDImageCache/default`.
     func folder(cachesRoot: String, namespace: String) -> String
 
-    /// The name `key` gives its entry in the cache folder. A format whose index names the entries
-    /// (`EntryNamingIndex`, flutter_cache_manager) names none here (empty): the engine asks
-    /// `CacheLocation.entryName(forKey:index:)`, which asks the index.
-    func fileName(forKey key: String) -> String
-
     /// True when an entry of a folder named `bytes` (UTF-8) has the shape of one of this format's
     /// entry names: `clean` deletes only in a folder whose files all have it (the clean guard).
     func isEntryName(bytes: UnsafeBufferPointer<UInt8>) -> Bool

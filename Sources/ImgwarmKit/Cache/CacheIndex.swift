@@ -19,11 +19,11 @@ public protocol CacheIndex: AnyObject, Sendable {
     /// serves and every other file that entry needs exists; else why the library misses it.
     func check(_ name: String) -> EntryMiss?
 
-    /// True when `name` is the file of an entry that `CacheFormat.fileName(forKey:)` names (not
+    /// True when `name` is the file of an entry that `CacheLocation.entryName(forKey:index:)` names (not
     /// the index itself, a companion or a file the library is still writing).
     func isEntryFile(_ name: String) -> Bool
 
-    /// The entry files (as `fileName(forKey:)` names them) of every entry the index lists as one
+    /// The entry files (as `CacheLocation.entryName(forKey:index:)` names them) of every entry the index lists as one
     /// the library serves, least recently used first.
     var listedNames: [String] { get }
 

@@ -5,9 +5,9 @@ import ImgwarmSystem
 extension CacheLocation {
     /// The name of `key`'s entry in the folder, as the format's library finds it: the name its
     /// index gives the key when the index names the entries (`EntryNamingIndex`,
-    /// flutter_cache_manager's row), else the name the key gives (`CacheFormat.fileName(forKey:)`).
-    /// `index` is the folder's index as read (`makeIndex()`, `load()`); a format whose index
-    /// names the entries names none without it.
+    /// flutter_cache_manager's row), else the name the key gives (`KeyNamedFormat`). `index` is
+    /// the folder's index as read (`makeIndex()`, `load()`); a format whose index names the
+    /// entries names none without it.
     public func entryName(forKey key: String, index: (any CacheIndex)?) throws(UnnamedEntry) -> String {
         if let naming = index as? any EntryNamingIndex {
             guard let name = naming.entryName(forKey: key) else { throw .notListed(library: format.library) }
@@ -15,9 +15,8 @@ extension CacheLocation {
             guard FileDescriptor.isPlainName(name) else { throw .notAFileOfTheFolder(library: format.library) }
             return name
         }
-        let name = format.fileName(forKey: key)
-        guard !name.isEmpty else { throw .indexNotRead(library: format.library) }
-        return name
+        guard let keyNamed = format as? any KeyNamedFormat else { throw .indexNotRead(library: format.library) }
+        return keyNamed.fileName(forKey: key)
     }
 
     /// The path of `key`'s entry file (`entryName(forKey:index:)`).
@@ -53,7 +52,7 @@ public enum UnnamedEntry: Error, Sendable, Equatable, CustomStringConvertible {
 /// The cache's part of a pending entry: the name its format gives the key's entry.
 extension PendingEntry {
     /// The cache file name: `fileName` once settled, else the name the key gives (empty where
-    /// the index names the entries).
+    /// the index names the entries: it was not asked).
     func cacheFileName(in location: CacheLocation) -> String {
         fileName.isEmpty ? ((try? location.entryName(forKey: key, index: nil)) ?? "") : fileName
     }

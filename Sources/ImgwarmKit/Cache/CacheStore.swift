@@ -223,11 +223,7 @@ public final class CacheStore: Sendable {
         if let index {
             // The index records a read only of a file that is there.
             guard (try? folderDescriptor.status(of: name)) != nil else { return false }
-            if let response, let naming = index as? any EntryNamingIndex {
-                naming.didRevalidate(name, response: response)
-            } else {
-                index.didRead(name)
-            }
+            index.recordRead(name, revalidatedBy: response)
             try? index.flush(force: false, lockTimeout: 0)
         }
         // A plain-files cache needs no status first: setting the times of a file gone fails.
@@ -298,11 +294,7 @@ public final class CacheStore: Sendable {
 
     private func recordStored(_ name: String, response: CacheIndexResponse?) {
         guard let index else { return }
-        if let response, let naming = index as? any EntryNamingIndex {
-            naming.didStore(name, response: response)
-        } else {
-            index.didStore(name)
-        }
+        index.recordStore(name, response: response)
         try? index.flush(force: false, lockTimeout: 0)
     }
 

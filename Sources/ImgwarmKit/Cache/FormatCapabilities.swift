@@ -5,6 +5,14 @@
 
 // MARK: - Formats
 
+/// A format whose key names its entry (a digest of the key, and so on). A format whose index
+/// names the entries instead (`EntryNamingIndex`: flutter_cache_manager) is not one. The engine
+/// asks `CacheLocation.entryName(forKey:index:)`, which asks whichever names the entry.
+public protocol KeyNamedFormat: CacheFormat {
+    /// The name `key` gives its entry in the cache folder (a relative path: Fresco's has folders).
+    func fileName(forKey key: String) -> String
+}
+
 /// A format whose files carry their own expiry date (Kingfisher: the modification time), so a
 /// store or a hit stamps it `expiresIn` seconds ahead and `--expires-in` applies.
 public protocol ExpiryStampingFormat: CacheFormat {
@@ -55,7 +63,7 @@ public protocol FolderPreparingIndex: CacheIndex {
     func prepare() throws(CacheIndexError)
 }
 
-/// An index whose entries need other files beside the one `fileName(forKey:)` names (Coil's
+/// An index whose entries need other files beside the one the entry's name names (Coil's
 /// metadata file), each written empty before it.
 public protocol CompanionFilesIndex: CacheIndex {
     /// The other files entry `name` needs.
@@ -80,4 +88,26 @@ public protocol EntryNamingIndex: CacheIndex {
     /// `response`: record it as the library records a 304 (flutter_cache_manager: new
     /// `validTill` and `eTag`).
     func didRevalidate(_ name: String, response: CacheIndexResponse)
+}
+
+extension CacheIndex {
+    /// `name` was a hit, confirmed by a 304's `response` when there was one: an index that keeps
+    /// responses (`EntryNamingIndex`) records the 304, any other the read.
+    func recordRead(_ name: String, revalidatedBy response: CacheIndexResponse?) {
+        if let response, let naming = self as? any EntryNamingIndex {
+            naming.didRevalidate(name, response: response)
+        } else {
+            didRead(name)
+        }
+    }
+
+    /// `name` was just stored, from `response` when there was one: an index that keeps responses
+    /// (`EntryNamingIndex`) lists it with the response, any other by its name.
+    func recordStore(_ name: String, response: CacheIndexResponse?) {
+        if let response, let naming = self as? any EntryNamingIndex {
+            naming.didStore(name, response: response)
+        } else {
+            didStore(name)
+        }
+    }
 }

@@ -299,7 +299,7 @@ public final class PrefetchJob {
         let lines = LineIngest(
             sources: sources, keyFilters: configuration.keyFilters, shard: configuration.shard,
             duplicateMemoryLimit: configuration.duplicateMemoryLimit, scratchFolder: configuration.spoolFolder,
-            fileName: { [format = location.format] in format.fileName(forKey: $0) },
+            fileName: { [location] in (try? location.entryName(forKey: $0, index: nil)) ?? "" },
             shouldStop: { stop.signal != 0 }, stop: stop.descriptor)
         do {
             try lines.read(into: spools, order: configuration.order) { event in

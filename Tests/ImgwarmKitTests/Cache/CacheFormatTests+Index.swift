@@ -40,7 +40,7 @@ extension CacheFormatTests {
         }
     }
 
-    struct IndexedFormat: IndexedCacheFormat {
+    struct IndexedFormat: KeyNamedFormat, IndexedCacheFormat {
         let index: ListedIndex
         var name: String { "indexed" }
         var library: String { "a made-up library" }
@@ -58,7 +58,7 @@ extension CacheFormatTests {
         let index = ListedIndex()
         let location = try CacheLocation(root: temp.path, format: IndexedFormat(index: index))
         let store = try CacheStore(location: location)
-        let name = location.format.fileName(forKey: "https://a.example/x.png")
+        let name = try location.entryName(forKey: "https://a.example/x.png", index: nil)
 
         // A file the index does not list is a miss; once stored, the companion came first.
         try FileManager.default.createDirectory(atPath: location.folder, withIntermediateDirectories: true)

@@ -10,7 +10,7 @@ import Testing
 /// without any other change.
 @Suite struct CacheFormatTests {
     /// A made-up format: entries `K-<32 hex>`, folder `<root>/test-cache.<namespace>`.
-    struct KeyedFormat: CacheFormat {
+    struct KeyedFormat: KeyNamedFormat {
         var name: String { "keyed" }
         var library: String { "a test library" }
         var entryNameShape: String { "K- and 32 hex digits" }
@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func sdWebImageIsTheDefaultAndNamesAsBefore() throws {
-        let format = try #require(CacheFormats.named("sdwebimage"))
+        let format = try #require(CacheFormats.named("sdwebimage") as? any KeyNamedFormat)
         #expect(CacheFormats.all.first?.name == "sdwebimage", "the first format is the default")
         let text = String(decoding: try Fixtures.data("vectors/sd-filenames.tsv"), as: UTF8.self)
         var checked = 0

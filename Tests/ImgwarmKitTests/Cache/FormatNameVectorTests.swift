@@ -75,8 +75,8 @@ import Testing
             md5: "0cc175b9c0f1b6a831c399e269772661", sha1: "86f7e437faa5a7fce15d1ddcb9eaeaea377667b8"),
     ]
 
-    static func format(_ name: String) throws -> any CacheFormat {
-        try #require(CacheFormats.named(name))
+    static func format(_ name: String) throws -> any KeyNamedFormat {
+        try #require(CacheFormats.named(name) as? any KeyNamedFormat)
     }
 
     @Test(arguments: vectors.indices) func namesMatchTheTable(index: Int) throws {

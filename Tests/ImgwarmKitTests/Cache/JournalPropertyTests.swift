@@ -100,7 +100,7 @@ import Testing
             var sizes: [String: Int] = [:]
             for step in 0..<14 {
                 let key = random.pick(pool)
-                let fileName = format.fileName(forKey: key)
+                let fileName = try location.entryName(forKey: key, index: nil)
                 switch random.below(7) {
                 case 0, 1, 2:
                     let bytes = [UInt8](repeating: UInt8(step), count: 1 + random.below(3000))

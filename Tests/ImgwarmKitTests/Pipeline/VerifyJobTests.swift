@@ -9,7 +9,7 @@ import Testing
 /// named by the job), and each key's file is judged by the format's reader and the image checks.
 @Suite struct VerifyJobTests {
     /// SDWebImage's names, but a folder verdict of its own, as a journal format would have.
-    struct WipedFormat: CacheFormat {
+    struct WipedFormat: KeyNamedFormat {
         var name: String { "wiped" }
         var library: String { "a library that wipes its folder" }
         var entryNameShape: String { SDWebImageFormat().entryNameShape }

@@ -5,7 +5,7 @@ import ImgwarmSystem
 /// the bytes. imgwarm leaves the metadata empty: Coil's network fetcher serves an entry with
 /// empty metadata as one "written manually", without a cache-control check. Coil 3 keeps it in
 /// `<cacheDir>/coil3_disk_cache` with app version `3`; Coil 2 in `<cacheDir>/image_cache` with `1`.
-public struct CoilFormat: IndexedCacheFormat {
+public struct CoilFormat: KeyNamedFormat, IndexedCacheFormat {
     /// The major version: `3` or `2`.
     public let major: Int
 

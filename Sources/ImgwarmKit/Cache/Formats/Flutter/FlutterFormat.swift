@@ -26,9 +26,6 @@ public struct FlutterFormat: IndexedCacheFormat, ExternalDatabaseFormat {
         CacheLocation.join(cachesRoot, FlutterFormat.folderName)
     }
 
-    /// Empty: the library names a file when it downloads it, and only its row says which.
-    public func fileName(forKey key: String) -> String { "" }
-
     public func isEntryName(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         FlutterFileName.isName(String(decoding: bytes, as: UTF8.self))
     }

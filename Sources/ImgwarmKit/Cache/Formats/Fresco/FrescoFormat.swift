@@ -6,7 +6,7 @@ import ImgwarmSystem
 /// Java `hashCode` of `<id>` modulo 100 without its sign: an integer up to 3.6 (`5`), a Kotlin
 /// double from 3.7 on (`5.0`). A hit is the file; Fresco's read sets its modification time, and
 /// eviction goes oldest modification time first above 40 MiB, down to 90 % of it.
-public struct FrescoFormat: IndexedCacheFormat, LayoutFolderFormat {
+public struct FrescoFormat: KeyNamedFormat, IndexedCacheFormat, LayoutFolderFormat {
     /// How the shard folder is written.
     public enum Shards: Sendable {
         /// Fresco 3.7 and later (`DefaultDiskStorage.kt`: `abs(...toDouble()).toString()`): `5.0`.

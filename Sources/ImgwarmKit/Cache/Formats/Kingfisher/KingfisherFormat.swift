@@ -10,7 +10,7 @@ import ImgwarmSystem
 /// mtime = ceil(now + the duration). Kingfisher takes the duration as mtime − creation date and
 /// sets the creation date to now; Linux cannot set a creation date, so imgwarm takes the
 /// duration from `expiresIn` (7 days, Kingfisher's default, unless `--expires-in` says otherwise).
-public struct KingfisherFormat: ExpiryStampingFormat {
+public struct KingfisherFormat: KeyNamedFormat, ExpiryStampingFormat {
     public enum Digest: Sendable {
         /// Kingfisher 8.x (`String.kf.sha256`).
         case sha256
