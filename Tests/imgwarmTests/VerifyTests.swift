@@ -31,7 +31,7 @@ import Testing
 
         /// The path of the file of `url`'s key, as the format names it.
         func file(_ url: String) throws -> String {
-            let format = try #require(CacheFormats.named(self.format))
+            let format = try #require(CacheFormats.named(self.format) as? any KeyNamedFormat)
             return folder + "/" + format.fileName(forKey: url)
         }
 

@@ -7,9 +7,10 @@ import ImgwarmSystem
 /// Each format is one type in its own folder under `Cache/Formats/`, registered once in
 /// `CacheFormats.all`: the engine asks the format of its `CacheLocation` and names none. The
 /// defaults below are the plain-files cache (SDWebImage, Nuke): a non-empty regular file is a
-/// hit, a hit's access time is set, stored files keep the times writing gives them. A format
-/// with an index (a journal, a database) adds the hooks it needs here with its first
-/// implementation, so that their shape is the one a real index needs.
+/// hit, a hit's access time is set, stored files keep the times writing gives them. What only
+/// some libraries do is a capability the format adopts (`FormatCapabilities.swift`: an expiry it
+/// stamps, an index, a database elsewhere), which the engine asks for; a new need of one format
+/// is a new capability, not a requirement here.
 public protocol CacheFormat: Sendable {
     /// Its `--cache-format` name, e.g. `sdwebimage`.
     var name: String { get }
@@ -23,10 +24,6 @@ public protocol CacheFormat: Sendable {
     /// The cache folder inside a caches root (the app's `Library/Caches` or `cacheDir`) for
     /// `namespace`, e.g. `<root>/com.hackemist.SDImageCache/default`.
     func folder(cachesRoot: String, namespace: String) -> String
-
-    /// The name of `key`'s entry in the cache folder; empty for a format whose index names the
-    /// entries (`CacheIndex.entryName(forKey:)`, flutter_cache_manager), for a key it does not list.
-    func fileName(forKey key: String) -> String
 
     /// True when an entry of a folder named `bytes` (UTF-8) has the shape of one of this format's
     /// entry names: `clean` deletes only in a folder whose files all have it (the clean guard).
@@ -52,31 +49,10 @@ public protocol CacheFormat: Sendable {
     /// How `clean` expires and trims this cache as the library does.
     var cleanRules: CleanRules { get }
 
-    /// Seconds a stored or read entry stays fresh, for a format whose files carry their expiry
-    /// (Kingfisher); nil for the others.
-    var expiresIn: Int64? { get }
-
-    /// This format with entries fresh for `seconds` (`--expires-in`); nil when its files carry no expiry.
-    func expiring(afterSeconds seconds: Int64) -> (any CacheFormat)?
-
-    /// The index the library keeps beside its files in `location`'s folder (a journal), which
-    /// decides hits with `read`, records stores and hits, and cleans; nil for a plain-files cache.
-    func makeIndex(for location: CacheLocation) -> (any CacheIndex)?
-
-    /// This format with its database at `path` (flutter_cache_manager's, which lives outside the
-    /// cache folder); nil for a format without a database.
-    func usingDatabase(atPath path: String) -> (any CacheFormat)?
-
     /// True when the app trims the cache to a size limit on its own (Glide and Coil after a
     /// write, Nuke's sweep at launch): a prefetch that leaves it above the limit
     /// (`cleanRules.defaultMaxSize`, or the one given) says so. False by default.
     var trimsItselfToSizeLimit: Bool { get }
-
-    /// The subfolder of the cache folder that is the format's own layout (Fresco's version
-    /// folder, whose shard folders hold the entries): `stats`, `clean` and the metrics count the
-    /// files below it, not it or the folders in it. nil by default: every subfolder is an entry,
-    /// as SDWebImage's `totalDiskCount` counts it.
-    var layoutFolder: String? { get }
 }
 
 extension CacheFormat {
@@ -87,11 +63,11 @@ extension CacheFormat {
     }
 
     /// The plain-files rule: a folder (or a link to one) is used, nothing there is an empty cache,
-    /// anything else cannot be used; and a folder whose index (`makeIndex`) the library would not
-    /// read, it discards.
+    /// anything else cannot be used; and a folder whose index (`IndexedCacheFormat`) the library
+    /// would not read, it discards.
     public func judgeFolder(atPath path: String) -> FolderVerdict {
         let verdict = FolderVerdict.plainFolder(atPath: path)
-        guard verdict == .usable, let index = makeIndex(for: CacheLocation(folder: path, format: self)) else {
+        guard verdict == .usable, let index = CacheLocation(folder: path, format: self).makeIndex() else {
             return verdict
         }
         do {
@@ -109,17 +85,7 @@ extension CacheFormat {
 
     public func timesOnHit(now: Timestamp) -> FileTimes { FileTimes(access: .now) }
 
-    public var expiresIn: Int64? { nil }
-
-    public func expiring(afterSeconds seconds: Int64) -> (any CacheFormat)? { nil }
-
-    public func makeIndex(for location: CacheLocation) -> (any CacheIndex)? { nil }
-
     public var trimsItselfToSizeLimit: Bool { false }
-
-    public var layoutFolder: String? { nil }
-
-    public func usingDatabase(atPath path: String) -> (any CacheFormat)? { nil }
 }
 
 /// What a library's reader makes of the file at an entry's name.

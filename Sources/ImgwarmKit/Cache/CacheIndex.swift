@@ -2,8 +2,10 @@ import ImgwarmSystem
 
 /// The index a library keeps beside its entry files (a DiskLruCache journal): what it lists is
 /// what the library serves, and the library discards the whole folder when it cannot read it
-/// (docs/cache-formats-android.md). A format that has one makes it (`CacheFormat.makeIndex`); the
-/// engine calls these hooks and names no format.
+/// (docs/cache-formats-android.md). A format that has one makes it (`IndexedCacheFormat`); the
+/// engine calls these hooks and names no format. What only some indexes do (make something in
+/// the folder, write companion files, name the entries) is a capability the index adopts
+/// (`FolderPreparingIndex`, `CompanionFilesIndex`, `EntryNamingIndex`).
 ///
 /// One object serves one run over one folder, from any thread. Writes to the index happen in
 /// `flush` only, under the shared cache lock the caller holds (docs/usage.md, "Running
@@ -13,22 +15,15 @@ public protocol CacheIndex: AnyObject, Sendable {
     /// the library would discard the folder. A folder without an index is an empty cache.
     func load() throws(CacheIndexError)
 
-    /// Makes what the library needs in a folder it is to keep (Fresco's version folder), once the
-    /// folder exists and before anything is stored; nothing by default.
-    func prepare() throws(CacheIndexError)
-
     /// nil when the index lists entry `name` (a file name of the format) as one the library
     /// serves and every other file that entry needs exists; else why the library misses it.
     func check(_ name: String) -> EntryMiss?
 
-    /// The other files entry `name` needs, each written empty before it (Coil's metadata file).
-    func companions(of name: String) -> [String]
-
-    /// True when `name` is the file of an entry that `CacheFormat.fileName(forKey:)` names (not
+    /// True when `name` is the file of an entry that `CacheLocation.entryName(forKey:index:)` names (not
     /// the index itself, a companion or a file the library is still writing).
     func isEntryFile(_ name: String) -> Bool
 
-    /// The entry files (as `fileName(forKey:)` names them) of every entry the index lists as one
+    /// The entry files (as `CacheLocation.entryName(forKey:index:)` names them) of every entry the index lists as one
     /// the library serves, least recently used first.
     var listedNames: [String] { get }
 
@@ -40,18 +35,6 @@ public protocol CacheIndex: AnyObject, Sendable {
     /// `name` was just stored, complete, under its name: list it at the next flush.
     func didStore(_ name: String)
 
-    /// The name of `key`'s entry when the index, not the key, names it (flutter_cache_manager: its
-    /// row's file); nil: `CacheFormat.fileName(forKey:)`.
-    func entryName(forKey key: String) -> String?
-
-    /// The name a download of an entry now named `name` is stored under (flutter_cache_manager
-    /// gives every download a new name); `name` by default.
-    func storeName(for name: String, response: CacheIndexResponse) -> String
-
-    /// `name` was just stored, complete, from `response`: list it at the next flush. By default
-    /// `didStore(name)`.
-    func didStore(_ name: String, response: CacheIndexResponse)
-
     /// True while `name` was stored (`didStore`) but the index does not list it yet: its line or
     /// row waits for the next flush, and the library does not see the entry. False by default
     /// (an index that lists a store at once).
@@ -59,11 +42,6 @@ public protocol CacheIndex: AnyObject, Sendable {
 
     /// `name` was a hit: record the read as the library's own read does, at the next flush.
     func didRead(_ name: String)
-
-    /// `name` was a hit that the server confirmed (a 304 to a conditional request) with
-    /// `response`: record it as the library records a 304 (flutter_cache_manager: new `validTill`
-    /// and `eTag`). By default `didRead(name)`.
-    func didRevalidate(_ name: String, response: CacheIndexResponse)
 
     /// Writes what was recorded into the index. With `force` false, only when a batch is due and
     /// no other process is writing the index (it never waits); with `force`, waits up to
@@ -82,17 +60,7 @@ public protocol CacheIndex: AnyObject, Sendable {
 }
 
 extension CacheIndex {
-    public func prepare() throws(CacheIndexError) {}
-
-    public func entryName(forKey key: String) -> String? { nil }
-
     public var unsafeNames: [String] { [] }
-
-    public func storeName(for name: String, response: CacheIndexResponse) -> String { name }
-
-    public func didStore(_ name: String, response: CacheIndexResponse) { didStore(name) }
-
-    public func didRevalidate(_ name: String, response: CacheIndexResponse) { didRead(name) }
 
     public func awaitsListing(_ name: String) -> Bool { false }
 }

@@ -96,11 +96,6 @@ public struct CacheLocation: Sendable, Equatable {
         return folders
     }
 
-    /// The path of the cache file for `key`.
-    public func path(forKey key: String) -> String {
-        CacheLocation.join(folder, format.fileName(forKey: key))
-    }
-
     /// imgwarm's private folder for this cache: `<parent>/.imgwarm/<folder name>`.
     public var privateFolder: String {
         let (parent, name) = CacheLocation.split(folder)

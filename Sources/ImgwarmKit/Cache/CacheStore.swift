@@ -26,12 +26,12 @@ public final class CacheStore: Sendable {
     /// written when the format's index is one the library would not read.
     public init(location: CacheLocation) throws(CacheStoreError) {
         self.location = location
-        index = location.format.makeIndex(for: location)
+        index = location.makeIndex()
         // A file where a folder should be is named before the index is read inside it.
         if let file = FileSystem.nonFolder(onPath: location.folder) { throw .notADirectory(file) }
         do { try index?.load() } catch { throw .index(error) }
         try CacheStore.makeFolders(location.folder)
-        do { try index?.prepare() } catch { throw .index(error) }
+        do { try (index as? any FolderPreparingIndex)?.prepare() } catch { throw .index(error) }
         let folder = try CacheStore.openFolder(location.folder)
         var temporary = location.privateFolder + "/tmp"
         var prefix = ""
@@ -223,7 +223,7 @@ public final class CacheStore: Sendable {
         if let index {
             // The index records a read only of a file that is there.
             guard (try? folderDescriptor.status(of: name)) != nil else { return false }
-            if let response { index.didRevalidate(name, response: response) } else { index.didRead(name) }
+            index.recordRead(name, revalidatedBy: response)
             try? index.flush(force: false, lockTimeout: 0)
         }
         // A plain-files cache needs no status first: setting the times of a file gone fails.
@@ -286,7 +286,7 @@ public final class CacheStore: Sendable {
 
     /// Writes the other files of entry `name` (empty) before it.
     private func storeCompanions(of name: String) throws(StoreFailure) {
-        guard let index else { return }
+        guard let index = index as? any CompanionFilesIndex else { return }
         for companion in index.companions(of: name) {
             try storeFile(UnsafeRawBufferPointer(start: nil, count: 0), as: companion)
         }
@@ -294,7 +294,7 @@ public final class CacheStore: Sendable {
 
     private func recordStored(_ name: String, response: CacheIndexResponse?) {
         guard let index else { return }
-        if let response { index.didStore(name, response: response) } else { index.didStore(name) }
+        index.recordStore(name, response: response)
         try? index.flush(force: false, lockTimeout: 0)
     }
 

@@ -45,7 +45,7 @@ extension DiskCache {
             exists: true, totals: DiskTotals(), files: 0, formats: [:], oldest: nil, newest: nil,
             hiddenEntries: 0, directories: 0, symlinks: 0)
         let format = location.format
-        if format.expiresIn != nil { stats.expiredEntries = 0 }
+        if format is any ExpiryStampingFormat { stats.expiredEntries = 0 }
         guard let directory = try openExistingFolder() else {
             stats.exists = false
             return stats

@@ -9,7 +9,7 @@ extension DiskCache {
     func addIndexedEntries(to stats: inout Statistics, in directory: FileDescriptor, expireType: ExpireType)
         throws(DiskCacheError)
     {
-        guard let index = location.format.makeIndex(for: location) else { return }
+        guard let index = location.makeIndex() else { return }
         do { try index.load() } catch {
             if case .notARegularFile = error { throw .index(error) }
             return

@@ -254,11 +254,11 @@ public struct DiskCache: Sendable {
     }
 
     /// Adds the subfolder `name` of the cache folder (`info` its status) and the entries below it
-    /// to `totals`; for the format's layout folder (`CacheFormat.layoutFolder`), only the files and
+    /// to `totals`; for the format's layout folder (`LayoutFolderFormat`), only the files and
     /// links below it. Returns false for the layout folder.
     @discardableResult
     func addSubfolder(parent: FileDescriptor, name: String, info: FileStatus, to totals: inout DiskTotals) -> Bool {
-        let isLayout = name == location.format.layoutFolder
+        let isLayout = name == (location.format as? any LayoutFolderFormat)?.layoutFolder
         if !isLayout { totals.add(logical: info.size, allocated: info.allocatedSize) }
         DiskCache.addTree(parent: parent, name: name, to: &totals, countingFolders: !isLayout)
         return !isLayout

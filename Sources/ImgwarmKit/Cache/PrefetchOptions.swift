@@ -6,7 +6,7 @@ public struct PrefetchOptions: Sendable, Equatable {
     /// cache to a size limit on its own (`CacheFormat.trimsItselfToSizeLimit`).
     public var maxSize: UInt64?
     /// How long a stored or re-read file stays fresh; only for a format whose files carry their
-    /// expiry date (`CacheFormat.expiring(afterSeconds:)`).
+    /// expiry date (`ExpiryStampingFormat`).
     public var expiresIn: Expiry?
 
     public init(maxSize: UInt64? = nil, expiresIn: Expiry? = nil) {
@@ -21,7 +21,7 @@ public struct PrefetchOptions: Sendable, Equatable {
     public static func format(_ format: any CacheFormat, takes setting: Setting) -> Bool {
         switch setting {
         case .maxSize: return format.trimsItselfToSizeLimit
-        case .expiresIn: return format.expiring(afterSeconds: 1) != nil
+        case .expiresIn: return format is any ExpiryStampingFormat
         default: return true
         }
     }
@@ -50,9 +50,9 @@ public struct PrefetchOptions: Sendable, Equatable {
                     setting: .expiresIn, format: format.name, appliesTo: Self.formats(taking: .expiresIn)))
         }
         guard let seconds = expiresIn.seconds, seconds > 0, seconds < Self.longestExpiry,
-            let expiring = format.expiring(afterSeconds: Int64(seconds.rounded(.up)))
+            let stamping = format as? any ExpiryStampingFormat
         else { throw .expiryNotPositive }
-        return PrefetchPolicy(format: expiring, maxSize: maxSize)
+        return PrefetchPolicy(format: stamping.expiring(afterSeconds: Int64(seconds.rounded(.up))), maxSize: maxSize)
     }
 }
 

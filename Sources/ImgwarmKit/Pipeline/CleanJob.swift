@@ -47,7 +47,7 @@ public struct CleanJob: Sendable {
             }
         }
         try refuseForeignFolder(survey)
-        if let index = location.format.makeIndex(for: location) {
+        if let index = location.makeIndex() {
             return try cleanIndexed(index, observe: observe)
         }
         let directory = try cache.openFolder()

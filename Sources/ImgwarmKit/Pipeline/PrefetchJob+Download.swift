@@ -122,7 +122,7 @@ extension PrefetchJob {
             let entry = scheduler.next(
                 now: now, validating: validating,
                 needsTransfer: { entry in
-                    let name = entry.settleFileName(in: location.format, index: store.index)
+                    let name = entry.settleFileName(in: location, index: store.index)
                     if case .hit(let size) = store.lookup(name), store.damage(of: name, size: size) == nil {
                         return refresh
                     }
@@ -142,7 +142,7 @@ extension PrefetchJob {
         _ entry: PendingEntry, downloader: Downloader, store: CacheStore, lock: CacheLock, scheduler: Scheduler
     ) -> Bool {
         var entry = entry
-        let name = entry.settleFileName(in: location.format, index: store.index)
+        let name = entry.settleFileName(in: location, index: store.index)
         var validators: Downloader.Validators?
         var lookup = store.lookup(name)
         if case .hit(let size) = lookup, let damage = store.damage(of: name, size: size) {

@@ -69,7 +69,7 @@ extension PrefetchJob {
     /// plain-files cache. When the library would not read it, the run says so and fails as the
     /// real run would (every key is then a miss).
     func readIndexWithoutWriting(_ failure: inout CacheIndexError?) -> (any CacheIndex)? {
-        guard let index = location.format.makeIndex(for: location) else { return nil }
+        guard let index = location.makeIndex() else { return nil }
         do {
             try index.load()
         } catch {

@@ -40,7 +40,7 @@ extension PrefetchJob {
     /// A final failure: reported, and its URL blacklisted with `blacklist` (FailurePolicy).
     func recordFailure(_ entry: PendingEntry, _ failure: Failure, blacklist listed: StateStore.BlacklistEntry?) {
         var result = EntryResult(entry, outcome: .failed)
-        result.fileName = entry.cacheFileName(in: location.format)
+        result.fileName = entry.cacheFileName(in: location)
         result.httpStatus = failure.httpStatus
         result.attempts = entry.attempts
         result.duration = entry.firstStarted > 0 ? Monotonic.now() - entry.firstStarted : 0
@@ -55,7 +55,7 @@ extension PrefetchJob {
     /// A transfer abandoned because the run was interrupted: it did not finish.
     func recordInterrupted(_ entry: PendingEntry) {
         var result = EntryResult(entry, outcome: .interrupted)
-        result.fileName = entry.cacheFileName(in: location.format)
+        result.fileName = entry.cacheFileName(in: location)
         result.attempts = entry.attempts
         result.duration = entry.firstStarted > 0 ? Monotonic.now() - entry.firstStarted : 0
         result.failure = Failure(.interrupted, "the run was interrupted while this URL was downloading")
@@ -66,7 +66,7 @@ extension PrefetchJob {
     /// gets its entry.
     func recordNotStarted(_ entry: PendingEntry) {
         var result = EntryResult(entry, outcome: .notStarted)
-        result.fileName = entry.cacheFileName(in: location.format)
+        result.fileName = entry.cacheFileName(in: location)
         result.attempts = entry.attempts
         record(result)
     }

@@ -8,7 +8,10 @@ extension PrefetchReport.Header {
             cacheFolder: location.folder, cacheFormat: location.format.name, inputs: inputs,
             options: Self.recordedOptions(of: configuration) + [
                 // The life a Kingfisher entry is stamped with; null where files carry no expiry.
-                ("expiresInSeconds", location.format.expiresIn.map { .int(Int($0)) } ?? .string(nil))
+                (
+                    "expiresInSeconds",
+                    (location.format as? any ExpiryStampingFormat).map { .int(Int($0.expiresIn)) } ?? .string(nil)
+                )
             ],
             startedAt: startedAt, dryRun: configuration.dryRun)
     }

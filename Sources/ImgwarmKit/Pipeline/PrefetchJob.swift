@@ -299,7 +299,7 @@ public final class PrefetchJob {
         let lines = LineIngest(
             sources: sources, keyFilters: configuration.keyFilters, shard: configuration.shard,
             duplicateMemoryLimit: configuration.duplicateMemoryLimit, scratchFolder: configuration.spoolFolder,
-            fileName: { [format = location.format] in format.fileName(forKey: $0) },
+            fileName: { [location] in (try? location.entryName(forKey: $0, index: nil)) ?? "" },
             shouldStop: { stop.signal != 0 }, stop: stop.descriptor)
         do {
             try lines.read(into: spools, order: configuration.order) { event in
@@ -337,7 +337,7 @@ public final class PrefetchJob {
                 scheduler.drain(recordNotStarted)
                 break
             }
-            let name = index?.entryName(forKey: entry.key) ?? location.format.fileName(forKey: entry.key)
+            let name = (try? location.entryName(forKey: entry.key, index: index)) ?? ""
             var size: Int?
             if let folder, let info = try? folder.status(of: name),
                 case .hit(let bytes) = location.format.read(info, now: .now()), index?.check(name) == nil

@@ -148,7 +148,9 @@ final class ValidationPool: @unchecked Sendable {
         // What the format's index keeps of the response; it may name the file (flutter_cache_manager).
         let response = CacheIndexResponse(
             key: job.entry.key, url: job.entry.url, headers: job.headers, receivedAt: job.receivedAt, length: job.count)
-        if let index = store.index { job.fileName = index.storeName(for: job.fileName, response: response) }
+        if let index = store.index as? any EntryNamingIndex {
+            job.fileName = index.storeName(for: job.fileName, response: response)
+        }
         let name = job.fileName
         do throws(StoreFailure) {
             if let spillName = job.spillName {

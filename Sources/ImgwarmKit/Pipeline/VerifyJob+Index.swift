@@ -6,7 +6,7 @@ import ImgwarmSystem
 extension VerifyJob {
     /// The index, read as the library reads it (the folder's verdict already said it can be).
     func loadIndex() -> (any CacheIndex)? {
-        guard let index = location.format.makeIndex(for: location) else { return nil }
+        guard let index = location.makeIndex() else { return nil }
         return (try? index.load()) != nil ? index : nil
     }
 

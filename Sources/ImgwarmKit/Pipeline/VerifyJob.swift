@@ -168,14 +168,14 @@ public final class VerifyJob {
 
     /// The check of one key: its file in `folder` (nil: no folder the library uses).
     func judge(key: String, in folder: FileDescriptor?, now: Timestamp) -> Check {
-        let name = index?.entryName(forKey: key) ?? location.format.fileName(forKey: key)
-        var check = Check(key: key, fileName: name, read: .miss(.absent))
+        let named = try? location.entryName(forKey: key, index: index)
+        var check = Check(key: key, fileName: named ?? "", read: .miss(.absent))
         guard let folder else {
             check.read = .miss(missWithoutFolder)
             return check
         }
         // A format whose index names the entries (flutter_cache_manager) gives an unlisted key no name.
-        if name.isEmpty {
+        guard let name = named else {
             check.read = .miss(.notIndexed)
             return check
         }

@@ -57,24 +57,19 @@ struct Path: ParsableCommand {
     }
 
     func run() throws {
-        let cacheLocation = try location.location()
-        let folder = cacheLocation.folder
-        let format = cacheLocation.format
-        // A format whose index names the entries (flutter) is asked for the names it holds.
-        var names: (any CacheIndex)?
-        if let index = format.makeIndex(for: cacheLocation), format.fileName(forKey: "").isEmpty {
-            do { try index.load() } catch { throw CommandFailure.cache(error.description) }
-            names = index
+        let location = try location.location()
+        let job: PathJob
+        do { job = try PathJob(location: location, keyFilters: keyOptions.chain) } catch {
+            throw CommandFailure.cache(error.description)
         }
-        let namer = Namer(format: format, index: names)
         var output = OutputBuffer()
+        let folder = job.location.folder
         let prefix = nameOnly ? "" : (folder.hasSuffix("/") ? folder : folder + "/")
-        let filters = keyOptions.chain
         var failures = 0
         for key in keys {
             if key == "-" {
-                failures += readKeys(prefix: prefix, format: namer, filters: filters, into: &output)
-            } else if let printed = printPath(filters.key(for: key), prefix: prefix, format: namer, into: &output) {
+                failures += readKeys(prefix: prefix, job: job, into: &output)
+            } else if let printed = printPath(key, prefix: prefix, job: job, into: &output) {
                 if !printed {
                     Console.error("\(Redaction.redact(key)): the key filters made the key empty; skipped")
                     failures += 1
@@ -87,28 +82,18 @@ struct Path: ParsableCommand {
         if failures > 0 { throw ExitStatus.partial }
     }
 
-    /// Names a key's file: the format's name, or the one the index holds (empty: none).
-    struct Namer {
-        var format: any CacheFormat
-        var index: (any CacheIndex)?
-
-        func name(_ key: String) -> String {
-            index.map { $0.entryName(forKey: key) ?? "" } ?? format.fileName(forKey: key)
-        }
-    }
-
-    /// Prints the path of `key`; false (nothing printed) when the key is empty, nil (nothing
-    /// printed, a message said why) when the index holds no file for it.
-    private func printPath(_ key: String, prefix: String, format: Namer, into output: inout OutputBuffer)
+    /// Prints the path of `argument`'s key; false (nothing printed) when the key filters made the
+    /// key empty, nil (nothing printed, a message said why) when the key has no entry name.
+    private func printPath(_ argument: String, prefix: String, job: PathJob, into output: inout OutputBuffer)
         -> Bool?
     {
-        guard !key.isEmpty || keyOptions.keyFilters.isEmpty else { return false }
-        let name = format.name(key)
-        if name.isEmpty {
+        let name: String
+        switch job.name(for: argument) {
+        case .name(let found): name = found
+        case .emptyKey: return false
+        case .unnamed(let why):
             output.flush()
-            Console.error(
-                "\(Redaction.redact(key)): no entry in the database for this key (\(format.format.library) names a file when it downloads it)"
-            )
+            Console.error("\(Redaction.redact(job.keyFilters.key(for: argument))): \(why)")
             return nil
         }
         if null {
@@ -123,9 +108,7 @@ struct Path: ParsableCommand {
     }
 
     /// Prints the path of every line of standard input; returns how many lines were skipped.
-    private func readKeys(
-        prefix: String, format: Namer, filters: KeyFilterChain, into output: inout OutputBuffer
-    ) -> Int {
+    private func readKeys(prefix: String, job: PathJob, into output: inout OutputBuffer) -> Int {
         var failures = 0
         var lineNumber = 0
         var reader = LineReader(descriptor: .standardInput, maxLineLength: 16 << 20)
@@ -145,7 +128,7 @@ struct Path: ParsableCommand {
                 failures += 1
                 return
             }
-            guard let printed = printPath(filters.key(for: key), prefix: prefix, format: format, into: &output) else {
+            guard let printed = printPath(key, prefix: prefix, job: job, into: &output) else {
                 failures += 1
                 return
             }

@@ -29,13 +29,13 @@ struct Stats: ParsableCommand {
 
     /// The formats whose layout folder is not counted, in a sentence (empty when none has one).
     static var layoutFolders: String {
-        FormatHelp.grouped { $0.layoutFolder }.map {
+        FormatHelp.grouped { ($0 as? any LayoutFolderFormat)?.layoutFolder }.map {
             "For \($0.names.joined(separator: ", ")), the folder \($0.text) and the folders in it are the library's layout, not entries: the files in them are counted. "
         }.joined()
     }
 
     static var expiringFormats: String {
-        CacheFormats.all.filter { $0.expiresIn != nil }.map(\.name).joined(separator: ", ")
+        CacheFormats.all.filter { $0 is any ExpiryStampingFormat }.map(\.name).joined(separator: ", ")
     }
 
     static var allocatedFormats: String {
@@ -91,7 +91,8 @@ struct Stats: ParsableCommand {
         let format = location.format
         let isSDWebImage = format is SDWebImageFormat
         let depth =
-            format.layoutFolder.map { "at any depth, \($0) and its folders not counted" } ?? "at any depth"
+            (format as? any LayoutFolderFormat).map { "at any depth, \($0.layoutFolder) and its folders not counted" }
+            ?? "at any depth"
         lines.append(
             "Entries:        \(totals.entries) (\(depth)\(isSDWebImage ? ": SDWebImage's totalDiskCount" : ""))")
         lines.append(

@@ -61,13 +61,13 @@ struct CacheLocationOptions: ParsableArguments {
     func location() throws -> CacheLocation {
         var format = format
         if let database {
-            guard !database.isEmpty, let withDatabase = format.usingDatabase(atPath: database) else {
+            guard !database.isEmpty, let withDatabase = (format as? any ExternalDatabaseFormat) else {
                 throw CommandFailure.usage(
                     database.isEmpty
                         ? "--database needs a path"
                         : "--database does not apply to \(format.name): its library keeps no database")
             }
-            format = withDatabase
+            format = withDatabase.usingDatabase(atPath: database)
         }
         do {
             return try CacheLocation.resolve(

@@ -127,9 +127,7 @@ enum FormatHelp {
     /// The formats whose library keeps an index beside its files (a journal, a folder tree, a
     /// database): `clean` trims and `--all` empties them through it.
     static var formatsWithIndex: [String] {
-        CacheFormats.all.filter {
-            $0.makeIndex(for: CacheLocation(folder: "/nonexistent", format: $0)) != nil
-        }.map(\.name)
+        CacheFormats.all.filter { $0 is any IndexedCacheFormat }.map(\.name)
     }
 
     /// The formats whose folder has one fixed name (no `--namespace`).
@@ -137,7 +135,7 @@ enum FormatHelp {
 
     /// The formats whose library keeps a database outside the cache folder (`--database`).
     static var formatsWithDatabase: [String] {
-        CacheFormats.all.filter { $0.usingDatabase(atPath: "/nonexistent") != nil }.map(\.name)
+        CacheFormats.all.filter { $0 is any ExternalDatabaseFormat }.map(\.name)
     }
 
     // MARK: - prefetch
@@ -159,7 +157,7 @@ enum FormatHelp {
     /// (`--expires-in`): `7d`, or `7d for a, b; 1d for c` where they differ.
     static var expiresInDefaults: String {
         let groups = grouped { format in
-            guard PrefetchOptions.format(format, takes: .expiresIn), let seconds = format.expiresIn else { return nil }
+            guard let seconds = (format as? any ExpiryStampingFormat)?.expiresIn else { return nil }
             return Expiry.after(seconds: Double(seconds)).text
         }
         if groups.count == 1 { return groups[0].text }

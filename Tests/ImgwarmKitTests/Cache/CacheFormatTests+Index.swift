@@ -10,7 +10,7 @@ import Testing
 /// list in memory: the engine asks it for hits, writes its companion files first, tells it of
 /// stores and reads, flushes it, lets it clean, and refuses to touch a folder it cannot load.
 extension CacheFormatTests {
-    final class ListedIndex: CacheIndex, @unchecked Sendable {
+    final class ListedIndex: CompanionFilesIndex, @unchecked Sendable {
         let events = Mutex<[String]>([])
         let listed = Mutex<Set<String>>([])
         var failsToLoad = false
@@ -40,7 +40,7 @@ extension CacheFormatTests {
         }
     }
 
-    struct IndexedFormat: CacheFormat {
+    struct IndexedFormat: KeyNamedFormat, IndexedCacheFormat {
         let index: ListedIndex
         var name: String { "indexed" }
         var library: String { "a made-up library" }
@@ -50,7 +50,7 @@ extension CacheFormatTests {
         func fileName(forKey key: String) -> String { "I-" + Digest.sha1Hex(key) }
         func isEntryName(bytes: UnsafeBufferPointer<UInt8>) -> Bool { bytes.starts(with: "I-".utf8) }
         func timesOnHit(now: Timestamp) -> FileTimes { FileTimes() }
-        func makeIndex(for location: CacheLocation) -> (any CacheIndex)? { index }
+        func makeIndex(for location: CacheLocation) -> any CacheIndex { index }
     }
 
     @Test func anIndexedFormatFlowsThroughTheEngine() throws {
@@ -58,7 +58,7 @@ extension CacheFormatTests {
         let index = ListedIndex()
         let location = try CacheLocation(root: temp.path, format: IndexedFormat(index: index))
         let store = try CacheStore(location: location)
-        let name = location.format.fileName(forKey: "https://a.example/x.png")
+        let name = try location.entryName(forKey: "https://a.example/x.png", index: nil)
 
         // A file the index does not list is a miss; once stored, the companion came first.
         try FileManager.default.createDirectory(atPath: location.folder, withIntermediateDirectories: true)

@@ -10,7 +10,7 @@ import Testing
 /// without any other change.
 @Suite struct CacheFormatTests {
     /// A made-up format: entries `K-<32 hex>`, folder `<root>/test-cache.<namespace>`.
-    struct KeyedFormat: CacheFormat {
+    struct KeyedFormat: KeyNamedFormat {
         var name: String { "keyed" }
         var library: String { "a test library" }
         var entryNameShape: String { "K- and 32 hex digits" }
@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func sdWebImageIsTheDefaultAndNamesAsBefore() throws {
-        let format = try #require(CacheFormats.named("sdwebimage"))
+        let format = try #require(CacheFormats.named("sdwebimage") as? any KeyNamedFormat)
         #expect(CacheFormats.all.first?.name == "sdwebimage", "the first format is the default")
         let text = String(decoding: try Fixtures.data("vectors/sd-filenames.tsv"), as: UTF8.self)
         var checked = 0
@@ -47,13 +47,13 @@ import Testing
         let location = try CacheLocation(root: temp.path, namespace: "n", format: KeyedFormat())
         #expect(location.folder == temp.path + "/test-cache.n")
         let key = "https://a.example/x.png"
-        #expect(location.path(forKey: key) == location.folder + "/K-" + SDFileName.hash(of: key).hex)
+        #expect(try location.path(forKey: key) == location.folder + "/K-" + SDFileName.hash(of: key).hex)
         #expect(location != CacheLocation(folder: location.folder), "a location is its folder and its format")
 
         // The clean guard is the format's: an SDWebImage name is foreign here, a K- name is not.
         try FileManager.default.createDirectory(atPath: location.folder, withIntermediateDirectories: true)
         // An image: a prefetch takes a file the app would not decode for a miss (HitCheck).
-        try Fixtures.data("images/valid/gradient.png").write(to: URL(fileURLWithPath: location.path(forKey: key)))
+        try Fixtures.data("images/valid/gradient.png").write(to: URL(fileURLWithPath: try location.path(forKey: key)))
         try Data([1]).write(to: URL(fileURLWithPath: location.folder + "/0123456789abcdef0123456789abcdef.png"))
         let survey = try DiskCache(location: location).survey(policy: DiskCache.CleanPolicy(), now: Timestamp.now())
         #expect(survey.foreignCount == 1)

@@ -34,7 +34,7 @@ import Testing
         /// A new entry name of the format's shape: the digest of a serial number.
         func nextName() -> String {
             serial += 1
-            return location.format.fileName(forKey: "key-\(serial)")
+            return (try? location.entryName(forKey: "key-\(serial)", index: nil)) ?? ""
         }
 
         /// Writes `size` bytes under a new entry name, with these times; returns the name.

@@ -75,8 +75,8 @@ import Testing
             md5: "0cc175b9c0f1b6a831c399e269772661", sha1: "86f7e437faa5a7fce15d1ddcb9eaeaea377667b8"),
     ]
 
-    static func format(_ name: String) throws -> any CacheFormat {
-        try #require(CacheFormats.named(name))
+    static func format(_ name: String) throws -> any KeyNamedFormat {
+        try #require(CacheFormats.named(name) as? any KeyNamedFormat)
     }
 
     @Test(arguments: vectors.indices) func namesMatchTheTable(index: Int) throws {
@@ -105,7 +105,7 @@ import Testing
         let nuke = try CacheLocation(root: "/r", namespace: "default", format: FormatNameVectorTests.format("nuke"))
         #expect(nuke.folder == "/r/com.github.kean.Nuke.DataCache")
         #expect(
-            nuke.path(forKey: "http://test.com")
+            try nuke.path(forKey: "http://test.com")
                 == "/r/com.github.kean.Nuke.DataCache/50334ee0b51600df6397ce93ceed4728c37fee4e")
 
         let nukeFormat = try FormatNameVectorTests.format("nuke")

@@ -86,7 +86,7 @@ import Testing
         throws
     {
         let format = try #require(CacheFormats.named(name))
-        let layout = try #require(format.makeIndex(for: CacheLocation(folder: "/x", format: format)) as? JournalIndex)
+        let layout = try #require(CacheLocation(folder: "/x", format: format).makeIndex() as? JournalIndex)
             .layout
         let header = layout.header
         let pool = (0..<10).map { "https://app.example/\($0).png" }
@@ -100,7 +100,7 @@ import Testing
             var sizes: [String: Int] = [:]
             for step in 0..<14 {
                 let key = random.pick(pool)
-                let fileName = format.fileName(forKey: key)
+                let fileName = try location.entryName(forKey: key, index: nil)
                 switch random.below(7) {
                 case 0, 1, 2:
                     let bytes = [UInt8](repeating: UInt8(step), count: 1 + random.below(3000))

@@ -87,7 +87,7 @@ import Testing
         let location = try CacheLocation(root: "/var/cache/app", namespace: "avatars")
         #expect(location.folder == "/var/cache/app/com.hackemist.SDImageCache/avatars")
         #expect(location.privateFolder == "/var/cache/app/com.hackemist.SDImageCache/.imgwarm/avatars")
-        #expect(location.path(forKey: "kTestRectangle") == location.folder + "/58d38dae677b10308b7a7b5856903361")
+        #expect(try location.path(forKey: "kTestRectangle") == location.folder + "/58d38dae677b10308b7a7b5856903361")
     }
 
     @Test func locationResolution() throws {

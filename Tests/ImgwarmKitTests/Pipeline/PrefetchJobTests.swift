@@ -93,7 +93,7 @@ import Testing
         }
 
         func cached(_ key: String) -> [UInt8]? {
-            FileManager.default.contents(atPath: location.path(forKey: key)).map([UInt8].init)
+            (try? location.path(forKey: key)).flatMap { FileManager.default.contents(atPath: $0) }.map([UInt8].init)
         }
 
         /// Requests for `path` with exactly `query` (the flaky and cut routes count per target).

@@ -9,7 +9,7 @@ import Testing
 /// named by the job), and each key's file is judged by the format's reader and the image checks.
 @Suite struct VerifyJobTests {
     /// SDWebImage's names, but a folder verdict of its own, as a journal format would have.
-    struct WipedFormat: CacheFormat {
+    struct WipedFormat: KeyNamedFormat {
         var name: String { "wiped" }
         var library: String { "a library that wipes its folder" }
         var entryNameShape: String { SDWebImageFormat().entryNameShape }
@@ -28,7 +28,7 @@ import Testing
     ) throws -> (CacheLocation, [ListSource]) {
         let location = CacheLocation(folder: temp.path("cache"), format: format)
         try FileManager.default.createDirectory(atPath: location.folder, withIntermediateDirectories: true)
-        for (key, bytes) in files { try bytes.write(to: URL(fileURLWithPath: location.path(forKey: key))) }
+        for (key, bytes) in files { try bytes.write(to: URL(fileURLWithPath: try location.path(forKey: key))) }
         let list = try temp.write("list.txt", Data((keys.joined(separator: "\n") + "\n").utf8))
         return (location, [ListSource(path: list)])
     }
@@ -52,7 +52,7 @@ import Testing
             // A format with a database (flutter) finds none beside these folders: an empty cache.
             let database = temp.path("libCachedImageData.db")
             let usable: FolderVerdict =
-                format.usingDatabase(atPath: database) == nil
+                !(format is any ExternalDatabaseFormat)
                 ? .usable
                 : .empty(
                     "there is no database at \(database) (\(Setting.databasePath) names another), so it would start an empty one"
@@ -82,7 +82,7 @@ import Testing
         let (real, linked) = (VerifyJobTests.url("real"), VerifyJobTests.url("linked"))
         let (location, sources) = try setUp(temp, files: [real: png], keys: [real, linked])
         try FileManager.default.createSymbolicLink(
-            atPath: location.path(forKey: linked), withDestinationPath: location.path(forKey: real))
+            atPath: try location.path(forKey: linked), withDestinationPath: try location.path(forKey: real))
         let (result, checks) = try run(location, sources)
         #expect(checks.map(\.read) == [.hit(size: png.count), .miss(.notAFile)])
         #expect(checks.first?.imageFormat == .png)

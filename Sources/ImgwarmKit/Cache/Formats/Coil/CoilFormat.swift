@@ -5,7 +5,7 @@ import ImgwarmSystem
 /// the bytes. imgwarm leaves the metadata empty: Coil's network fetcher serves an entry with
 /// empty metadata as one "written manually", without a cache-control check. Coil 3 keeps it in
 /// `<cacheDir>/coil3_disk_cache` with app version `3`; Coil 2 in `<cacheDir>/image_cache` with `1`.
-public struct CoilFormat: CacheFormat {
+public struct CoilFormat: KeyNamedFormat, IndexedCacheFormat {
     /// The major version: `3` or `2`.
     public let major: Int
 
@@ -56,7 +56,7 @@ public struct CoilFormat: CacheFormat {
         return rules
     }
 
-    public func makeIndex(for location: CacheLocation) -> (any CacheIndex)? {
+    public func makeIndex(for location: CacheLocation) -> any CacheIndex {
         JournalIndex(location: location, layout: layout)
     }
 }

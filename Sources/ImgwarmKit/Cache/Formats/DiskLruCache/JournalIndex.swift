@@ -13,7 +13,7 @@ import Synchronization
 /// second or `batchSize` lines) and written under `<private folder>/journal.lock`, after reading the
 /// journal again if it is not the file this process last read or wrote, so what another process
 /// wrote in between is kept.
-public final class JournalIndex: CacheIndex {
+public final class JournalIndex: CompanionFilesIndex {
     /// What differs between the libraries that keep this journal.
     public struct Layout: Sendable, Equatable {
         public var library: String

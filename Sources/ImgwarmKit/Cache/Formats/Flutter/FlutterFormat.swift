@@ -5,9 +5,9 @@ import ImgwarmSystem
 /// the caches root (Android `cacheDir`, iOS `Library/Caches`), each named by a version 1 UUID and
 /// an extension, and a row per key in the SQLite database `libCachedImageData.db`, which on a
 /// device lives in the app's support folder; here beside the files folder unless `--database`
-/// names it. The key names no file: a key without a row has no name (`fileName(forKey:)` is
-/// empty) until a download gives it one.
-public struct FlutterFormat: CacheFormat {
+/// names it. The key names no file: its index names them (`EntryNamingIndex`), and a key
+/// without a row has no name until a download gives it one.
+public struct FlutterFormat: IndexedCacheFormat, ExternalDatabaseFormat {
     /// The database's path; nil: `<parent of the folder>/libCachedImageData.db`.
     public var databasePath: String?
 
@@ -25,9 +25,6 @@ public struct FlutterFormat: CacheFormat {
     public func folder(cachesRoot: String, namespace: String) -> String {
         CacheLocation.join(cachesRoot, FlutterFormat.folderName)
     }
-
-    /// Empty: the library names a file when it downloads it, and only its row says which.
-    public func fileName(forKey key: String) -> String { "" }
 
     public func isEntryName(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         FlutterFileName.isName(String(decoding: bytes, as: UTF8.self))
@@ -52,11 +49,11 @@ public struct FlutterFormat: CacheFormat {
         return CacheLocation.join(parent, FlutterFormat.folderName + ".db")
     }
 
-    public func makeIndex(for location: CacheLocation) -> (any CacheIndex)? {
+    public func makeIndex(for location: CacheLocation) -> any CacheIndex {
         FlutterIndex(location: location, databasePath: databasePath(forFolder: location.folder))
     }
 
-    public func usingDatabase(atPath path: String) -> (any CacheFormat)? {
+    public func usingDatabase(atPath path: String) -> FlutterFormat {
         FlutterFormat(databasePath: path)
     }
 

@@ -9,7 +9,7 @@ import Synchronization
 /// in one SQLite transaction: a row is written only after its file is complete under its name,
 /// and the file a replaced row named is removed after the new row is in, as the library's
 /// `WebHelper` does. SQLite's own locking keeps two processes' batches apart.
-public final class FlutterIndex: CacheIndex {
+public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
     static let library = "flutter_cache_manager"
     static let batchSize = 512
 
@@ -117,8 +117,6 @@ public final class FlutterIndex: CacheIndex {
         }
     }
 
-    public func companions(of name: String) -> [String] { [] }
-
     public func isEntryFile(_ name: String) -> Bool { FlutterFileName.isName(name) }
 
     /// A row whose `relativePath` is not a plain name (`../x`) names no file of the folder: it
@@ -135,7 +133,7 @@ public final class FlutterIndex: CacheIndex {
     }
 
     public func entryName(forKey key: String) -> String? {
-        state.withLock { $0.rows[key]?.relativePath }.flatMap { FileDescriptor.isPlainName($0) ? $0 : nil }
+        state.withLock { $0.rows[key]?.relativePath }
     }
 
     public var accountedBytes: UInt64 {

@@ -6,7 +6,7 @@ import ImgwarmSystem
 /// Java `hashCode` of `<id>` modulo 100 without its sign: an integer up to 3.6 (`5`), a Kotlin
 /// double from 3.7 on (`5.0`). A hit is the file; Fresco's read sets its modification time, and
 /// eviction goes oldest modification time first above 40 MiB, down to 90 % of it.
-public struct FrescoFormat: CacheFormat {
+public struct FrescoFormat: KeyNamedFormat, IndexedCacheFormat, LayoutFolderFormat {
     /// How the shard folder is written.
     public enum Shards: Sendable {
         /// Fresco 3.7 and later (`DefaultDiskStorage.kt`: `abs(...toDouble()).toString()`): `5.0`.
@@ -64,7 +64,7 @@ public struct FrescoFormat: CacheFormat {
     }
 
     /// The version folder and its shard folders are where the entries live, not entries.
-    public var layoutFolder: String? { FrescoFormat.versionFolder }
+    public var layoutFolder: String { FrescoFormat.versionFolder }
 
     public var entryNameShape: String {
         "the folder \(FrescoFormat.versionFolder), whose shard folders hold the entries"
@@ -81,7 +81,7 @@ public struct FrescoFormat: CacheFormat {
         return rules
     }
 
-    public func makeIndex(for location: CacheLocation) -> (any CacheIndex)? {
+    public func makeIndex(for location: CacheLocation) -> any CacheIndex {
         FrescoTree(location: location, format: self)
     }
 }

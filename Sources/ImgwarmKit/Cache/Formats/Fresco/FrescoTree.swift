@@ -3,7 +3,7 @@ import ImgwarmSystem
 /// Fresco's index is its folder tree (`DiskStorageCache` rebuilds its in-memory index from it):
 /// `load` says whether Fresco keeps the folder, `prepare` makes the version folder Fresco looks
 /// for, `clean` evicts as `DiskStorageCache.evictAboveSize` does. Stores and hits need no record.
-final class FrescoTree: CacheIndex {
+final class FrescoTree: FolderPreparingIndex {
     private let folder: String
     private let format: FrescoFormat
     private var library: String { format.library }
@@ -39,7 +39,6 @@ final class FrescoTree: CacheIndex {
     }
 
     func check(_ name: String) -> EntryMiss? { nil }
-    func companions(of name: String) -> [String] { [] }
     func didStore(_ name: String) {}
     func didRead(_ name: String) {}
     func flush(force: Bool, lockTimeout: Double) throws(CacheIndexError) {}

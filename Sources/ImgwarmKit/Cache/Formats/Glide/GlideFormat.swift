@@ -5,7 +5,7 @@ import ImgwarmSystem
 /// with app version `1` and one value per entry, the entry `<SHA-256 of the key>.0` holding the
 /// bytes. A hit is a `CLEAN` line and the file; Glide's read appends `READ` and sets no file time.
 /// Trimmed least recently used first above 250 MiB.
-public struct GlideFormat: CacheFormat {
+public struct GlideFormat: KeyNamedFormat, IndexedCacheFormat {
     public init() {}
 
     public var name: String { "glide" }
@@ -47,7 +47,7 @@ public struct GlideFormat: CacheFormat {
         return rules
     }
 
-    public func makeIndex(for location: CacheLocation) -> (any CacheIndex)? {
+    public func makeIndex(for location: CacheLocation) -> any CacheIndex {
         JournalIndex(location: location, layout: GlideFormat.layout)
     }
 }

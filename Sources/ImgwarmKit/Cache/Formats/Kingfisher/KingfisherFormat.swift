@@ -10,7 +10,7 @@ import ImgwarmSystem
 /// mtime = ceil(now + the duration). Kingfisher takes the duration as mtime − creation date and
 /// sets the creation date to now; Linux cannot set a creation date, so imgwarm takes the
 /// duration from `expiresIn` (7 days, Kingfisher's default, unless `--expires-in` says otherwise).
-public struct KingfisherFormat: CacheFormat {
+public struct KingfisherFormat: KeyNamedFormat, ExpiryStampingFormat {
     public enum Digest: Sendable {
         /// Kingfisher 8.x (`String.kf.sha256`).
         case sha256
@@ -19,7 +19,7 @@ public struct KingfisherFormat: CacheFormat {
     }
 
     public let digest: Digest
-    public let expiresIn: Int64?
+    public let expiresIn: Int64
 
     /// Kingfisher's default `StorageExpiration.days(7)`.
     public static let defaultExpiry: Int64 = 7 * 86400
@@ -70,11 +70,11 @@ public struct KingfisherFormat: CacheFormat {
     /// `StorageExpiration.estimatedExpirationSinceNow.fileAttributeDate`: now + the duration,
     /// rounded up to a whole second.
     func expiry(from now: Timestamp) -> Timestamp {
-        let seconds = now.seconds + (expiresIn ?? KingfisherFormat.defaultExpiry)
+        let seconds = now.seconds + expiresIn
         return Timestamp(seconds: now.nanoseconds > 0 ? seconds + 1 : seconds)
     }
 
-    public func expiring(afterSeconds seconds: Int64) -> (any CacheFormat)? {
+    public func expiring(afterSeconds seconds: Int64) -> KingfisherFormat {
         KingfisherFormat(digest, expiresIn: seconds)
     }
 

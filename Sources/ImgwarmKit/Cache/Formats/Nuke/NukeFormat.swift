@@ -3,7 +3,7 @@
 /// by the SHA-1 hex of the key, no index. A hit sets the access date; the sweep trims, above
 /// the size limit (150 MiB by default), the oldest access dates until the allocated total is at
 /// most 70 % of it. Nothing expires by age.
-public struct NukeFormat: CacheFormat {
+public struct NukeFormat: KeyNamedFormat {
     public init() {}
 
     public var name: String { "nuke" }

@@ -2,7 +2,7 @@
 /// <namespace>/`, one flat file per key named by `SDFileName` (docs/cache-contract.md §1, §2).
 /// A hit is a non-empty file, and reading it sets its access time (§3); `clean` is SDWebImage's
 /// `removeExpiredData` (§3).
-public struct SDWebImageFormat: CacheFormat {
+public struct SDWebImageFormat: KeyNamedFormat {
     public init() {}
 
     public var name: String { "sdwebimage" }

@@ -1,0 +1,113 @@
+/// What one format's library does that the others' do not, each a protocol the format (or its
+/// index) adopts: `CacheFormat` and `CacheIndex` keep what every format answers, and the engine
+/// finds a capability by asking for it (`format as? any ExpiryStampingFormat`), never through a
+/// requirement every format answers with a default.
+
+// MARK: - Formats
+
+/// A format whose key names its entry (a digest of the key, and so on). A format whose index
+/// names the entries instead (`EntryNamingIndex`: flutter_cache_manager) is not one. The engine
+/// asks `CacheLocation.entryName(forKey:index:)`, which asks whichever names the entry.
+public protocol KeyNamedFormat: CacheFormat {
+    /// The name `key` gives its entry in the cache folder (a relative path: Fresco's has folders).
+    func fileName(forKey key: String) -> String
+}
+
+/// A format whose files carry their own expiry date (Kingfisher: the modification time), so a
+/// store or a hit stamps it `expiresIn` seconds ahead and `--expires-in` applies.
+public protocol ExpiryStampingFormat: CacheFormat {
+    /// Seconds a stored or read entry stays fresh.
+    var expiresIn: Int64 { get }
+
+    /// This format with entries fresh for `seconds` (`--expires-in`).
+    func expiring(afterSeconds seconds: Int64) -> Self
+}
+
+/// A format whose library keeps an index beside its files (a DiskLruCache journal, Fresco's
+/// folder tree, flutter_cache_manager's database) that decides hits with `read`, records stores
+/// and hits, and cleans (`CacheIndex`).
+public protocol IndexedCacheFormat: CacheFormat {
+    /// The index of `location`'s folder, not yet read (`CacheIndex.load`).
+    func makeIndex(for location: CacheLocation) -> any CacheIndex
+}
+
+/// A format whose library keeps its database outside the cache folder (flutter_cache_manager's,
+/// in the app's support folder), so `--database` names where it is.
+public protocol ExternalDatabaseFormat: CacheFormat {
+    /// This format with its database at `path`.
+    func usingDatabase(atPath path: String) -> Self
+}
+
+/// A format whose entries live in a subfolder of its own layout (Fresco's version folder, whose
+/// shard folders hold the entries): `stats`, `clean` and the metrics count the files below it,
+/// not it or the folders in it. A format without one has every subfolder an entry, as
+/// SDWebImage's `totalDiskCount` counts it.
+public protocol LayoutFolderFormat: CacheFormat {
+    /// The layout subfolder's name in the cache folder.
+    var layoutFolder: String { get }
+}
+
+extension CacheLocation {
+    /// The index the format keeps in this folder (`IndexedCacheFormat`), not yet read; nil for a
+    /// plain-files cache.
+    public func makeIndex() -> (any CacheIndex)? {
+        (format as? any IndexedCacheFormat)?.makeIndex(for: self)
+    }
+}
+
+// MARK: - Indexes
+
+/// An index that needs something made in a folder it is to keep (Fresco's version folder,
+/// flutter_cache_manager's database) once the folder exists and before anything is stored.
+public protocol FolderPreparingIndex: CacheIndex {
+    func prepare() throws(CacheIndexError)
+}
+
+/// An index whose entries need other files beside the one the entry's name names (Coil's
+/// metadata file), each written empty before it.
+public protocol CompanionFilesIndex: CacheIndex {
+    /// The other files entry `name` needs.
+    func companions(of name: String) -> [String]
+}
+
+/// An index that, not the key, names the entries (flutter_cache_manager: a row per key names its
+/// file, and every download gets a new name), and keeps what it needs of each response.
+public protocol EntryNamingIndex: CacheIndex {
+    /// The name of `key`'s entry as the index holds it (which may be no plain name of the folder,
+    /// `../x`: `CacheLocation.entryName(forKey:index:)` refuses it); nil when the index lists no
+    /// entry for the key.
+    func entryName(forKey key: String) -> String?
+
+    /// The name a download of an entry now named `name` is stored under.
+    func storeName(for name: String, response: CacheIndexResponse) -> String
+
+    /// `name` was just stored, complete, from `response`: list it at the next flush.
+    func didStore(_ name: String, response: CacheIndexResponse)
+
+    /// `name` was a hit that the server confirmed (a 304 to a conditional request) with
+    /// `response`: record it as the library records a 304 (flutter_cache_manager: new
+    /// `validTill` and `eTag`).
+    func didRevalidate(_ name: String, response: CacheIndexResponse)
+}
+
+extension CacheIndex {
+    /// `name` was a hit, confirmed by a 304's `response` when there was one: an index that keeps
+    /// responses (`EntryNamingIndex`) records the 304, any other the read.
+    func recordRead(_ name: String, revalidatedBy response: CacheIndexResponse?) {
+        if let response, let naming = self as? any EntryNamingIndex {
+            naming.didRevalidate(name, response: response)
+        } else {
+            didRead(name)
+        }
+    }
+
+    /// `name` was just stored, from `response` when there was one: an index that keeps responses
+    /// (`EntryNamingIndex`) lists it with the response, any other by its name.
+    func recordStore(_ name: String, response: CacheIndexResponse?) {
+        if let response, let naming = self as? any EntryNamingIndex {
+            naming.didStore(name, response: response)
+        } else {
+            didStore(name)
+        }
+    }
+}
