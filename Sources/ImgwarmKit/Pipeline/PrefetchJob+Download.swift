@@ -135,65 +135,53 @@ extension PrefetchJob {
         }
     }
 
-    /// A cache hit is recorded at once (or revalidated with `--refresh`); a blacklisted URL is
-    /// skipped; anything else starts a transfer. True when a transfer started.
+    /// Acts on the entry's `EntryStart`: a hit is touched and recorded (or revalidated with
+    /// `--refresh`), a blacklisted or blocked entry or one of an unavailable host is recorded,
+    /// anything else starts a transfer. True when a transfer started.
     @discardableResult
     func start(
         _ entry: PendingEntry, downloader: Downloader, store: CacheStore, lock: CacheLock, scheduler: Scheduler
     ) -> Bool {
         var entry = entry
         let name = entry.settleFileName(in: location.format, index: store.index)
-        var validators: Downloader.Validators?
         var lookup = store.lookup(name)
         if case .hit(let size) = lookup, let damage = store.damage(of: name, size: size) {
             // The app would not decode it and downloads it again: so does the run.
             noteDamagedHit(name, damage)
             lookup = .miss
         }
-        switch lookup {
-        case .hit(let size):
-            guard configuration.refresh else {
-                do {
-                    try lock.lockShared(timeout: configuration.lockTimeout)
-                } catch {
-                    lockFailure = error
-                    observer?.prefetchHalted(.lockTimeout(error))
-                    recordNotStarted(entry)
-                    return false
-                }
-                store.touch(name)
-                var result = EntryResult(entry, outcome: .cached)
-                result.bytes = size
-                record(result)
+        let decision = EntryStart.decide(
+            lookup, name: name, firstAttempt: entry.attempts == 0, rules: startRules,
+            record: { stateRecord(entry.key) },
+            blacklisted: { blacklistMayHoldEntriesNow() ? activeBlacklistEntry(url: entry.url) : nil },
+            hostUnavailable: { hostUnavailable(entry, scheduler: scheduler) })
+        var validators: Downloader.Validators?
+        switch decision {
+        case .cached(let size):
+            do {
+                try lock.lockShared(timeout: configuration.lockTimeout)
+            } catch {
+                lockFailure = error
+                observer?.prefetchHalted(.lockTimeout(error))
+                recordNotStarted(entry)
                 return false
             }
-            entry.isRefresh = true
-            // Validators count only if the record describes the file that is there now.
-            if let record = stateRecord(entry.key), record.fileName == name, record.size == size,
-                record.etag != nil || record.lastModified != nil
-            {
-                validators = Downloader.Validators(etag: record.etag, lastModified: record.lastModified)
-            }
-        case .blocked:
-            var result = EntryResult(entry, outcome: .failed)
-            result.failure = Failure(
-                .writeFailed, "a folder named \(name) is in the cache folder where the file should go")
+            store.touch(name)
+            var result = EntryResult(entry, outcome: .cached)
+            result.bytes = size
             record(result)
             return false
-        case .miss:
-            if entry.attempts == 0, !configuration.retryFailed, blacklistMayHoldEntriesNow(),
-                let listed = activeBlacklistEntry(url: entry.url)
-            {
-                var result = EntryResult(entry, outcome: .blacklisted)
-                result.httpStatus = listed.httpStatus
-                result.failure = blacklistFailure(listed)
-                record(result)
-                return false
-            }
-        }
-        if let failure = hostUnavailable(entry, scheduler: scheduler) {
+        case .hostUnavailable(let failure):
             recordFailure(entry, failure, blacklist: nil)
             return false
+        case .blocked, .blacklisted:
+            if let result = decision.result(of: entry, fileName: name) { record(result) }
+            return false
+        case .revalidate(let stored):
+            entry.isRefresh = true
+            validators = stored
+        case .fetch:
+            break
         }
         entry.attempts += 1
         if entry.firstStarted == 0 { entry.firstStarted = Monotonic.now() }

@@ -168,11 +168,4 @@ extension PrefetchJob {
         let client = clientFingerprint
         return readState { state in try? state.blacklistEntry(forURL: url, now: now, ttl: ttl, client: client) }
     }
-
-    func blacklistFailure(_ listed: StateStore.BlacklistEntry) -> Failure {
-        let since = Timestamp(seconds: Int64(listed.failedAt)).iso8601
-        return Failure(
-            FailureReason(rawValue: listed.errorClass) ?? .transferFailed,
-            "blacklisted since \(since): \(listed.message)", httpStatus: listed.httpStatus)
-    }
 }

@@ -284,6 +284,11 @@ public final class PrefetchJob {
 
     var statePath: String { StateStore.path(configuration.statePath, for: location) }
 
+    /// The settings `EntryStart` reads.
+    var startRules: EntryStart.Rules {
+        EntryStart.Rules(refresh: configuration.refresh, retryFailed: configuration.retryFailed)
+    }
+
     // MARK: - Reading the lists
 
     private func ingest() throws(PrefetchError) -> [EntrySpool] {
@@ -338,24 +343,33 @@ public final class PrefetchJob {
                 break
             }
             let name = index?.entryName(forKey: entry.key) ?? location.format.fileName(forKey: entry.key)
-            var size: Int?
-            if let folder, let info = try? folder.status(of: name),
-                case .hit(let bytes) = location.format.read(info, now: .now()), index?.check(name) == nil
-            {
-                if let damage = CacheStore.damage(of: name, size: bytes, in: folder) {
-                    noteDamagedHit(name, damage)
-                } else {
-                    size = bytes
+            var lookup = CacheStore.Lookup.miss
+            if let folder, let info = try? folder.status(of: name) {
+                switch location.format.read(info, now: .now()) {
+                case .hit(let bytes) where index?.check(name) == nil:
+                    if let damage = CacheStore.damage(of: name, size: bytes, in: folder) {
+                        noteDamagedHit(name, damage)
+                    } else {
+                        lookup = .hit(size: bytes)
+                    }
+                case .miss(.folder): lookup = .blocked
+                case .hit, .miss: break
                 }
             }
-            let hit = size != nil
-            var result = EntryResult(entry, outcome: hit ? .cached : .wouldFetch)
-            result.fileName = name
-            result.bytes = size
-            if !hit, let listed = activeBlacklistEntry(url: entry.url) {
-                result.outcome = .blacklisted
-                result.failure = blacklistFailure(listed)
+            // The dry run has no slot policy: no host is unavailable.
+            let decision = EntryStart.decide(
+                lookup, name: name, firstAttempt: true, rules: startRules, record: { stateRecord(entry.key) },
+                blacklisted: { activeBlacklistEntry(url: entry.url) }, hostUnavailable: { nil })
+            var result = decision.result(of: entry, fileName: name) ?? EntryResult(entry, outcome: .wouldFetch)
+            if case .cached(let size) = decision {
+                result.outcome = .cached
+                result.bytes = size
+            } else if case .revalidate = decision, case .hit(let size) = lookup {
+                // Reported as a hit, as before `EntryStart`: the run would ask the server about it.
+                result.outcome = .cached
+                result.bytes = size
             }
+            result.fileName = name
             record(result)
         }
         summary.indexFailure = indexFailure
