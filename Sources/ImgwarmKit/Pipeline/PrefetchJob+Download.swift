@@ -1,7 +1,7 @@
 /// The download loop: one thread drives libcurl, starts URLs by priority, routes finished
 /// transfers to validation, retries transient failures after their back-off, and records.
 extension PrefetchJob {
-    func download(_ scheduler: Scheduler) throws(PrefetchError) -> PrefetchSummary {
+    func download(_ scheduler: Scheduler) throws(PrefetchError) {
         let store: CacheStore
         let touchLock: CacheLock
         do {
@@ -35,35 +35,25 @@ extension PrefetchJob {
 
         stateWriter = state.map(StateWriter.init)
         var validating = 0
-        var summary = PrefetchSummary(totals: totals, duration: 0)
-        var halted = false  // no new transfers: disk full, lock or state trouble, interruption
         while true {
             for outcome in pool.results.drain() {
                 validating -= 1
-                if outcome.diskFull && !summary.diskFull {
-                    summary.diskFull = true
-                    observer?.prefetchHalted(.diskFull)
-                }
-                if let timeout = outcome.lockTimeout, lockFailure == nil {
-                    lockFailure = timeout
-                    observer?.prefetchHalted(.lockTimeout(timeout))
-                }
+                if outcome.diskFull { note(.diskFull) }
+                if let timeout = outcome.lockTimeout { note(.lockTimeout(timeout)) }
                 // The slot is free again whatever happens next: stored, failed, or retried.
                 record(validated: outcome, scheduler: scheduler)
             }
             settleListings(final: false)
             let signal = configuration.stop.signal
-            if signal != 0 && !summary.interrupted {
-                summary.interrupted = true
-                summary.signal = signal
+            if signal != 0 && !halts.interrupted {
+                halts.interrupt(signal: signal)
                 configuration.stop.drain()
                 // Running transfers are abandoned (their temporary files removed); bodies already
                 // downloaded finish validating, so nothing complete is thrown away.
                 for entry in downloader.abortAll() { recordInterrupted(entry) }
             }
-            halted =
-                summary.diskFull || summary.interrupted || stateFailure != nil || lockFailure != nil
-                || summary.proxyFailure != nil
+            // No new transfers after a run-level problem or an interruption.
+            let halted = halts.stopNewDownloads
             if !halted {
                 startTransfers(
                     scheduler: scheduler, downloader: downloader, store: store, lock: touchLock, validating: validating)
@@ -75,14 +65,8 @@ extension PrefetchJob {
                 let events = scheduler.finished(
                     finished.entry, PrefetchJob.slotCompletion(finished), now: Monotonic.now())
                 for event in events { announce(event) }
-                if finished.diskFull && !summary.diskFull {
-                    summary.diskFull = true
-                    observer?.prefetchHalted(.diskFull)
-                }
-                if let proxy = finished.proxyHalt, summary.proxyFailure == nil {
-                    summary.proxyFailure = proxy
-                    observer?.prefetchHalted(.proxy(proxy))
-                }
+                if finished.diskFull { note(.diskFull) }
+                if let proxy = finished.proxyHalt { note(.proxy(proxy)) }
                 if let job = handle(finished, store: store, lock: touchLock, scheduler: scheduler) { batch.append(job) }
             }
             validating += batch.count
@@ -94,17 +78,15 @@ extension PrefetchJob {
             for due in [scheduler.nextDue(now: now), downloader.resumeDue] {
                 if let due { timeout = max(0, min(timeout, Int((due - now) * 1000) + 1)) }
             }
-            downloader.poll(milliseconds: timeout, stop: summary.interrupted ? nil : configuration.stop.descriptor)
+            downloader.poll(milliseconds: timeout, stop: halts.interrupted ? nil : configuration.stop.descriptor)
         }
         // Whatever was still waiting when the run had to stop never started.
         scheduler.drain(recordNotStarted)
         // Every store is done before the index gets its last lines (the deferred shutdown then
         // has nothing left to do).
         pool.shutdown()
-        writeIndex(store, lock: touchLock, summary: &summary)
+        writeIndex(store, lock: touchLock)
         settleListings(final: true)
-        summary.totals = totals
-        return summary
     }
 
     /// Starts transfers while the scheduler's `SlotPolicy` has room (bodies waiting for
@@ -118,7 +100,7 @@ extension PrefetchJob {
         // A hit of a busy host is recorded at once; it takes no slot (`--refresh` revalidates
         // hits, so there every URL needs one).
         let refresh = configuration.refresh
-        while lockFailure == nil,
+        while halts.lock == nil,
             let entry = scheduler.next(
                 now: now, validating: validating,
                 needsTransfer: { entry in
@@ -161,8 +143,7 @@ extension PrefetchJob {
             do {
                 try lock.lockShared(timeout: configuration.lockTimeout)
             } catch {
-                lockFailure = error
-                observer?.prefetchHalted(.lockTimeout(error))
+                note(.lockTimeout(error))
                 recordNotStarted(entry)
                 return false
             }

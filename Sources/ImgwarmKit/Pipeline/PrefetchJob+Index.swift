@@ -4,7 +4,7 @@
 extension PrefetchJob {
     /// Writes the index's last lines under the shared cache lock (after every store is done),
     /// then says whether the cache is above the library's size limit.
-    func writeIndex(_ store: CacheStore, lock: CacheLock, summary: inout PrefetchSummary) {
+    func writeIndex(_ store: CacheStore, lock: CacheLock) {
         guard let index = store.index else {
             warnAboveSizeLimit(size: { (try? DiskCache(location: location).totals())?.allocatedBytes })
             return
@@ -12,18 +12,14 @@ extension PrefetchJob {
         do {
             try lock.lockShared(timeout: configuration.lockTimeout)
         } catch {
-            if lockFailure == nil {
-                lockFailure = error
-                observer?.prefetchHalted(.lockTimeout(error))
-            }
+            note(.lockTimeout(error))
             return
         }
         defer { lock.unlock() }
         do {
             try store.flushIndex(lockTimeout: configuration.lockTimeout)
         } catch {
-            summary.indexFailure = error
-            observer?.prefetchHalted(.indexFailure(error))
+            note(.indexFailure(error))
             return
         }
         warnAboveSizeLimit(size: { index.accountedBytes })
@@ -68,13 +64,12 @@ extension PrefetchJob {
     /// The index as the library would read it, for a dry run (which writes nothing); nil for a
     /// plain-files cache. When the library would not read it, the run says so and fails as the
     /// real run would (every key is then a miss).
-    func readIndexWithoutWriting(_ failure: inout CacheIndexError?) -> (any CacheIndex)? {
+    func readIndexWithoutWriting() -> (any CacheIndex)? {
         guard let index = location.format.makeIndex(for: location) else { return nil }
         do {
             try index.load()
         } catch {
-            failure = error
-            observer?.prefetchHalted(.indexFailure(error))
+            note(.indexFailure(error))
         }
         return index
     }

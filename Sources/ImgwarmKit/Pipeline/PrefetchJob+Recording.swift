@@ -109,7 +109,7 @@ extension PrefetchJob {
     /// Queues a state write for the writer thread (`StateWriter`: grouped into transactions,
     /// committed every 500 writes or second); a failure stops new downloads.
     func writeState(_ body: @escaping StateWriter.Write) {
-        guard stateFailure == nil else { return }
+        guard halts.state == nil else { return }
         stateWriter?.submit(body)
     }
 
@@ -121,13 +121,8 @@ extension PrefetchJob {
 
     /// Takes note of a write that failed on the writer thread (once).
     func checkStateWriter() {
-        guard stateFailure == nil, let failure = stateWriter?.failure else { return }
-        failState(failure)
-    }
-
-    private func failState(_ error: StateError) {
-        stateFailure = error
-        observer?.prefetchHalted(.stateFailure(error))
+        guard halts.state == nil, let failure = stateWriter?.failure else { return }
+        note(.stateFailure(failure))
     }
 
     /// Logs the run, then lets the writer commit everything and stop.
@@ -143,7 +138,7 @@ extension PrefetchJob {
         writeState { state throws(StateError) in try state.recordRun(run) }
         let failure = stateWriter.finish()
         self.stateWriter = nil
-        if stateFailure == nil, let failure { failState(failure) }
+        if let failure { note(.stateFailure(failure)) }
     }
 
     func stateRecord(_ key: String) -> StateStore.Record? {

@@ -205,8 +205,8 @@ public final class PrefetchJob {
     var state: StateStore?
     /// Owns `state` while downloads run: writes go through it, and reads too.
     var stateWriter: StateWriter?
-    var stateFailure: StateError?
-    var lockFailure: CacheLock.Timeout?
+    /// The run-level problems met so far, and the interruption.
+    var halts = Halts()
     /// `configuration.fetch.clientFingerprint`, computed once.
     lazy var clientFingerprint = configuration.fetch.clientFingerprint
     /// When the blacklist was last found empty (monotonic seconds; `blacklistMayHoldEntriesNow`).
@@ -226,43 +226,37 @@ public final class PrefetchJob {
         let spools = try ingest()
         let scheduler = Scheduler(
             spools: spools, policy: configuration.dryRun ? nil : SlotPolicy(configuration.slots))
-        var summary: PrefetchSummary
+        var startFailure: PrefetchError?
         if configuration.dryRun, let file = FileSystem.nonFolder(onPath: location.folder) {
             // The run would stop here: the dry run says so in the same words, and classifies nothing.
             scheduler.drain(recordNotStarted)
-            summary = PrefetchSummary(totals: totals, duration: 0)
-            summary.startFailure = .cacheFolder(.notADirectory(file))
+            startFailure = .cacheFolder(.notADirectory(file))
         } else if configuration.dryRun {
             do {
                 state = try StateStore.openExisting(path: statePath)
             } catch {
                 observer?.prefetchWarning("\(error.description); this dry run does not consult the blacklist")
             }
-            summary = classifyWithoutNetwork(scheduler)
+            classifyWithoutNetwork(scheduler)
         } else if configuration.stop.signal != 0 {
             // A signal came before the first download (while the lists were read, or before):
             // nothing is opened or created, and every line read is reported as not started.
             scheduler.drain(recordNotStarted)
-            summary = PrefetchSummary(totals: totals, duration: 0)
-            summary.interrupted = true
-            summary.signal = configuration.stop.signal
+            halts.interrupt(signal: configuration.stop.signal)
         } else {
             do {
-                summary = try download(scheduler)
+                try download(scheduler)
             } catch {
                 // The lists were read and are reported (invalid lines, duplicates); nothing else
                 // started, and the report says so rather than going missing.
                 scheduler.drain(recordNotStarted)
-                summary = PrefetchSummary(totals: totals, duration: 0)
-                summary.startFailure = error
+                startFailure = error
             }
-            finishState(interrupted: summary.interrupted)
+            finishState(interrupted: halts.interrupted)
         }
-        if let listCut {
+        if listCut != nil {
             // The signal came while the lists were read: whatever followed, the run is interrupted.
-            summary.interrupted = true
-            if summary.signal == 0 { summary.signal = configuration.stop.signal }
-            summary.listCut = listCut
+            halts.interrupt(signal: configuration.stop.signal)
         }
         if let first = firstDamagedHit {
             let files = damagedHits == 1 ? "1 cached file was" : "\(damagedHits) cached files were"
@@ -272,11 +266,11 @@ public final class PrefetchJob {
                 "\(files) damaged, a miss for the app (\(damagedHits == 1 ? "" : "the first, ")\(first.name): \(first.reason)): \(next)"
             )
         }
+        var summary = PrefetchSummary(totals: totals, duration: Monotonic.now() - runStarted)
+        summary.startFailure = startFailure
+        summary.listCut = listCut
         summary.damagedHits = damagedHits
-        summary.totals = totals
-        summary.duration = Monotonic.now() - runStarted
-        summary.stateFailure = stateFailure
-        summary.lockFailure = lockFailure
+        halts.summarize(into: &summary)
         summary.hosts = scheduler.policy?.figures ?? []
         emitProgress(inFlight: 0, final: true)
         return summary
@@ -326,18 +320,15 @@ public final class PrefetchJob {
 
     // MARK: - Dry run
 
-    private func classifyWithoutNetwork(_ scheduler: Scheduler) -> PrefetchSummary {
+    private func classifyWithoutNetwork(_ scheduler: Scheduler) {
         let folder = try? FileDescriptor.openFolder(location.folder)
         defer { folder?.close() }
-        var indexFailure: CacheIndexError?
-        let index = readIndexWithoutWriting(&indexFailure)
-        var summary = PrefetchSummary(totals: totals, duration: 0)
+        let index = readIndexWithoutWriting()
         while let entry = scheduler.next(now: .infinity) {
             let signal = configuration.stop.signal
             if signal != 0 {
                 // A dry run stops on a signal too: what it did not classify is not started.
-                summary.interrupted = true
-                summary.signal = signal
+                halts.interrupt(signal: signal)
                 recordNotStarted(entry)
                 scheduler.drain(recordNotStarted)
                 break
@@ -372,8 +363,6 @@ public final class PrefetchJob {
             result.fileName = name
             record(result)
         }
-        summary.indexFailure = indexFailure
-        return summary
     }
 
 }
