@@ -17,7 +17,11 @@ extension PrefetchJob {
                 "\(location.privateFolder) is on another file system than the cache folder: temporary files go to hidden names inside it"
             )
         }
-        try openState()
+        do {
+            try state.open(busyTimeout: configuration.lockTimeout) { observer?.prefetchWarning($0) }
+        } catch {
+            throw .state(error)
+        }
         let downloader: Downloader
         do {
             downloader = try Downloader(
@@ -33,7 +37,7 @@ extension PrefetchJob {
             lockTimeout: configuration.lockTimeout, notify: { wake.value.wakeup() })
         defer { pool.shutdown() }
 
-        stateWriter = state.map(StateWriter.init)
+        state.startWriting()
         var validating = 0
         while true {
             for outcome in pool.results.drain() {
@@ -43,14 +47,14 @@ extension PrefetchJob {
                 // The slot is free again whatever happens next: stored, failed, or retried.
                 record(validated: outcome, scheduler: scheduler)
             }
-            settleListings(final: false)
+            recorder.settleListings(storeIndex, final: false)
             let signal = configuration.stop.signal
             if signal != 0 && !halts.interrupted {
                 halts.interrupt(signal: signal)
                 configuration.stop.drain()
                 // Running transfers are abandoned (their temporary files removed); bodies already
                 // downloaded finish validating, so nothing complete is thrown away.
-                for entry in downloader.abortAll() { recordInterrupted(entry) }
+                for entry in downloader.abortAll() { recorder.recordInterrupted(entry) }
             }
             // No new transfers after a run-level problem or an interruption.
             let halted = halts.stopNewDownloads
@@ -71,8 +75,8 @@ extension PrefetchJob {
             }
             validating += batch.count
             pool.submit(contentsOf: batch)
-            checkStateWriter()
-            emitProgress(inFlight: downloader.inFlight)
+            if let failure = state.writerFailure() { note(.stateFailure(failure)) }
+            recorder.emitProgress(inFlight: downloader.inFlight)
             var timeout = 250
             let now = Monotonic.now()
             for due in [scheduler.nextDue(now: now), downloader.resumeDue] {
@@ -81,12 +85,12 @@ extension PrefetchJob {
             downloader.poll(milliseconds: timeout, stop: halts.interrupted ? nil : configuration.stop.descriptor)
         }
         // Whatever was still waiting when the run had to stop never started.
-        scheduler.drain(recordNotStarted)
+        scheduler.drain(recorder.recordNotStarted)
         // Every store is done before the index gets its last lines (the deferred shutdown then
         // has nothing left to do).
         pool.shutdown()
         writeIndex(store, lock: touchLock)
-        settleListings(final: true)
+        recorder.settleListings(storeIndex, final: true)
     }
 
     /// Starts transfers while the scheduler's `SlotPolicy` has room (bodies waiting for
@@ -129,13 +133,13 @@ extension PrefetchJob {
         var lookup = store.lookup(name)
         if case .hit(let size) = lookup, let damage = store.damage(of: name, size: size) {
             // The app would not decode it and downloads it again: so does the run.
-            noteDamagedHit(name, damage)
+            recorder.noteDamagedHit(name, damage)
             lookup = .miss
         }
         let decision = EntryStart.decide(
             lookup, name: name, firstAttempt: entry.attempts == 0, rules: startRules,
-            record: { stateRecord(entry.key) },
-            blacklisted: { blacklistMayHoldEntriesNow() ? activeBlacklistEntry(url: entry.url) : nil },
+            record: { state.record(forKey: entry.key) },
+            blacklisted: { state.blacklistMayHoldEntriesNow() ? state.activeBlacklistEntry(url: entry.url) : nil },
             hostUnavailable: { hostUnavailable(entry, scheduler: scheduler) })
         var validators: Downloader.Validators?
         switch decision {
@@ -144,19 +148,19 @@ extension PrefetchJob {
                 try lock.lockShared(timeout: configuration.lockTimeout)
             } catch {
                 note(.lockTimeout(error))
-                recordNotStarted(entry)
+                recorder.recordNotStarted(entry)
                 return false
             }
             store.touch(name)
             var result = EntryResult(entry, outcome: .cached)
             result.bytes = size
-            record(result)
+            recorder.record(result)
             return false
         case .hostUnavailable(let failure):
             recordFailure(entry, failure, blacklist: nil)
             return false
         case .blocked, .blacklisted:
-            if let result = decision.result(of: entry, fileName: name) { record(result) }
+            if let result = decision.result(of: entry, fileName: name) { recorder.record(result) }
             return false
         case .revalidate(let stored):
             entry.isRefresh = true
@@ -173,7 +177,7 @@ extension PrefetchJob {
             var result = EntryResult(entry, outcome: .failed)
             result.attempts = entry.attempts
             result.failure = Failure(.transferFailed, error.message)
-            record(result)
+            recorder.record(result)
             return false
         }
     }
@@ -205,10 +209,10 @@ extension PrefetchJob {
             if case .hit(let size) = store.lookup(name) { result.bytes = size }
             let (key, etag, lastModified) = (entry.key, finished.etag, finished.lastModified)
             let now = Timestamp.now().secondsSinceEpoch
-            writeState { state throws(StateError) in
+            state.write { state throws(StateError) in
                 try state.recordRevalidated(key: key, etag: etag, lastModified: lastModified, at: now)
             }
-            record(result)
+            recorder.record(result)
             return nil
         case .success(let body):
             return ValidationPool.Job(
@@ -227,7 +231,7 @@ extension PrefetchJob {
     /// transient failure with tries left goes back to the scheduler after its back-off (or the
     /// server's `Retry-After`); anything else is final, reported and, when permanent, blacklisted.
     func retryOrRecord(_ entry: PendingEntry, _ failure: Failure, retryAfter: String?, scheduler: Scheduler) {
-        let policy = FailurePolicy(retry: configuration.retry, clientFingerprint: clientFingerprint)
+        let policy = FailurePolicy(retry: configuration.retry, clientFingerprint: state.clientFingerprint)
         switch policy.verdict(
             on: failure, url: entry.url, attempts: entry.attempts, retryAfter: retryAfter,
             now: Timestamp.now().secondsSinceEpoch)

@@ -25,30 +25,6 @@ extension PrefetchJob {
         warnAboveSizeLimit(size: { index.accountedBytes })
     }
 
-    /// Records the downloads the index now lists (`awaitingListing`). At the end of the run
-    /// (`final`), those it still does not list (its last write failed: a full disk) are not in
-    /// the cache for the app, whose library does not see them: they fail as `write-failed`.
-    func settleListings(final: Bool) {
-        guard !awaitingListing.isEmpty, let index = storeIndex else { return }
-        var waiting: [EntryResult] = []
-        for var result in awaitingListing {
-            let name = result.fileName ?? ""
-            if !index.awaitsListing(name) {
-                record(result)
-            } else if final {
-                result.outcome = .failed
-                result.failure = Failure(
-                    .writeFailed,
-                    "stored as \(name), but \(location.format.library)'s index could not be written: the app does not see it"
-                )
-                record(result)
-            } else {
-                waiting.append(result)
-            }
-        }
-        awaitingListing = waiting
-    }
-
     /// Warns when the format's library trims to a size limit on its own and `size` (the bytes it
     /// counts) is above it. `size` is asked only for such a format.
     private func warnAboveSizeLimit(size: () -> UInt64?) {
