@@ -41,6 +41,19 @@ struct PrefetchDryRun {
         return 0
     }
 
+    /// The index as the library would read it (nil for a plain-files cache), and why the library
+    /// would not read it, if it would not: the dry run then fails as the real run would (every key
+    /// is then a miss).
+    static func readIndex(of location: CacheLocation) -> (index: (any CacheIndex)?, failure: CacheIndexError?) {
+        guard let index = location.format.makeIndex(for: location) else { return (nil, nil) }
+        do {
+            try index.load()
+        } catch {
+            return (index, error)
+        }
+        return (index, nil)
+    }
+
     /// What `CacheStore.lookup` would find, without a store: a damaged hit is a miss.
     private func lookup(_ name: String, in folder: FileDescriptor, index: (any CacheIndex)?) -> CacheStore.Lookup {
         guard let info = try? folder.status(of: name) else { return .miss }

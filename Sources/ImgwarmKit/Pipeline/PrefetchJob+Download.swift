@@ -2,17 +2,15 @@
 /// transfers to validation, retries transient failures after their back-off, and records.
 extension PrefetchJob {
     func download(_ scheduler: Scheduler) throws(PrefetchError) {
-        let store: CacheStore
-        let touchLock: CacheLock
+        let store: PrefetchStore
         do {
-            store = try CacheStore(location: location)
-            touchLock = try CacheLock(location: location)
+            store = try PrefetchStore(location: location, lockTimeout: configuration.lockTimeout)
         } catch {
             throw .cacheFolder(error)
         }
         storeIndex = store.index
-        store.removeStaleTemporaryFiles()
-        if store.usesHiddenTemporaryFiles {
+        store.cache.removeStaleTemporaryFiles()
+        if store.cache.usesHiddenTemporaryFiles {
             observer?.prefetchWarning(
                 "\(location.privateFolder) is on another file system than the cache folder: temporary files go to hidden names inside it"
             )
@@ -26,14 +24,14 @@ extension PrefetchJob {
         do {
             downloader = try Downloader(
                 configuration: configuration.fetch, transfers: scheduler.policy?.maxInFlight ?? 1,
-                connectionsPerHost: scheduler.policy?.connectionsPerHost ?? 0, spillFolder: store.temporaryFolder,
-                spillPrefix: store.temporaryPrefix)
+                connectionsPerHost: scheduler.policy?.connectionsPerHost ?? 0, spillFolder: store.cache.temporaryFolder,
+                spillPrefix: store.cache.temporaryPrefix)
         } catch {
             throw .curl(error)
         }
         let wake = UnsafeSendableBox(downloader)
         let pool = ValidationPool(
-            workers: configuration.validationThreads, store: store, configuration: configuration.validation,
+            workers: configuration.validationThreads, store: store.cache, configuration: configuration.validation,
             lockTimeout: configuration.lockTimeout, notify: { wake.value.wakeup() })
         defer { pool.shutdown() }
 
@@ -59,19 +57,18 @@ extension PrefetchJob {
             // No new transfers after a run-level problem or an interruption.
             let halted = halts.stopNewDownloads
             if !halted {
-                startTransfers(
-                    scheduler: scheduler, downloader: downloader, store: store, lock: touchLock, validating: validating)
+                startTransfers(scheduler: scheduler, downloader: downloader, store: store, validating: validating)
             }
             if downloader.inFlight == 0 && validating == 0 && (scheduler.isEmpty || halted) { break }
             downloader.perform()
             var batch: [ValidationPool.Job] = []
             for finished in downloader.completions() {
                 let events = scheduler.finished(
-                    finished.entry, PrefetchJob.slotCompletion(finished), now: Monotonic.now())
+                    finished.entry, SlotPolicy.Completion(finished), now: Monotonic.now())
                 for event in events { announce(event) }
                 if finished.diskFull { note(.diskFull) }
                 if let proxy = finished.proxyHalt { note(.proxy(proxy)) }
-                if let job = handle(finished, store: store, lock: touchLock, scheduler: scheduler) { batch.append(job) }
+                if let job = handle(finished, store: store, scheduler: scheduler) { batch.append(job) }
             }
             validating += batch.count
             pool.submit(contentsOf: batch)
@@ -89,7 +86,9 @@ extension PrefetchJob {
         // Every store is done before the index gets its last lines (the deferred shutdown then
         // has nothing left to do).
         pool.shutdown()
-        writeIndex(store, lock: touchLock)
+        if let halt = store.finish(maxSize: configuration.sizeLimit, warn: { observer?.prefetchWarning($0) }) {
+            note(halt)
+        }
         recorder.settleListings(storeIndex, final: true)
     }
 
@@ -97,9 +96,9 @@ extension PrefetchJob {
     /// validation count too: they are held in memory). Hits met on the way are touched under one
     /// hold of the shared cache lock.
     private func startTransfers(
-        scheduler: Scheduler, downloader: Downloader, store: CacheStore, lock: CacheLock, validating: Int
+        scheduler: Scheduler, downloader: Downloader, store: PrefetchStore, validating: Int
     ) {
-        defer { lock.unlock() }
+        defer { store.endTouches() }
         let now = Monotonic.now()
         // A hit of a busy host is recorded at once; it takes no slot (`--refresh` revalidates
         // hits, so there every URL needs one).
@@ -108,14 +107,11 @@ extension PrefetchJob {
             let entry = scheduler.next(
                 now: now, validating: validating,
                 needsTransfer: { entry in
-                    let name = entry.settleFileName(in: location.format, index: store.index)
-                    if case .hit(let size) = store.lookup(name), store.damage(of: name, size: size) == nil {
-                        return refresh
-                    }
+                    if case .hit = store.lookup(&entry).lookup { return refresh }
                     return true
                 })
         {
-            if start(entry, downloader: downloader, store: store, lock: lock, scheduler: scheduler) {
+            if start(entry, downloader: downloader, store: store, scheduler: scheduler) {
                 scheduler.started(entry, now: now)
             }
         }
@@ -126,32 +122,27 @@ extension PrefetchJob {
     /// anything else starts a transfer. True when a transfer started.
     @discardableResult
     func start(
-        _ entry: PendingEntry, downloader: Downloader, store: CacheStore, lock: CacheLock, scheduler: Scheduler
+        _ entry: PendingEntry, downloader: Downloader, store: PrefetchStore, scheduler: Scheduler
     ) -> Bool {
         var entry = entry
-        let name = entry.settleFileName(in: location.format, index: store.index)
-        var lookup = store.lookup(name)
-        if case .hit(let size) = lookup, let damage = store.damage(of: name, size: size) {
-            // The app would not decode it and downloads it again: so does the run.
-            recorder.noteDamagedHit(name, damage)
-            lookup = .miss
-        }
+        let (name, lookup, damage) = store.lookup(&entry)
+        // The app would not decode a damaged hit and downloads it again: so does the run.
+        if let damage { recorder.noteDamagedHit(name, damage) }
         let decision = EntryStart.decide(
             lookup, name: name, firstAttempt: entry.attempts == 0, rules: startRules,
             record: { state.record(forKey: entry.key) },
             blacklisted: { state.blacklistMayHoldEntriesNow() ? state.activeBlacklistEntry(url: entry.url) : nil },
-            hostUnavailable: { hostUnavailable(entry, scheduler: scheduler) })
+            hostUnavailable: { scheduler.policy?.unavailableFailure(of: entry) })
         var validators: Downloader.Validators?
         switch decision {
         case .cached(let size):
             do {
-                try lock.lockShared(timeout: configuration.lockTimeout)
+                try store.touchHit(name)
             } catch {
                 note(.lockTimeout(error))
                 recorder.recordNotStarted(entry)
                 return false
             }
-            store.touch(name)
             var result = EntryResult(entry, outcome: .cached)
             result.bytes = size
             recorder.record(result)
@@ -183,7 +174,7 @@ extension PrefetchJob {
     }
 
     /// Routes a finished transfer; returns the validation job when there is a body to check.
-    func handle(_ finished: Downloader.Finished, store: CacheStore, lock: CacheLock, scheduler: Scheduler)
+    func handle(_ finished: Downloader.Finished, store: PrefetchStore, scheduler: Scheduler)
         -> ValidationPool.Job?
     {
         let entry = finished.entry
@@ -201,12 +192,11 @@ extension PrefetchJob {
             let response = CacheIndexResponse(
                 key: entry.key, url: entry.url, etag: finished.etag, cacheControl: finished.cacheControl,
                 contentType: finished.contentType, receivedAt: .now(), length: 0)
-            _ = try? lock.withShared(timeout: configuration.lockTimeout) { store.touch(name, revalidatedBy: response) }
             var result = EntryResult(entry, outcome: .revalidated)
+            result.bytes = store.touchRevalidated(name, by: response)
             result.httpStatus = 304
             result.attempts = entry.attempts
             result.duration = Monotonic.now() - entry.firstStarted
-            if case .hit(let size) = store.lookup(name) { result.bytes = size }
             let (key, etag, lastModified) = (entry.key, finished.etag, finished.lastModified)
             let now = Timestamp.now().secondsSinceEpoch
             state.write { state throws(StateError) in
@@ -237,7 +227,7 @@ extension PrefetchJob {
             now: Timestamp.now().secondsSinceEpoch)
         {
         case .retry(let delay):
-            if let failure = hostUnavailable(entry, scheduler: scheduler) {
+            if let failure = scheduler.policy?.unavailableFailure(of: entry) {
                 recordFailure(entry, failure, blacklist: nil)
             } else {
                 scheduler.retry(entry, at: Monotonic.now() + delay)
@@ -249,46 +239,13 @@ extension PrefetchJob {
 }
 
 extension PrefetchJob {
-    /// What a finished transfer tells its host's `SlotPolicy`: a response and its status (with
-    /// the latency of a 2xx or 304), a connection that failed or timed out, or nothing about load.
-    static func slotCompletion(_ finished: Downloader.Finished) -> SlotPolicy.Completion {
-        var kind = SlotPolicy.Completion.Kind.other
-        var latency: Double?
-        switch finished.result {
-        case .success(let body):
-            kind = .response(status: body.status)
-            latency = finished.latency
-        case .failure(let failure):
-            switch failure.reason {
-            case .connectFailed, .dns, .timeout, .connectionLost:
-                kind = .connectionFailure(message: failure.message, answered: finished.httpStatus != nil)
-            default:
-                if let status = finished.httpStatus { kind = .response(status: status) }
-            }
-        }
-        return SlotPolicy.Completion(
-            kind: kind, latency: latency, startedAt: finished.startedAt, multiplexed: finished.multiplexed,
-            freshConnection: finished.freshConnection)
-    }
-
-    /// The failure `entry` ends with, without a request, when its host is unavailable.
-    func hostUnavailable(_ entry: PendingEntry, scheduler: Scheduler) -> Failure? {
-        let host = HostSlots.key(of: entry)
-        guard let trip = scheduler.policy?.unavailability(host) else { return nil }
-        return Failure(.hostUnavailable, PrefetchJob.unavailableMessage(host, reason: trip.reason))
-    }
-
-    static func unavailableMessage(_ host: String, reason: String) -> String {
-        "\(host) is unavailable: \(reason); its URLs are tried again by the next run"
-    }
-
     /// Tells the observer what the slot policy saw.
     func announce(_ event: SlotPolicy.Event) {
         switch event {
         case .limitChanged(let change):
             observer?.prefetchHostLimitChanged(change)
         case .unavailable(let host, let reason):
-            observer?.prefetchHostUnavailable(host, reason: PrefetchJob.unavailableMessage(host, reason: reason))
+            observer?.prefetchHostUnavailable(host, reason: SlotPolicy.unavailableMessage(host, reason: reason))
         }
     }
 }

@@ -42,7 +42,9 @@ public final class PrefetchJob {
     /// Runs the whole prefetch on the calling thread (which it blocks until the end).
     public func run() throws(PrefetchError) -> PrefetchSummary {
         recorder.runStarted = Monotonic.now()
-        let spools = try ingest()
+        let ingest = PrefetchIngest(sources: sources, format: location.format, configuration: configuration)
+        let spools = try ingest.read(into: recorder)
+        listCut = ingest.cut
         let scheduler = Scheduler(
             spools: spools, policy: configuration.dryRun ? nil : SlotPolicy(configuration.slots))
         var startFailure: PrefetchError?
@@ -58,7 +60,9 @@ public final class PrefetchJob {
             }
             let dryRun = PrefetchDryRun(
                 location: location, rules: startRules, state: state, recorder: recorder, stop: configuration.stop)
-            let signal = dryRun.classify(scheduler, index: readIndexWithoutWriting())
+            let read = PrefetchDryRun.readIndex(of: location)
+            if let failure = read.failure { note(.indexFailure(failure)) }
+            let signal = dryRun.classify(scheduler, index: read.index)
             if signal != 0 { halts.interrupt(signal: signal) }
         } else if configuration.stop.signal != 0 {
             // A signal came before the first download (while the lists were read, or before):
@@ -74,7 +78,9 @@ public final class PrefetchJob {
                 scheduler.drain(recorder.recordNotStarted)
                 startFailure = error
             }
-            finishState()
+            // The run's log line; then the writer commits everything and stops.
+            let failure = state.finish(totals: recorder.totals, startedAt: startedAt, interrupted: halts.interrupted)
+            if let failure { note(.stateFailure(failure)) }
         }
         if listCut != nil {
             // The signal came while the lists were read: whatever followed, the run is interrupted.
@@ -94,39 +100,6 @@ public final class PrefetchJob {
     /// The settings `EntryStart` reads.
     var startRules: EntryStart.Rules {
         EntryStart.Rules(refresh: configuration.refresh, retryFailed: configuration.retryFailed)
-    }
-
-    private func ingest() throws(PrefetchError) -> [EntrySpool] {
-        var spools: [EntrySpool] = []
-        do {
-            for priority in Priority.allCases.sorted() {
-                spools.append(try EntrySpool(priority: priority, folder: configuration.spoolFolder))
-            }
-        } catch {
-            throw .spoolFolder(error.folder, code: error.code)
-        }
-        let stop = configuration.stop
-        let lines = LineIngest(
-            sources: sources, keyFilters: configuration.keyFilters, shard: configuration.shard,
-            duplicateMemoryLimit: configuration.duplicateMemoryLimit, scratchFolder: configuration.spoolFolder,
-            fileName: { [format = location.format] in format.fileName(forKey: $0) },
-            shouldStop: { stop.signal != 0 }, stop: stop.descriptor)
-        do {
-            try lines.read(into: spools, order: configuration.order) { event in
-                switch event {
-                case .invalid(let result), .duplicate(let result): recorder.record(result)
-                case .otherShard: recorder.recordOtherShard()
-                }
-            }
-        } catch {
-            switch error {
-            case .unreadable(let error): throw .unreadableInput(path: error.path, code: error.code)
-            case .scratch(let error): throw .spoolFolder(error.folder, code: error.code)
-            }
-        }
-        recorder.total = lines.urlLines + recorder.totals.invalid
-        listCut = lines.cut
-        return spools
     }
 }
 

@@ -49,6 +49,36 @@ final class PrefetchRecorder {
         record(result)
     }
 
+    /// A final failure (its blacklisting is the job's).
+    func recordFailed(_ entry: PendingEntry, _ failure: Failure) {
+        var result = EntryResult(entry, outcome: .failed)
+        result.fileName = entry.cacheFileName(in: format)
+        result.httpStatus = failure.httpStatus
+        result.attempts = entry.attempts
+        result.duration = entry.firstStarted > 0 ? Monotonic.now() - entry.firstStarted : 0
+        result.failure = failure
+        record(result)
+    }
+
+    /// A body validated and stored as `job.fileName`: recorded now, or once `index` lists it
+    /// (`settleListings`).
+    func recordDownloaded(_ job: ValidationPool.Job, _ image: ValidatedImage, index: (any CacheIndex)?) {
+        var result = EntryResult(job.entry, outcome: .downloaded)
+        result.fileName = job.fileName
+        result.httpStatus = job.httpStatus
+        result.attempts = job.entry.attempts
+        result.duration = Monotonic.now() - job.entry.firstStarted
+        result.bytes = job.count
+        result.format = image.format
+        result.width = image.width
+        result.height = image.height
+        if let index, index.awaitsListing(job.fileName) {
+            awaitingListing.append(result)
+        } else {
+            record(result)
+        }
+    }
+
     /// A transfer abandoned because the run was interrupted: it did not finish.
     func recordInterrupted(_ entry: PendingEntry) {
         var result = EntryResult(entry, outcome: .interrupted)
@@ -91,15 +121,6 @@ final class PrefetchRecorder {
     }
 
     // MARK: - Downloads an index lists
-
-    /// Records `result` now, or once `index` lists its file (`settleListings`).
-    func recordStored(_ result: EntryResult, index: (any CacheIndex)?) {
-        if let index, let name = result.fileName, index.awaitsListing(name) {
-            awaitingListing.append(result)
-        } else {
-            record(result)
-        }
-    }
 
     /// Records the downloads `index` now lists. At the end of the run (`final`), those it still
     /// does not list (its last write failed: a full disk) are not in the cache for the app, whose

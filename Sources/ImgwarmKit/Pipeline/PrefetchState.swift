@@ -72,10 +72,17 @@ final class PrefetchState {
         return failure
     }
 
-    /// Logs the run, then lets the writer commit everything and stop; returns a failure not
-    /// reported before.
-    func finish(_ run: StateStore.RunRecord) -> StateError? {
+    /// Logs the run (its `totals`, from `startedAt` to now), then lets the writer commit
+    /// everything and stop; returns a failure not reported before.
+    func finish(totals: PrefetchTotals, startedAt: Timestamp, interrupted: Bool) -> StateError? {
         guard let writer else { return nil }
+        let run = StateStore.RunRecord(
+            command: "prefetch", startedAt: startedAt.secondsSinceEpoch, finishedAt: Timestamp.now().secondsSinceEpoch,
+            totals: StateStore.RunRecord.Totals(
+                lines: totals.lines, downloaded: totals.downloaded, cached: totals.cached,
+                revalidated: totals.revalidated, failed: totals.failed, blacklisted: totals.blacklisted,
+                invalid: totals.invalid),
+            interrupted: interrupted)
         write { state throws(StateError) in try state.recordRun(run) }
         let failure = writer.finish()
         self.writer = nil
