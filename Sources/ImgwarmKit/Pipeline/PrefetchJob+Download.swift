@@ -111,7 +111,7 @@ extension PrefetchJob {
                     return true
                 })
         {
-            if start(entry, downloader: downloader, store: store, scheduler: scheduler) {
+            if start(entry, downloader: downloader, store: store, policy: scheduler.policy) {
                 scheduler.started(entry, now: now)
             }
         }
@@ -122,7 +122,7 @@ extension PrefetchJob {
     /// anything else starts a transfer. True when a transfer started.
     @discardableResult
     func start(
-        _ entry: PendingEntry, downloader: Downloader, store: PrefetchStore, scheduler: Scheduler
+        _ entry: PendingEntry, downloader: any TransferStarting, store: PrefetchStore, policy: SlotPolicy?
     ) -> Bool {
         var entry = entry
         let (name, lookup, damage) = store.lookup(&entry)
@@ -132,7 +132,7 @@ extension PrefetchJob {
             lookup, name: name, firstAttempt: entry.attempts == 0, rules: startRules,
             record: { state.record(forKey: entry.key) },
             blacklisted: { state.blacklistMayHoldEntriesNow() ? state.activeBlacklistEntry(url: entry.url) : nil },
-            hostUnavailable: { scheduler.policy?.unavailableFailure(of: entry) })
+            hostUnavailable: { policy?.unavailableFailure(of: entry) })
         var validators: Downloader.Validators?
         switch decision {
         case .cached(let size):
