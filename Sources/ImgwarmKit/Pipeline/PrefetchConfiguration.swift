@@ -41,7 +41,7 @@ extension PrefetchJob {
         /// The size above which the library trims its cache when the app opens it, for the
         /// warning a run that leaves an indexed cache larger gives; nil for the format's own
         /// limit (`CleanRules.defaultMaxSize`).
-        public var sizeLimit: UInt64?
+        public var maxSize: UInt64?
         /// Handle only the lines of this shard (docs/usage.md, "Running on many machines"); the others are counted as
         /// `otherShard`. nil (every line) by default.
         public var shard: Shard?

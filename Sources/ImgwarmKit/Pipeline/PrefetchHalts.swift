@@ -19,7 +19,7 @@ extension PrefetchJob {
         }
 
         /// Notes `halt`; true when it is the first of its kind (the observer is told then).
-        mutating func note(_ halt: PrefetchHalt) -> Bool {
+        mutating func note(_ halt: PrefetchJob.Halt) -> Bool {
             switch halt {
             case .diskFull:
                 guard !diskFull else { return false }
@@ -47,7 +47,7 @@ extension PrefetchJob {
         }
 
         /// The one place the halts become the summary's fields.
-        func summarize(into summary: inout PrefetchSummary) {
+        func summarize(into summary: inout PrefetchJob.Summary) {
             summary.diskFull = diskFull
             summary.stateFailure = state
             summary.lockFailure = lock
@@ -59,7 +59,7 @@ extension PrefetchJob {
     }
 
     /// Notes `halt` and tells the observer, once per problem.
-    func note(_ halt: PrefetchHalt) {
+    func note(_ halt: PrefetchJob.Halt) {
         if halts.note(halt) { observer?.prefetchHalted(halt) }
     }
 }

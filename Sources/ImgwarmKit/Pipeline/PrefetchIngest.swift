@@ -14,7 +14,7 @@ final class PrefetchIngest {
     }
 
     /// Reads every list; returns the spools, by priority.
-    func read(into recorder: PrefetchRecorder) throws(PrefetchError) -> [EntrySpool] {
+    func read(into recorder: PrefetchRecorder) throws(PrefetchJob.Error) -> [EntrySpool] {
         var spools: [EntrySpool] = []
         do {
             for priority in Priority.allCases.sorted() {

@@ -1,7 +1,7 @@
 /// The download loop: one thread drives libcurl, starts URLs by priority, routes finished
 /// transfers to validation, retries transient failures after their back-off, and records.
 extension PrefetchJob {
-    func download(_ scheduler: Scheduler) throws(PrefetchError) {
+    func download(_ scheduler: Scheduler) throws(PrefetchJob.Error) {
         let store: PrefetchStore
         do {
             store = try PrefetchStore(location: location, lockTimeout: configuration.lockTimeout)
@@ -86,7 +86,7 @@ extension PrefetchJob {
         // Every store is done before the index gets its last lines (the deferred shutdown then
         // has nothing left to do).
         pool.shutdown()
-        if let halt = store.finish(maxSize: configuration.sizeLimit, warn: { observer?.prefetchWarning($0) }) {
+        if let halt = store.finish(maxSize: configuration.maxSize, warn: { observer?.prefetchWarning($0) }) {
             note(halt)
         }
         recorder.settleListings(storeIndex, final: true)

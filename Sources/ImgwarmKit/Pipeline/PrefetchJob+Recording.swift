@@ -5,7 +5,7 @@ import ImgwarmSystem
 extension PrefetchJob {
     /// Records what validation found; a transient failure (a body cut short under a matching
     /// Content-Length is `truncated`) goes through the same retry decision as a failed transfer.
-    func record(validated outcome: ValidationPool.Outcome, scheduler: Scheduler) {
+    func record(validated outcome: ValidationPool.Validated, scheduler: Scheduler) {
         let job = outcome.job
         switch outcome.result {
         case .success(let image):

@@ -9,7 +9,7 @@ public final class PrefetchJob {
     public let location: CacheLocation
     public let sources: [ListSource]
     public let configuration: Configuration
-    public var observer: PrefetchObserver? {
+    public var observer: PrefetchJob.Observer? {
         get { recorder.observer }
         set { recorder.observer = newValue }
     }
@@ -40,14 +40,14 @@ public final class PrefetchJob {
     }
 
     /// Runs the whole prefetch on the calling thread (which it blocks until the end).
-    public func run() throws(PrefetchError) -> PrefetchSummary {
+    public func run() throws(PrefetchJob.Error) -> PrefetchJob.Summary {
         recorder.runStarted = Monotonic.now()
         let ingest = PrefetchIngest(sources: sources, format: location.format, configuration: configuration)
         let spools = try ingest.read(into: recorder)
         listCut = ingest.cut
         let scheduler = Scheduler(
             spools: spools, policy: configuration.dryRun ? nil : SlotPolicy(configuration.slots))
-        var startFailure: PrefetchError?
+        var startFailure: PrefetchJob.Error?
         if configuration.dryRun, let file = FileSystem.nonFolder(onPath: location.folder) {
             // The run would stop here: the dry run says so in the same words, and classifies nothing.
             scheduler.drain(recorder.recordNotStarted)
@@ -87,7 +87,7 @@ public final class PrefetchJob {
             halts.interrupt(signal: configuration.stop.signal)
         }
         recorder.warnAboutDamagedHits(dryRun: configuration.dryRun)
-        var summary = PrefetchSummary(totals: recorder.totals, duration: Monotonic.now() - recorder.runStarted)
+        var summary = PrefetchJob.Summary(totals: recorder.totals, duration: Monotonic.now() - recorder.runStarted)
         summary.startFailure = startFailure
         summary.listCut = listCut
         summary.damagedHits = recorder.damagedHits

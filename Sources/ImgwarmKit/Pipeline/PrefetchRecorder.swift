@@ -8,14 +8,14 @@ final class PrefetchRecorder {
     let sources: [ListSource]
     /// The format of the cache: the name an entry's file has, and the library that reads it.
     let format: any CacheFormat
-    weak var observer: PrefetchObserver?
+    weak var observer: PrefetchJob.Observer?
     /// Receives every entry for the JSON report, when one was asked for.
     var report: PrefetchReport?
 
     private(set) var totals = PrefetchTotals()
     /// URL lines found in the lists (known once they are read).
     var total = 0
-    /// When the run started (monotonic seconds), for `PrefetchProgress.elapsed`.
+    /// When the run started (monotonic seconds), for `PrefetchJob.Progress.elapsed`.
     var runStarted = Monotonic.now()
     private var lastProgress = 0.0
     /// Hits whose bytes the app would not decode (`CacheStore.damage`), and the first of them.
@@ -94,7 +94,7 @@ final class PrefetchRecorder {
         guard final || now - lastProgress >= 0.1 else { return }
         lastProgress = now
         observer?.prefetchProgress(
-            PrefetchProgress(
+            PrefetchJob.Progress(
                 total: total, totals: totals, elapsed: now - runStarted, inFlight: inFlight, isFinal: final))
     }
 

@@ -47,7 +47,7 @@ final class PrefetchStore {
     /// Writes the index's last lines under the shared cache lock (after every store is done);
     /// returns what stopped it, if anything did. Then `warn` gets the warning of a cache left
     /// above `maxSize` (or the format's own limit) by a format whose library trims itself to it.
-    func finish(maxSize: UInt64?, warn: (String) -> Void) -> PrefetchHalt? {
+    func finish(maxSize: UInt64?, warn: (String) -> Void) -> PrefetchJob.Halt? {
         let location = cache.location
         guard let index = cache.index else {
             warnAboveSizeLimit(maxSize, warn) { (try? DiskCache(location: location).totals())?.allocatedBytes }

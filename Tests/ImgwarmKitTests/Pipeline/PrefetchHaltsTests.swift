@@ -23,7 +23,7 @@ import Testing
         #expect(halts.stopNewDownloads)
         halts.interrupt(signal: 15)
         halts.interrupt(signal: 2)
-        var summary = PrefetchSummary(totals: PrefetchTotals(), duration: 0)
+        var summary = PrefetchJob.Summary(totals: PrefetchTotals(), duration: 0)
         halts.summarize(into: &summary)
         #expect(summary.interrupted && summary.signal == 15)
         #expect(summary.failureMessage == nil, "an interruption is not a failure")
@@ -32,7 +32,7 @@ import Testing
     @Test func theSummaryGetsEveryHalt() {
         var halts = PrefetchJob.Halts()
         _ = halts.note(.proxy("the proxy"))
-        var summary = PrefetchSummary(totals: PrefetchTotals(), duration: 0)
+        var summary = PrefetchJob.Summary(totals: PrefetchTotals(), duration: 0)
         halts.summarize(into: &summary)
         #expect(summary.proxyFailure == "the proxy" && !summary.diskFull)
         #expect(summary.failureMessage == "the proxy: no new downloads started")

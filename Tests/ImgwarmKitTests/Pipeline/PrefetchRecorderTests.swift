@@ -7,14 +7,14 @@ import Testing
 /// started or abandoned carry the file name the format gives their key; damaged hits make one
 /// warning, worded for the run or the dry run.
 @Suite struct PrefetchRecorderTests {
-    final class Observer: PrefetchObserver {
+    final class Observer: PrefetchJob.Observer {
         var results: [EntryResult] = []
         var warnings: [String] = []
-        var progress: [PrefetchProgress] = []
+        var progress: [PrefetchJob.Progress] = []
         func prefetchDidFinish(_ result: EntryResult, source: ListSource) { results.append(result) }
-        func prefetchProgress(_ progress: PrefetchProgress) { self.progress.append(progress) }
+        func prefetchProgress(_ progress: PrefetchJob.Progress) { self.progress.append(progress) }
         func prefetchWarning(_ message: String) { warnings.append(message) }
-        func prefetchHalted(_ reason: PrefetchHalt) {}
+        func prefetchHalted(_ reason: PrefetchJob.Halt) {}
     }
 
     static func entry(_ line: Int, attempts: Int = 0) -> PendingEntry {

@@ -17,12 +17,12 @@ import Testing
         }
     }
 
-    final class Observer: PrefetchObserver {
+    final class Observer: PrefetchJob.Observer {
         var results: [EntryResult] = []
         func prefetchDidFinish(_ result: EntryResult, source: ListSource) { results.append(result) }
-        func prefetchProgress(_ progress: PrefetchProgress) {}
+        func prefetchProgress(_ progress: PrefetchJob.Progress) {}
         func prefetchWarning(_ message: String) {}
-        func prefetchHalted(_ reason: PrefetchHalt) {}
+        func prefetchHalted(_ reason: PrefetchJob.Halt) {}
     }
 
     /// A cache folder holding `hit` (a valid PNG), a state database listing `blacklisted`, and
