@@ -55,4 +55,19 @@ import Testing
         #expect(try dry.entry(line: 2)["outcome"] as? String == "cached")
         #expect(try dry.entry(line: 3)["outcome"] as? String == "would-fetch")
     }
+
+    /// A folder where an entry's file should go: the run fails it as `write-failed`, and the dry
+    /// run says so (before `EntryStart` it said `would-fetch`).
+    @Test func aFolderAtTheEntrysNameFailsInBoth() throws {
+        let h = try PrefetchHarness()
+        let key = h.url("/img/photo.jpg")
+        try FileManager.default.createDirectory(
+            atPath: h.folder + "/" + SDFileName.forKey(key), withIntermediateDirectories: true)
+        let dry = try h.prefetch([key], options: ["--dry-run"])
+        let real = try h.prefetch([key])
+        try Self.expectAgreement(dry: dry, real: real, lines: 1)
+        #expect(try dry.entry(line: 1)["outcome"] as? String == "failed")
+        #expect(try dry.entry(line: 1)["errorMessage"] as? String == real.entry(line: 1)["errorMessage"] as? String)
+        #expect(h.server.requestCount("/img/photo.jpg") == 0)
+    }
 }
