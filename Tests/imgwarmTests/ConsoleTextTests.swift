@@ -11,7 +11,7 @@ import Testing
         totals.lines = 1000
         totals.notStarted = 900
         totals.downloaded = 100
-        var summary = PrefetchSummary(totals: totals, duration: 10)
+        var summary = PrefetchJob.Summary(totals: totals, duration: 10)
         summary.interrupted = true
         summary.signal = 2
         let text = PrefetchConsole.summaryText(summary, dryRun: false, reportPath: nil)
@@ -27,7 +27,7 @@ import Testing
         totals.invalid = 1
         totals.duplicates = 1
         let text = PrefetchConsole.summaryText(
-            PrefetchSummary(totals: totals, duration: 10), dryRun: false, reportPath: nil)
+            PrefetchJob.Summary(totals: totals, duration: 10), dryRun: false, reportPath: nil)
         #expect(text.contains("3 of 3 URLs in the cache"), "\(text)")
         #expect(text.contains("1 duplicate;") || text.contains("1 duplicate,"), "\(text)")
         #expect(!text.contains("1 duplicates"), "\(text)")
@@ -35,12 +35,13 @@ import Testing
         var one = PrefetchTotals()
         one.lines = 1
         one.wouldFetch = 1
-        let dry = PrefetchConsole.summaryText(PrefetchSummary(totals: one, duration: 1), dryRun: true, reportPath: nil)
+        let dry = PrefetchConsole.summaryText(
+            PrefetchJob.Summary(totals: one, duration: 1), dryRun: true, reportPath: nil)
         #expect(dry.contains("(dry run): 1 line: 1 would be fetched"), "\(dry)")
         #expect(dry.contains("0 duplicates."), "\(dry)")
         one.downloaded = 1
         let single = PrefetchConsole.summaryText(
-            PrefetchSummary(totals: one, duration: 0), dryRun: false, reportPath: nil)
+            PrefetchJob.Summary(totals: one, duration: 0), dryRun: false, reportPath: nil)
         #expect(single.contains("1 of 1 URL in the cache"), "\(single)")
         #expect(!single.contains("lines/s"), "no rate for a run that took no time: \(single)")
     }

@@ -52,7 +52,7 @@ import Testing
         totals.lines = 10
         totals.cached = 4
         totals.notStarted = 6
-        var summary = PrefetchSummary(totals: totals, duration: 1)
+        var summary = PrefetchJob.Summary(totals: totals, duration: 1)
         summary.interrupted = true
         summary.signal = 15
         let interrupted = PrefetchConsole.summaryText(summary, dryRun: false, reportPath: nil)

@@ -8,12 +8,14 @@ import Testing
 /// an ellipsis); its bar keeps one width (it once narrowed and went as values grew, and came
 /// back); and fields that went do not come back at the same width.
 @Suite struct ProgressLineTests {
-    static func progress(done: Int, total: Int = 10000, bytes: Int, failed: Int, elapsed: Double) -> PrefetchProgress {
+    static func progress(done: Int, total: Int = 10000, bytes: Int, failed: Int, elapsed: Double)
+        -> PrefetchJob.Progress
+    {
         var totals = PrefetchTotals()
         totals.lines = done
         totals.failed = failed
         totals.bytesReceived = Int64(bytes)
-        return PrefetchProgress(total: total, totals: totals, elapsed: elapsed, inFlight: 16, isFinal: false)
+        return PrefetchJob.Progress(total: total, totals: totals, elapsed: elapsed, inFlight: 16, isFinal: false)
     }
 
     static let example = progress(done: 4500, bytes: 12_900_000, failed: 3, elapsed: 5.5)

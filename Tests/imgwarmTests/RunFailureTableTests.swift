@@ -8,15 +8,15 @@ import Testing
 /// words `CommandFailure` takes from them.
 @Suite struct RunFailureTableTests {
     @Test func aListThatCannotBeReadIsAUsageError() {
-        let failure = CommandFailure(PrefetchError.unreadableInput(path: "/lists/missing.txt", code: 2))
+        let failure = CommandFailure(PrefetchJob.Error.unreadableInput(path: "/lists/missing.txt", code: 2))
         #expect(failure.status == .usage)
         #expect(failure.message.hasPrefix("cannot read /lists/missing.txt: "), "\(failure.message)")
-        let stdin = CommandFailure(PrefetchError.unreadableInput(path: "-", code: 5))
+        let stdin = CommandFailure(PrefetchJob.Error.unreadableInput(path: "-", code: 5))
         #expect(stdin.message.hasPrefix("cannot read standard input: "), "\(stdin.message)")
     }
 
     @Test func theCacheTheStateOrLibcurlUnusableIsExitCode3() {
-        let errors: [(PrefetchError, String)] = [
+        let errors: [(PrefetchJob.Error, String)] = [
             (.cacheFolder(.notADirectory("/c")), "/c is not a folder"),
             (.spoolFolder("/tmp", code: 28), "cannot create a temporary file in /tmp: "),
             (
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func everyHaltIsExitCode3() {
-        #expect(ExitStatus.of(PrefetchHalt.diskFull) == .cacheUnusable)
+        #expect(ExitStatus.of(PrefetchJob.Halt.diskFull) == .cacheUnusable)
         #expect(CommandFailure(halt: .diskFull).message == "the disk is full")
         let state = StateError.locked("/s.sqlite", "database is locked")
         #expect(CommandFailure(halt: .stateFailure(state)).status == .cacheUnusable)

@@ -59,7 +59,7 @@ final class Downloader {
     func wakeup() { multi.wakeup() }
 
     /// Conditional-request validators for `--refresh`.
-    struct Validators: Sendable {
+    struct Validators: Sendable, Equatable {
         var etag: String?
         var lastModified: String?
     }

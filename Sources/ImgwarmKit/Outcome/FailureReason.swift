@@ -51,7 +51,7 @@ public enum FailureReason: String, Codable, Sendable, CaseIterable {
     /// The proxy the request went through could not be reached, or refused it (407, a CONNECT
     /// refused with a 4xx, a SOCKS refusal): its fault, not the URL's. Not retried, never
     /// blacklisted, not counted against the URL's host; a proxy that cannot be reached stops
-    /// the run (`PrefetchHalt.proxy`), as does a request that did not go through it.
+    /// the run (`PrefetchJob.Halt.proxy`), as does a request that did not go through it.
     case proxyFailed = "proxy-failed"
 
     /// HTTP statuses worth retrying: 408, 429, 500, 502, 503, 504.

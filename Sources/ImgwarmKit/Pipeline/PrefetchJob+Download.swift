@@ -1,199 +1,163 @@
 /// The download loop: one thread drives libcurl, starts URLs by priority, routes finished
 /// transfers to validation, retries transient failures after their back-off, and records.
 extension PrefetchJob {
-    func download(_ scheduler: Scheduler) throws(PrefetchError) -> PrefetchSummary {
-        let store: CacheStore
-        let touchLock: CacheLock
+    func download(_ scheduler: Scheduler) throws(PrefetchJob.Error) {
+        let store: PrefetchStore
         do {
-            store = try CacheStore(location: location)
-            touchLock = try CacheLock(location: location)
+            store = try PrefetchStore(location: location, lockTimeout: configuration.lockTimeout)
         } catch {
             throw .cacheFolder(error)
         }
         storeIndex = store.index
-        store.removeStaleTemporaryFiles()
-        if store.usesHiddenTemporaryFiles {
+        store.cache.removeStaleTemporaryFiles()
+        if store.cache.usesHiddenTemporaryFiles {
             observer?.prefetchWarning(
                 "\(location.privateFolder) is on another file system than the cache folder: temporary files go to hidden names inside it"
             )
         }
-        try openState()
+        do {
+            try state.open(busyTimeout: configuration.lockTimeout) { observer?.prefetchWarning($0) }
+        } catch {
+            throw .state(error)
+        }
         let downloader: Downloader
         do {
             downloader = try Downloader(
                 configuration: configuration.fetch, transfers: scheduler.policy?.maxInFlight ?? 1,
-                connectionsPerHost: scheduler.policy?.connectionsPerHost ?? 0, spillFolder: store.temporaryFolder,
-                spillPrefix: store.temporaryPrefix)
+                connectionsPerHost: scheduler.policy?.connectionsPerHost ?? 0, spillFolder: store.cache.temporaryFolder,
+                spillPrefix: store.cache.temporaryPrefix)
         } catch {
             throw .curl(error)
         }
         let wake = UnsafeSendableBox(downloader)
         let pool = ValidationPool(
-            workers: configuration.validationThreads, store: store, configuration: configuration.validation,
+            workers: configuration.validationThreads, store: store.cache, configuration: configuration.validation,
             lockTimeout: configuration.lockTimeout, notify: { wake.value.wakeup() })
         defer { pool.shutdown() }
 
-        stateWriter = state.map(StateWriter.init)
+        state.startWriting()
         var validating = 0
-        var summary = PrefetchSummary(totals: totals, duration: 0)
-        var halted = false  // no new transfers: disk full, lock or state trouble, interruption
         while true {
             for outcome in pool.results.drain() {
                 validating -= 1
-                if outcome.diskFull && !summary.diskFull {
-                    summary.diskFull = true
-                    observer?.prefetchHalted(.diskFull)
-                }
-                if let timeout = outcome.lockTimeout, lockFailure == nil {
-                    lockFailure = timeout
-                    observer?.prefetchHalted(.lockTimeout(timeout))
-                }
+                if outcome.diskFull { note(.diskFull) }
+                if let timeout = outcome.lockTimeout { note(.lockTimeout(timeout)) }
                 // The slot is free again whatever happens next: stored, failed, or retried.
                 record(validated: outcome, scheduler: scheduler)
             }
-            settleListings(final: false)
+            recorder.settleListings(storeIndex, final: false)
             let signal = configuration.stop.signal
-            if signal != 0 && !summary.interrupted {
-                summary.interrupted = true
-                summary.signal = signal
+            if signal != 0 && !halts.interrupted {
+                halts.interrupt(signal: signal)
                 configuration.stop.drain()
                 // Running transfers are abandoned (their temporary files removed); bodies already
                 // downloaded finish validating, so nothing complete is thrown away.
-                for entry in downloader.abortAll() { recordInterrupted(entry) }
+                for entry in downloader.abortAll() { recorder.recordInterrupted(entry) }
             }
-            halted =
-                summary.diskFull || summary.interrupted || stateFailure != nil || lockFailure != nil
-                || summary.proxyFailure != nil
+            // No new transfers after a run-level problem or an interruption.
+            let halted = halts.stopNewDownloads
             if !halted {
-                startTransfers(
-                    scheduler: scheduler, downloader: downloader, store: store, lock: touchLock, validating: validating)
+                startTransfers(scheduler: scheduler, downloader: downloader, store: store, validating: validating)
             }
             if downloader.inFlight == 0 && validating == 0 && (scheduler.isEmpty || halted) { break }
             downloader.perform()
             var batch: [ValidationPool.Job] = []
             for finished in downloader.completions() {
                 let events = scheduler.finished(
-                    finished.entry, PrefetchJob.slotCompletion(finished), now: Monotonic.now())
+                    finished.entry, SlotPolicy.Completion(finished), now: Monotonic.now())
                 for event in events { announce(event) }
-                if finished.diskFull && !summary.diskFull {
-                    summary.diskFull = true
-                    observer?.prefetchHalted(.diskFull)
-                }
-                if let proxy = finished.proxyHalt, summary.proxyFailure == nil {
-                    summary.proxyFailure = proxy
-                    observer?.prefetchHalted(.proxy(proxy))
-                }
-                if let job = handle(finished, store: store, lock: touchLock, scheduler: scheduler) { batch.append(job) }
+                if finished.diskFull { note(.diskFull) }
+                if let proxy = finished.proxyHalt { note(.proxy(proxy)) }
+                if let job = handle(finished, store: store, scheduler: scheduler) { batch.append(job) }
             }
             validating += batch.count
             pool.submit(contentsOf: batch)
-            checkStateWriter()
-            emitProgress(inFlight: downloader.inFlight)
+            if let failure = state.writerFailure() { note(.stateFailure(failure)) }
+            recorder.emitProgress(inFlight: downloader.inFlight)
             var timeout = 250
             let now = Monotonic.now()
             for due in [scheduler.nextDue(now: now), downloader.resumeDue] {
                 if let due { timeout = max(0, min(timeout, Int((due - now) * 1000) + 1)) }
             }
-            downloader.poll(milliseconds: timeout, stop: summary.interrupted ? nil : configuration.stop.descriptor)
+            downloader.poll(milliseconds: timeout, stop: halts.interrupted ? nil : configuration.stop.descriptor)
         }
         // Whatever was still waiting when the run had to stop never started.
-        scheduler.drain(recordNotStarted)
+        scheduler.drain(recorder.recordNotStarted)
         // Every store is done before the index gets its last lines (the deferred shutdown then
         // has nothing left to do).
         pool.shutdown()
-        writeIndex(store, lock: touchLock, summary: &summary)
-        settleListings(final: true)
-        summary.totals = totals
-        return summary
+        if let halt = store.finish(maxSize: configuration.maxSize, warn: { observer?.prefetchWarning($0) }) {
+            note(halt)
+        }
+        recorder.settleListings(storeIndex, final: true)
     }
 
     /// Starts transfers while the scheduler's `SlotPolicy` has room (bodies waiting for
     /// validation count too: they are held in memory). Hits met on the way are touched under one
     /// hold of the shared cache lock.
     private func startTransfers(
-        scheduler: Scheduler, downloader: Downloader, store: CacheStore, lock: CacheLock, validating: Int
+        scheduler: Scheduler, downloader: Downloader, store: PrefetchStore, validating: Int
     ) {
-        defer { lock.unlock() }
+        defer { store.endTouches() }
         let now = Monotonic.now()
         // A hit of a busy host is recorded at once; it takes no slot (`--refresh` revalidates
         // hits, so there every URL needs one).
         let refresh = configuration.refresh
-        while lockFailure == nil,
+        while halts.lock == nil,
             let entry = scheduler.next(
                 now: now, validating: validating,
                 needsTransfer: { entry in
-                    let name = entry.settleFileName(in: location, index: store.index)
-                    if case .hit(let size) = store.lookup(name), store.damage(of: name, size: size) == nil {
-                        return refresh
-                    }
+                    if case .hit = store.lookup(&entry).lookup { return refresh }
                     return true
                 })
         {
-            if start(entry, downloader: downloader, store: store, lock: lock, scheduler: scheduler) {
+            if start(entry, downloader: downloader, store: store, policy: scheduler.policy) {
                 scheduler.started(entry, now: now)
             }
         }
     }
 
-    /// A cache hit is recorded at once (or revalidated with `--refresh`); a blacklisted URL is
-    /// skipped; anything else starts a transfer. True when a transfer started.
+    /// Acts on the entry's `EntryStart`: a hit is touched and recorded (or revalidated with
+    /// `--refresh`), a blacklisted or blocked entry or one of an unavailable host is recorded,
+    /// anything else starts a transfer. True when a transfer started.
     @discardableResult
     func start(
-        _ entry: PendingEntry, downloader: Downloader, store: CacheStore, lock: CacheLock, scheduler: Scheduler
+        _ entry: PendingEntry, downloader: any TransferStarting, store: PrefetchStore, policy: SlotPolicy?
     ) -> Bool {
         var entry = entry
-        let name = entry.settleFileName(in: location, index: store.index)
+        let (name, lookup, damage) = store.lookup(&entry)
+        // The app would not decode a damaged hit and downloads it again: so does the run.
+        if let damage { recorder.noteDamagedHit(name, damage) }
+        let decision = EntryStart.decide(
+            lookup, name: name, firstAttempt: entry.attempts == 0, rules: startRules,
+            record: { state.record(forKey: entry.key) },
+            blacklisted: { state.blacklistMayHoldEntriesNow() ? state.activeBlacklistEntry(url: entry.url) : nil },
+            hostUnavailable: { policy?.unavailableFailure(of: entry) })
         var validators: Downloader.Validators?
-        var lookup = store.lookup(name)
-        if case .hit(let size) = lookup, let damage = store.damage(of: name, size: size) {
-            // The app would not decode it and downloads it again: so does the run.
-            noteDamagedHit(name, damage)
-            lookup = .miss
-        }
-        switch lookup {
-        case .hit(let size):
-            guard configuration.refresh else {
-                do {
-                    try lock.lockShared(timeout: configuration.lockTimeout)
-                } catch {
-                    lockFailure = error
-                    observer?.prefetchHalted(.lockTimeout(error))
-                    recordNotStarted(entry)
-                    return false
-                }
-                store.touch(name)
-                var result = EntryResult(entry, outcome: .cached)
-                result.bytes = size
-                record(result)
+        switch decision {
+        case .cached(let size):
+            do {
+                try store.touchHit(name)
+            } catch {
+                note(.lockTimeout(error))
+                recorder.recordNotStarted(entry)
                 return false
             }
-            entry.isRefresh = true
-            // Validators count only if the record describes the file that is there now.
-            if let record = stateRecord(entry.key), record.fileName == name, record.size == size,
-                record.etag != nil || record.lastModified != nil
-            {
-                validators = Downloader.Validators(etag: record.etag, lastModified: record.lastModified)
-            }
-        case .blocked:
-            var result = EntryResult(entry, outcome: .failed)
-            result.failure = Failure(
-                .writeFailed, "a folder named \(name) is in the cache folder where the file should go")
-            record(result)
+            var result = EntryResult(entry, outcome: .cached)
+            result.bytes = size
+            recorder.record(result)
             return false
-        case .miss:
-            if entry.attempts == 0, !configuration.retryFailed, blacklistMayHoldEntriesNow(),
-                let listed = activeBlacklistEntry(url: entry.url)
-            {
-                var result = EntryResult(entry, outcome: .blacklisted)
-                result.httpStatus = listed.httpStatus
-                result.failure = blacklistFailure(listed)
-                record(result)
-                return false
-            }
-        }
-        if let failure = hostUnavailable(entry, scheduler: scheduler) {
+        case .hostUnavailable(let failure):
             recordFailure(entry, failure, blacklist: nil)
             return false
+        case .blocked, .blacklisted:
+            if let result = decision.result(of: entry, fileName: name) { recorder.record(result) }
+            return false
+        case .revalidate(let stored):
+            entry.isRefresh = true
+            validators = stored
+        case .fetch:
+            break
         }
         entry.attempts += 1
         if entry.firstStarted == 0 { entry.firstStarted = Monotonic.now() }
@@ -204,13 +168,13 @@ extension PrefetchJob {
             var result = EntryResult(entry, outcome: .failed)
             result.attempts = entry.attempts
             result.failure = Failure(.transferFailed, error.message)
-            record(result)
+            recorder.record(result)
             return false
         }
     }
 
     /// Routes a finished transfer; returns the validation job when there is a body to check.
-    func handle(_ finished: Downloader.Finished, store: CacheStore, lock: CacheLock, scheduler: Scheduler)
+    func handle(_ finished: Downloader.Finished, store: PrefetchStore, scheduler: Scheduler)
         -> ValidationPool.Job?
     {
         let entry = finished.entry
@@ -227,18 +191,17 @@ extension PrefetchJob {
             }
             let response = CacheIndexResponse(
                 key: entry.key, url: entry.url, headers: finished.headers, receivedAt: .now(), length: 0)
-            _ = try? lock.withShared(timeout: configuration.lockTimeout) { store.touch(name, revalidatedBy: response) }
             var result = EntryResult(entry, outcome: .revalidated)
+            result.bytes = store.touchRevalidated(name, by: response)
             result.httpStatus = 304
             result.attempts = entry.attempts
             result.duration = Monotonic.now() - entry.firstStarted
-            if case .hit(let size) = store.lookup(name) { result.bytes = size }
             let (key, etag, lastModified) = (entry.key, finished.headers.etag, finished.headers.lastModified)
             let now = Timestamp.now().secondsSinceEpoch
-            writeState { state throws(StateError) in
+            state.write { state throws(StateError) in
                 try state.recordRevalidated(key: key, etag: etag, lastModified: lastModified, at: now)
             }
-            record(result)
+            recorder.record(result)
             return nil
         case .success(let body):
             return ValidationPool.Job(
@@ -255,13 +218,13 @@ extension PrefetchJob {
     /// transient failure with tries left goes back to the scheduler after its back-off (or the
     /// server's `Retry-After`); anything else is final, reported and, when permanent, blacklisted.
     func retryOrRecord(_ entry: PendingEntry, _ failure: Failure, retryAfter: String?, scheduler: Scheduler) {
-        let policy = FailurePolicy(retry: configuration.retry, clientFingerprint: clientFingerprint)
+        let policy = FailurePolicy(retry: configuration.retry, clientFingerprint: state.clientFingerprint)
         switch policy.verdict(
             on: failure, url: entry.url, attempts: entry.attempts, retryAfter: retryAfter,
             now: Timestamp.now().secondsSinceEpoch)
         {
         case .retry(let delay):
-            if let failure = hostUnavailable(entry, scheduler: scheduler) {
+            if let failure = scheduler.policy?.unavailableFailure(of: entry) {
                 recordFailure(entry, failure, blacklist: nil)
             } else {
                 scheduler.retry(entry, at: Monotonic.now() + delay)
@@ -273,46 +236,13 @@ extension PrefetchJob {
 }
 
 extension PrefetchJob {
-    /// What a finished transfer tells its host's `SlotPolicy`: a response and its status (with
-    /// the latency of a 2xx or 304), a connection that failed or timed out, or nothing about load.
-    static func slotCompletion(_ finished: Downloader.Finished) -> SlotPolicy.Completion {
-        var kind = SlotPolicy.Completion.Kind.other
-        var latency: Double?
-        switch finished.result {
-        case .success(let body):
-            kind = .response(status: body.status)
-            latency = finished.latency
-        case .failure(let failure):
-            switch failure.reason {
-            case .connectFailed, .dns, .timeout, .connectionLost:
-                kind = .connectionFailure(message: failure.message, answered: finished.httpStatus != nil)
-            default:
-                if let status = finished.httpStatus { kind = .response(status: status) }
-            }
-        }
-        return SlotPolicy.Completion(
-            kind: kind, latency: latency, startedAt: finished.startedAt, multiplexed: finished.multiplexed,
-            freshConnection: finished.freshConnection)
-    }
-
-    /// The failure `entry` ends with, without a request, when its host is unavailable.
-    func hostUnavailable(_ entry: PendingEntry, scheduler: Scheduler) -> Failure? {
-        let host = HostSlots.key(of: entry)
-        guard let trip = scheduler.policy?.unavailability(host) else { return nil }
-        return Failure(.hostUnavailable, PrefetchJob.unavailableMessage(host, reason: trip.reason))
-    }
-
-    static func unavailableMessage(_ host: String, reason: String) -> String {
-        "\(host) is unavailable: \(reason); its URLs are tried again by the next run"
-    }
-
     /// Tells the observer what the slot policy saw.
     func announce(_ event: SlotPolicy.Event) {
         switch event {
         case .limitChanged(let change):
             observer?.prefetchHostLimitChanged(change)
         case .unavailable(let host, let reason):
-            observer?.prefetchHostUnavailable(host, reason: PrefetchJob.unavailableMessage(host, reason: reason))
+            observer?.prefetchHostUnavailable(host, reason: SlotPolicy.unavailableMessage(host, reason: reason))
         }
     }
 }

@@ -21,7 +21,7 @@ final class ValidationPool: @unchecked Sendable {
         var duration: Double
     }
 
-    struct Outcome: Sendable {
+    struct Validated: Sendable {
         var job: Job
         var result: Result<ValidatedImage, Failure>
         /// True when the store failed because the disk is full.
@@ -30,7 +30,7 @@ final class ValidationPool: @unchecked Sendable {
         var lockTimeout: CacheLock.Timeout?
     }
 
-    let results = WorkQueue<Outcome>()
+    let results = WorkQueue<Validated>()
     private let jobs = WorkQueue<Job>()
     private let store: CacheStore
     private let configuration: ValidationConfiguration
@@ -85,7 +85,7 @@ final class ValidationPool: @unchecked Sendable {
         finished.unlock()
     }
 
-    private func process(_ job: Job, _ validator: ImageValidator, _ holder: LockHolder) -> Outcome {
+    private func process(_ job: Job, _ validator: ImageValidator, _ holder: LockHolder) -> Validated {
         validateAndStore(job, validator) { write throws(StoreFailure) in
             do throws(CacheLock.Timeout) {
                 try holder.hold()
@@ -131,7 +131,7 @@ final class ValidationPool: @unchecked Sendable {
     private func validateAndStore(
         _ job: Job, _ validator: ImageValidator,
         locked: (() throws(StoreFailure) -> Void) throws(StoreFailure) -> Void
-    ) -> Outcome {
+    ) -> Validated {
         var job = job
         let result: Result<ValidatedImage, Failure>
         if let spillName = job.spillName {
@@ -143,7 +143,7 @@ final class ValidationPool: @unchecked Sendable {
         }
         guard case .success = result else {
             if let spillName = job.spillName { store.discard(temporaryName: spillName) }
-            return Outcome(job: job, result: result)
+            return Validated(job: job, result: result)
         }
         // What the format's index keeps of the response; it may name the file (flutter_cache_manager).
         let response = CacheIndexResponse(
@@ -170,10 +170,10 @@ final class ValidationPool: @unchecked Sendable {
                 }.get()
             }
         } catch {
-            return Outcome(
+            return Validated(
                 job: job, result: .failure(Failure(.writeFailed, error.description)), diskFull: error.isDiskFull,
                 lockTimeout: error.lockTimeout)
         }
-        return Outcome(job: job, result: result)
+        return Validated(job: job, result: result)
     }
 }

@@ -75,7 +75,7 @@ extension Prefetch {
         configuration.lockTimeout = stateOptions.lockTimeout
         configuration.keyFilters = keyOptions.chain
         configuration.shard = shardOptions.shard
-        configuration.sizeLimit = maxSize
+        configuration.maxSize = maxSize
         return configuration
     }
 

@@ -302,11 +302,11 @@ struct Prefetch: ParsableCommand {
 
     /// What a run got to know, for `--metrics` whatever ends it.
     final class RunOutcome {
-        var summary: PrefetchSummary?
+        var summary: PrefetchJob.Summary?
     }
 
     /// The prefetch figures (the run and cache ones are added by `MetricsOutput.write`).
-    private func metricsFile(_ summary: PrefetchSummary?, location: CacheLocation) -> MetricsFile {
+    private func metricsFile(_ summary: PrefetchJob.Summary?, location: CacheLocation) -> MetricsFile {
         var file = MetricsFile(command: "prefetch", cacheFolder: location.folder)
         let t = summary?.totals ?? PrefetchTotals()
         let counts: [(Outcome, Int)] = [
@@ -356,7 +356,7 @@ struct Prefetch: ParsableCommand {
                     location: location, inputs: sources, configuration: configuration, startedAt: started))
         }
 
-        let summary: PrefetchSummary
+        let summary: PrefetchJob.Summary
         do {
             summary = try job.run()
             outcome.summary = summary
@@ -379,7 +379,7 @@ struct Prefetch: ParsableCommand {
     }
 
     /// The exit code of a finished run (thrown, as every command's is, `.success` included).
-    private func exitStatus(_ summary: PrefetchSummary) -> Error {
+    private func exitStatus(_ summary: PrefetchJob.Summary) -> Error {
         if let failure = summary.startFailure { return CommandFailure(failure) }
         if summary.interrupted { return ExitStatus.stopped(by: summary.signal) }
         if let failure = summary.stateFailure { return CommandFailure(halt: .stateFailure(failure)) }

@@ -44,7 +44,7 @@ enum ExitStatus: Int32, Error {
 extension ExitStatus {
     /// The exit code of a prefetch that could not start or go on: a list that cannot be read is a
     /// usage error; the rest is the cache's or the state's.
-    static func of(_ error: PrefetchError) -> ExitStatus {
+    static func of(_ error: PrefetchJob.Error) -> ExitStatus {
         switch error {
         case .unreadableInput: return .usage
         case .cacheFolder, .spoolFolder, .state, .curl: return .cacheUnusable
@@ -70,7 +70,7 @@ extension ExitStatus {
     }
 
     /// The exit code of a prefetch that a run-level problem halted.
-    static func of(_ halt: PrefetchHalt) -> ExitStatus {
+    static func of(_ halt: PrefetchJob.Halt) -> ExitStatus {
         switch halt {
         case .diskFull, .lockTimeout, .stateFailure, .indexFailure: return .cacheUnusable
         // The URLs are not in the cache; nothing is wrong with it.
@@ -90,10 +90,10 @@ struct CommandFailure: Error {
 
 extension CommandFailure {
     /// A prefetch's run-level error, in its words, with its exit code.
-    init(_ error: PrefetchError) { self.init(message: error.description, status: .of(error)) }
+    init(_ error: PrefetchJob.Error) { self.init(message: error.description, status: .of(error)) }
 
     /// A prefetch's halt, in its words, with its exit code.
-    init(halt: PrefetchHalt) { self.init(message: halt.description, status: .of(halt)) }
+    init(halt: PrefetchJob.Halt) { self.init(message: halt.description, status: .of(halt)) }
 }
 
 extension ReportFile {

@@ -9,7 +9,7 @@ import ImgwarmKit
 /// warnings and run-level errors are always printed. Quiet is loud on change: a URL that an
 /// earlier run blacklisted and this one skips prints nothing (the run that blacklisted it said
 /// so; it still counts, in the report and the exit status).
-final class PrefetchConsole: PrefetchObserver {
+final class PrefetchConsole: PrefetchJob.Observer {
     /// Problem lines printed under `--quiet` before the rest are only counted.
     static let quietLineLimit = 50
 
@@ -104,12 +104,12 @@ final class PrefetchConsole: PrefetchObserver {
         print(Redaction.redact(reason))
     }
 
-    func prefetchHalted(_ reason: PrefetchHalt) {
+    func prefetchHalted(_ reason: PrefetchJob.Halt) {
         prefetchWarning(
             "\(reason): no new downloads start; the run ends with exit code \(ExitStatus.of(reason).rawValue)")
     }
 
-    func prefetchProgress(_ progress: PrefetchProgress) {
+    func prefetchProgress(_ progress: PrefetchJob.Progress) {
         guard !progress.isFinal else { return }
         switch progressMode {
         case .bar:
@@ -136,7 +136,7 @@ final class PrefetchConsole: PrefetchObserver {
 
     /// The closing lines: the count of problems `--quiet` did not print, a warning when the lists
     /// held no URL (both always), then the summary paragraph (not under `--quiet`).
-    func finish(_ summary: PrefetchSummary) {
+    func finish(_ summary: PrefetchJob.Summary) {
         clearProgress()
         let t = summary.totals
         if unprintedProblems > 0 {
@@ -176,7 +176,7 @@ final class PrefetchConsole: PrefetchObserver {
     }
 
     static func summaryText(
-        _ summary: PrefetchSummary, dryRun: Bool, reportPath: String?, sources: [ListSource] = []
+        _ summary: PrefetchJob.Summary, dryRun: Bool, reportPath: String?, sources: [ListSource] = []
     ) -> String {
         let t = summary.totals
         let seconds = Quantities.formatDecimal(summary.duration, digits: 2)
@@ -236,7 +236,7 @@ final class PrefetchConsole: PrefetchObserver {
 
     /// Why the URLs that did not start were never looked up, when a run-level problem stopped
     /// the run before them (not a signal: an interrupted run says so in its own words).
-    private static func uncheckedReason(_ summary: PrefetchSummary) -> String? {
+    private static func uncheckedReason(_ summary: PrefetchJob.Summary) -> String? {
         guard !summary.interrupted else { return nil }
         if summary.lockFailure != nil { return "the run could not take the cache lock" }
         switch summary.startFailure {

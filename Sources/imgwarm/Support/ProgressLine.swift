@@ -36,7 +36,7 @@ struct ProgressLine {
     }
 
     /// The line for `progress` in a terminal `columns` wide: at most `columns - 1` characters.
-    mutating func line(for progress: PrefetchProgress, columns: Int) -> String {
+    mutating func line(for progress: PrefetchJob.Progress, columns: Int) -> String {
         if columns != self.columns {
             self.columns = columns
             dropped = 0
@@ -53,7 +53,7 @@ struct ProgressLine {
     }
 
     /// The line with `fields`, the bar `barWidth` wide (none when 0).
-    static func render(_ progress: PrefetchProgress, fields: Set<Field>, barWidth: Int) -> String {
+    static func render(_ progress: PrefetchJob.Progress, fields: Set<Field>, barWidth: Int) -> String {
         let fraction = ProgressLine.fraction(progress)
         var head: [String] = []
         if fields.contains(.bar) && barWidth > 0 {
@@ -74,7 +74,7 @@ struct ProgressLine {
     }
 
     /// `4500/10000 (45%), 812/s, 12.3 MiB, 3 failed, ETA 0:07`: a log line's text, every field.
-    static func status(_ progress: PrefetchProgress) -> String {
+    static func status(_ progress: PrefetchJob.Progress) -> String {
         let values = ProgressLine.values(progress)
         let percent = Int((ProgressLine.fraction(progress) * 100).rounded(.down))
         return
@@ -84,12 +84,12 @@ struct ProgressLine {
     }
 
     /// The share of the lines done, 0 to 1.
-    private static func fraction(_ progress: PrefetchProgress) -> Double {
+    private static func fraction(_ progress: PrefetchJob.Progress) -> Double {
         progress.total > 0 ? min(1, Double(progress.totals.lines) / Double(progress.total)) : 0
     }
 
     /// Each text field's value; no ETA before there is a rate, nor once every line is done.
-    private static func values(_ progress: PrefetchProgress) -> [Field: String] {
+    private static func values(_ progress: PrefetchJob.Progress) -> [Field: String] {
         let totals = progress.totals
         let done = totals.lines
         let rate = progress.elapsed > 0 ? Double(done) / progress.elapsed : 0

@@ -11,15 +11,15 @@ import Testing
 /// `PrefetchJob+Download.swift` and `PrefetchJob+Recording.swift`.
 @Suite struct PrefetchJobTests {
     /// Collects what a run reports (on the thread that runs it).
-    final class Collector: PrefetchObserver {
+    final class Collector: PrefetchJob.Observer {
         var results: [EntryResult] = []
         var warnings: [String] = []
-        var finalProgress: PrefetchProgress?
+        var finalProgress: PrefetchJob.Progress?
 
         func prefetchDidFinish(_ result: EntryResult, source: ListSource) { results.append(result) }
-        func prefetchProgress(_ progress: PrefetchProgress) { if progress.isFinal { finalProgress = progress } }
+        func prefetchProgress(_ progress: PrefetchJob.Progress) { if progress.isFinal { finalProgress = progress } }
         func prefetchWarning(_ message: String) { warnings.append(message) }
-        func prefetchHalted(_ reason: PrefetchHalt) { warnings.append("\(reason)") }
+        func prefetchHalted(_ reason: PrefetchJob.Halt) { warnings.append("\(reason)") }
 
         /// The result of list line `line` (1-based).
         func result(line: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> EntryResult {
@@ -29,7 +29,7 @@ import Testing
     }
 
     struct Run {
-        let summary: PrefetchSummary
+        let summary: PrefetchJob.Summary
         let observer: Collector
         var totals: PrefetchTotals { summary.totals }
         func result(line: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> EntryResult {

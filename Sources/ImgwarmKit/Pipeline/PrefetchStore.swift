@@ -1,0 +1,81 @@
+/// The cache as a prefetch uses it, on the thread that runs it: an entry's file name and what
+/// is there (a damaged hit is a miss), touching hits under the shared cache lock, a 304's touch,
+/// and the end of the run (the index's last lines, the library's size limit). Storing is the
+/// `ValidationPool`'s, on its threads, through `cache`.
+final class PrefetchStore {
+    let cache: CacheStore
+    private let lock: CacheLock
+    private let lockTimeout: Double
+
+    init(location: CacheLocation, lockTimeout: Double) throws(CacheStoreError) {
+        cache = try CacheStore(location: location)
+        lock = try CacheLock(location: location)
+        self.lockTimeout = lockTimeout
+    }
+
+    var index: (any CacheIndex)? { cache.index }
+
+    /// Settles `entry`'s file name, and looks it up; a hit the app would not decode is a miss,
+    /// and `damage` says why.
+    func lookup(_ entry: inout PendingEntry) -> (name: String, lookup: CacheStore.Lookup, damage: String?) {
+        let name = entry.settleFileName(in: cache.location, index: cache.index)
+        let lookup = cache.lookup(name)
+        if case .hit(let size) = lookup, let damage = cache.damage(of: name, size: size) {
+            return (name, .miss, damage)
+        }
+        return (name, lookup, nil)
+    }
+
+    /// Touches hit `name` as the app's read would, under the shared cache lock, which stays
+    /// held until `endTouches` (one hold for the hits of a round).
+    func touchHit(_ name: String) throws(CacheLock.Timeout) {
+        try lock.lockShared(timeout: lockTimeout)
+        cache.touch(name)
+    }
+
+    func endTouches() {
+        lock.unlock()
+    }
+
+    /// Touches `name` after a 304 (the index records `response`); returns its size now.
+    func touchRevalidated(_ name: String, by response: CacheIndexResponse) -> Int? {
+        _ = try? lock.withShared(timeout: lockTimeout) { cache.touch(name, revalidatedBy: response) }
+        if case .hit(let size) = cache.lookup(name) { return size }
+        return nil
+    }
+
+    /// Writes the index's last lines under the shared cache lock (after every store is done);
+    /// returns what stopped it, if anything did. Then `warn` gets the warning of a cache left
+    /// above `maxSize` (or the format's own limit) by a format whose library trims itself to it.
+    func finish(maxSize: UInt64?, warn: (String) -> Void) -> PrefetchJob.Halt? {
+        let location = cache.location
+        guard let index = cache.index else {
+            warnAboveSizeLimit(maxSize, warn) { (try? DiskCache(location: location).totals())?.allocatedBytes }
+            return nil
+        }
+        do {
+            try lock.lockShared(timeout: lockTimeout)
+        } catch {
+            return .lockTimeout(error)
+        }
+        defer { lock.unlock() }
+        do {
+            try cache.flushIndex(lockTimeout: lockTimeout)
+        } catch {
+            return .indexFailure(error)
+        }
+        warnAboveSizeLimit(maxSize, warn) { index.accountedBytes }
+        return nil
+    }
+
+    /// `size` (the bytes the library counts) is asked only for a format that trims itself.
+    private func warnAboveSizeLimit(_ maxSize: UInt64?, _ warn: (String) -> Void, size: () -> UInt64?) {
+        let format = cache.location.format
+        guard format.trimsItselfToSizeLimit else { return }
+        let limit = maxSize ?? format.cleanRules.defaultMaxSize
+        guard limit > 0, let size = size(), size > limit else { return }
+        warn(
+            "the cache now holds \(Quantities.formatBytes(size)), above \(format.library)'s limit of \(Quantities.formatBytes(limit)) (\(Setting.maxSize)): the app will remove its least recently used entries on its own"
+        )
+    }
+}

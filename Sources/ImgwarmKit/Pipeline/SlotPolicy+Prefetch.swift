@@ -1,0 +1,36 @@
+extension SlotPolicy.Completion {
+    /// What a finished transfer tells its host's `SlotPolicy`: a response and its status (with
+    /// the latency of a 2xx or 304), a connection that failed or timed out, or nothing about load.
+    init(_ finished: Downloader.Finished) {
+        var kind = Kind.other
+        var latency: Double?
+        switch finished.result {
+        case .success(let body):
+            kind = .response(status: body.status)
+            latency = finished.latency
+        case .failure(let failure):
+            switch failure.reason {
+            case .connectFailed, .dns, .timeout, .connectionLost:
+                kind = .connectionFailure(message: failure.message, answered: finished.httpStatus != nil)
+            default:
+                if let status = finished.httpStatus { kind = .response(status: status) }
+            }
+        }
+        self.init(
+            kind: kind, latency: latency, startedAt: finished.startedAt, multiplexed: finished.multiplexed,
+            freshConnection: finished.freshConnection)
+    }
+}
+
+extension SlotPolicy {
+    /// The failure `entry` ends with, without a request, when its host is unavailable.
+    func unavailableFailure(of entry: PendingEntry) -> Failure? {
+        let host = HostSlots.key(of: entry)
+        guard let trip = unavailability(host) else { return nil }
+        return Failure(.hostUnavailable, SlotPolicy.unavailableMessage(host, reason: trip.reason))
+    }
+
+    static func unavailableMessage(_ host: String, reason: String) -> String {
+        "\(host) is unavailable: \(reason); its URLs are tried again by the next run"
+    }
+}
