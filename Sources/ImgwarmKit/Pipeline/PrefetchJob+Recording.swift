@@ -12,7 +12,8 @@ extension PrefetchJob {
             let now = Timestamp.now().secondsSinceEpoch
             let stored = StateStore.Record(
                 key: job.entry.key, fileName: job.fileName, size: job.count, format: image.format.rawValue,
-                width: image.width, height: image.height, etag: job.headers.etag, lastModified: job.headers.lastModified,
+                width: image.width, height: image.height, etag: job.headers.etag,
+                lastModified: job.headers.lastModified,
                 fetchedAt: now, validatedAt: now)
             let unblacklist = state.blacklistMayHoldEntries ? job.entry.url : nil
             state.write { state throws(StateError) in

@@ -136,7 +136,8 @@ final class PrefetchRecorder {
                 result.outcome = .failed
                 result.failure = Failure(
                     .writeFailed,
-                    "stored as \(name), but \(location.format.library)'s index could not be written: the app does not see it")
+                    "stored as \(name), but \(location.format.library)'s index could not be written: the app does not see it"
+                )
                 record(result)
             } else {
                 waiting.append(result)

@@ -25,7 +25,8 @@ import Testing
 
     @Test func everyEndReachesTheTotalsAndTheObserver() throws {
         let format = SDWebImageFormat()
-        let recorder = PrefetchRecorder(sources: [ListSource(path: "list.txt")], location: CacheLocation(folder: "/c", format: format))
+        let recorder = PrefetchRecorder(
+            sources: [ListSource(path: "list.txt")], location: CacheLocation(folder: "/c", format: format))
         let observer = Observer()
         recorder.observer = observer
         recorder.total = 4
