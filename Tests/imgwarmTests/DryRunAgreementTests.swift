@@ -52,6 +52,10 @@ import Testing
             #expect(promised["httpStatus"] as? Int == 404)
             #expect(try real.entry(line: 1)["errorMessage"] as? String == promised["errorMessage"] as? String)
         }
+        // Exit 1 for a line the run certainly would not store (the blacklisted one); a would-fetch
+        // may succeed, so the dry run with --retry-failed exits 0 although its run then fails.
+        #expect(dry.status == (retryFailed ? 0 : 1), "\(dry.stderr)")
+        #expect(real.status == 1)
         #expect(try dry.entry(line: 2)["outcome"] as? String == "cached")
         #expect(try dry.entry(line: 3)["outcome"] as? String == "would-fetch")
     }
@@ -67,6 +71,7 @@ import Testing
         let real = try h.prefetch([key])
         try Self.expectAgreement(dry: dry, real: real, lines: 1)
         #expect(try dry.entry(line: 1)["outcome"] as? String == "failed")
+        #expect(dry.status == 1 && real.status == 1, "\(dry.stderr)")
         #expect(try dry.entry(line: 1)["errorMessage"] as? String == real.entry(line: 1)["errorMessage"] as? String)
         #expect(h.server.requestCount("/img/photo.jpg") == 0)
     }

@@ -33,7 +33,7 @@ public final class VerifyJob {
     public typealias Result = Verification.Result
 
     /// A run-level problem: nothing can be said of the keys.
-    public enum Failure: Error, Sendable, CustomStringConvertible {
+    public enum Error: Swift.Error, Sendable, CustomStringConvertible {
         /// A list cannot be read (`code` is the errno value): a usage error.
         case unreadableInput(path: String, code: Int32)
         /// The folder is one the library uses, but imgwarm cannot read it.
@@ -74,7 +74,7 @@ public final class VerifyJob {
 
     /// Judges the folder, then every key (or entry), telling `observe` of each as it goes; what
     /// it found of each is not kept.
-    public func run(now: Timestamp = .now(), observe: (Event) -> Void) throws(Failure) -> Result {
+    public func run(now: Timestamp = .now(), observe: (Event) -> Void) throws(Error) -> Result {
         let format = location.format
         let verdict = format.judgeFolder(atPath: location.folder)
         var folder: FileDescriptor?
@@ -113,7 +113,7 @@ public final class VerifyJob {
 
     // MARK: - Keys from lists
 
-    private func readLists(_ folder: FileDescriptor?, now: Timestamp, _ observe: (Event) -> Void) throws(Failure) {
+    private func readLists(_ folder: FileDescriptor?, now: Timestamp, _ observe: (Event) -> Void) throws(Error) {
         let descriptors: [FileDescriptor]
         do {
             descriptors = try ListIngest.open(sources)
@@ -208,7 +208,7 @@ public final class VerifyJob {
 
     // MARK: - Entries of the folder
 
-    private func walk(_ folder: FileDescriptor, now: Timestamp, _ observe: (Event) -> Void) throws(Failure) {
+    private func walk(_ folder: FileDescriptor, now: Timestamp, _ observe: (Event) -> Void) throws(Error) {
         let format = location.format
         var seen = Set<String>()
         do {

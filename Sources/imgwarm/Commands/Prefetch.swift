@@ -277,7 +277,9 @@ struct Prefetch: ParsableCommand {
 
     @Flag(
         name: .customLong("dry-run"),
-        help: "Read and classify the lists (would fetch, cached, invalid) without network.")
+        help:
+            "Say what the run would do with each line (would fetch, cached, invalid, blacklisted) without network or writes; exit 1 for lines the run could not store."
+    )
     var dryRun = false
 
     @OptionGroup(title: "Output") var output: OutputOptions
@@ -386,7 +388,11 @@ struct Prefetch: ParsableCommand {
         if let failure = summary.lockFailure { return CommandFailure(halt: .lockTimeout(failure)) }
         if let failure = summary.indexFailure { return CommandFailure(halt: .indexFailure(failure)) }
         if summary.diskFull { return ExitStatus.of(.diskFull) }  // the warning said so when it happened
-        if dryRun { return summary.totals.invalid > 0 ? ExitStatus.partial : ExitStatus.success }
+        if dryRun {
+            // Exit 1 for what the run certainly would not put in the cache (a would-fetch may succeed).
+            let totals = summary.totals
+            return totals.invalid + totals.failed + totals.blacklisted > 0 ? ExitStatus.partial : ExitStatus.success
+        }
         return summary.totals.allInCache ? ExitStatus.success : ExitStatus.partial
     }
 }

@@ -62,7 +62,7 @@ extension ExitStatus {
 
     /// The exit code of a verify that could not judge the keys: a list that cannot be read is a
     /// usage error; a folder imgwarm cannot read is the cache's.
-    static func of(_ error: VerifyJob.Failure) -> ExitStatus {
+    static func of(_ error: VerifyJob.Error) -> ExitStatus {
         switch error {
         case .unreadableInput: return .usage
         case .unreadableFolder: return .cacheUnusable
