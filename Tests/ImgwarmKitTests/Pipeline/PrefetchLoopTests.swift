@@ -74,7 +74,7 @@ import Testing
             job.observer = observer
             let summary = try job.run()
             #expect(summary.stateFailure == nil)
-            #expect(observer.results.count == summary.totals.lines, "one result per line")
+            #expect(observer.results.count == urls.count, "one result per line")
             return Run(summary: summary, observer: observer)
         }
 
@@ -137,47 +137,72 @@ import Testing
     }
 
     /// A signal while transfers run: the ones in flight are abandoned and reported interrupted,
-    /// the ones never started not started; nothing else starts.
+    /// bodies already received are still validated and stored, the entries never started are
+    /// reported not started; nothing else starts.
     @Test func aStopRecordsInFlightEntriesAsInterruptedAndTheRestAsNotStarted() throws {
         let bench = try Bench()
         let urls = (1...20).map { "https://example.com/\($0).png" }
-        let network = ScriptedNetwork(Dictionary(uniqueKeysWithValues: urls.map { ($0, [.hang]) }))
+        let (hanging, received) = (Set(urls.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)), bench.png)
+        let network = ScriptedNetwork(
+            Dictionary(uniqueKeysWithValues: urls.map { ($0, hanging.contains($0) ? [.hang] : [.image(received)]) }))
         let stop = bench.stop
         network.onPoll = { if $0.inFlight > 0 { stop.trip(SIGTERM) } }
         let run = try bench.run(urls, network: network)
         #expect(run.summary.interrupted)
         #expect(run.summary.signal == SIGTERM)
         let requested = Set(network.requests.map(\.url))
-        #expect(!requested.isEmpty && requested.count < urls.count, "the first round starts some: \(requested.count)")
+        #expect(requested.count < urls.count, "the first round starts some: \(requested.count)")
         #expect(network.requests.count == requested.count, "nothing starts after the stop")
-        #expect(run.urls(.interrupted) == requested)
+        #expect(!requested.intersection(hanging).isEmpty)
+        #expect(run.urls(.interrupted) == requested.intersection(hanging))
+        #expect(!requested.subtracting(hanging).isEmpty)
+        #expect(run.urls(.downloaded) == requested.subtracting(hanging))
+        for url in requested.subtracting(hanging) { #expect(bench.cached(url) == received, "\(url)") }
         #expect(run.urls(.notStarted) == Set(urls).subtracting(requested))
-        #expect(run.totals.interrupted == requested.count)
     }
 
-    /// A full disk or a cache lock held too long, met by validation: no transfer starts after
-    /// the first such result, the observer hears of it once however many bodies met it, and the
-    /// summary says so.
-    @Test(arguments: [false, true]) func aHaltFromValidationStopsNewStarts(lock: Bool) throws {
+    /// What stops a run, met by the network (a full disk while a body is written, the proxy
+    /// down) or by validation (a full disk, the cache lock held too long).
+    enum Halt: CaseIterable {
+        case networkDiskFull, proxyDown, validationDiskFull, lock
+    }
+
+    /// A halt stops new transfers from the first result that met it; the observer hears of it
+    /// once however many entries met it, and the summary says so. Such local trouble blacklists
+    /// nothing.
+    @Test(arguments: Halt.allCases) func aHaltStopsNewStartsAndIsReportedOnce(_ halt: Halt) throws {
         let bench = try Bench()
         let urls = (1...20).map { "https://example.com/\($0).png" }
-        let network = ScriptedNetwork(Dictionary(uniqueKeysWithValues: urls.map { ($0, [.image(bench.png)]) }))
+        let answer: ScriptedNetwork.Answer =
+            switch halt {
+            case .networkDiskFull: .diskFull
+            case .proxyDown: .proxyDown
+            case .validationDiskFull, .lock: .image(bench.png)
+            }
+        let network = ScriptedNetwork(Dictionary(uniqueKeysWithValues: urls.map { ($0, [answer]) }))
         var events: [String] = []
         network.onStart = { _ in events.append("start") }
         let timeout = CacheLock.Timeout(path: bench.location.folder + "/.lock", seconds: 1, exclusive: false)
-        let validation = ScriptedValidation { job in
-            events.append("halt")
-            let failure = Failure(.writeFailed, lock ? "\(timeout)" : "No space left on device")
-            return ValidationPool.Validated(
-                job: job, result: .failure(failure), diskFull: !lock, lockTimeout: lock ? timeout : nil)
+        var validation: ScriptedValidation?
+        if case .image = answer {
+            validation = ScriptedValidation { job in
+                events.append("halt")
+                let lock = halt == .lock
+                let failure = Failure(.writeFailed, lock ? "\(timeout)" : "No space left on device")
+                return ValidationPool.Validated(
+                    job: job, result: .failure(failure), diskFull: !lock, lockTimeout: lock ? timeout : nil)
+            }
+        } else {
+            network.onFinish = { _ in events.append("halt") }
         }
         let run = try bench.run(urls, network: network, validation: validation)
         let firstHalt = try #require(events.firstIndex(of: "halt"))
         #expect(!events[firstHalt...].contains("start"), "no start after the halt: \(events)")
         #expect(network.requests.count < urls.count)
         #expect(run.observer.halts.count == 1, "told once: \(run.observer.halts)")
-        #expect(run.summary.diskFull == !lock)
-        #expect((run.summary.lockFailure != nil) == lock)
+        #expect(run.summary.diskFull == (halt == .networkDiskFull || halt == .validationDiskFull))
+        #expect((run.summary.lockFailure != nil) == (halt == .lock))
+        #expect((run.summary.proxyFailure != nil) == (halt == .proxyDown))
         #expect(run.totals.failed == network.requests.count)
         #expect(run.totals.notStarted == urls.count - network.requests.count)
         #expect(try bench.blacklistedURLs().isEmpty, "local trouble says nothing about the URL")

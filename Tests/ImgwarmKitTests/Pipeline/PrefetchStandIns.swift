@@ -16,6 +16,10 @@ final class ScriptedNetwork: TransferDriving, @unchecked Sendable {
         case status(Int, retryAfter: String? = nil)
         case connectFailed
         case notModified
+        /// Writing the body to its temporary file found the disk full.
+        case diskFull
+        /// The proxy could not be reached: the run stops.
+        case proxyDown
         case hang
     }
 
@@ -25,8 +29,10 @@ final class ScriptedNetwork: TransferDriving, @unchecked Sendable {
     private let wake = DispatchSemaphore(value: 0)
     /// Called on each poll: a test stops the run from here.
     var onPoll: (ScriptedNetwork) -> Void = { _ in }
-    /// Called on each start, with the URL (in order with what the validation stand-in notes).
+    /// Called on each start and each completion, with the URL (in order with what the
+    /// validation stand-in notes).
     var onStart: (String) -> Void = { _ in }
+    var onFinish: (String) -> Void = { _ in }
 
     init(_ script: [String: [Answer]]) {
         self.script = script
@@ -56,6 +62,7 @@ final class ScriptedNetwork: TransferDriving, @unchecked Sendable {
                 held.append(transfer)
             } else {
                 finished.append(Self.finished(transfer.entry, transfer.answer))
+                onFinish(transfer.entry.url)
             }
         }
         running = held
@@ -79,6 +86,7 @@ final class ScriptedNetwork: TransferDriving, @unchecked Sendable {
         var headers = ResponseHeaders()
         let result: Result<Downloader.Body, Failure>
         var status: Int?
+        var (diskFull, proxyHalt) = (false, String?.none)
         switch answer {
         case .image(let bytes, let etag):
             headers.etag = etag
@@ -93,12 +101,19 @@ final class ScriptedNetwork: TransferDriving, @unchecked Sendable {
         case .notModified:
             status = 304
             result = .success(Downloader.Body(bytes: [], spillName: nil, count: 0, status: 304))
+        case .diskFull:
+            status = 200
+            diskFull = true
+            result = .failure(Failure(.writeFailed, "cannot write the download: No space left on device"))
+        case .proxyDown:
+            proxyHalt = "the proxy http://proxy.example:3128 cannot be reached (Connection refused)"
+            result = .failure(Failure(.proxyFailed, proxyHalt ?? ""))
         case .hang:
             preconditionFailure("a hanging transfer does not finish")
         }
         return Downloader.Finished(
             entry: entry, result: result, headers: headers, httpStatus: status, duration: 0.001,
-            startedAt: Monotonic.now())
+            startedAt: Monotonic.now(), diskFull: diskFull, proxyHalt: proxyHalt)
     }
 }
 
