@@ -4,35 +4,26 @@ extension PrefetchJob {
     func download(_ scheduler: Scheduler) throws(PrefetchJob.Error) {
         let store: PrefetchStore
         do {
-            store = try PrefetchStore(location: location, lockTimeout: configuration.lockTimeout)
+            store = try PrefetchStore.open(location: location, lockTimeout: configuration.lockTimeout) {
+                observer?.prefetchWarning($0)
+            }
         } catch {
             throw .cacheFolder(error)
         }
         storeIndex = store.index
-        store.cache.removeStaleTemporaryFiles()
-        if store.cache.usesHiddenTemporaryFiles {
-            observer?.prefetchWarning(
-                "\(location.privateFolder) is on another file system than the cache folder: temporary files go to hidden names inside it"
-            )
-        }
         do {
             try state.open(busyTimeout: configuration.lockTimeout) { observer?.prefetchWarning($0) }
         } catch {
             throw .state(error)
         }
-        let downloader: Downloader
+        let downloader: any TransferDriving
         do {
-            downloader = try Downloader(
-                configuration: configuration.fetch, transfers: scheduler.policy?.maxInFlight ?? 1,
-                connectionsPerHost: scheduler.policy?.connectionsPerHost ?? 0, spillFolder: store.cache.temporaryFolder,
-                spillPrefix: store.cache.temporaryPrefix)
+            downloader = try parts.downloader(configuration, scheduler.policy, store.cache)
         } catch {
             throw .curl(error)
         }
         let wake = UnsafeSendableBox(downloader)
-        let pool = ValidationPool(
-            workers: configuration.validationThreads, store: store.cache, configuration: configuration.validation,
-            lockTimeout: configuration.lockTimeout, notify: { wake.value.wakeup() })
+        let pool = parts.validation(configuration, store.cache) { wake.value.wakeup() }
         defer { pool.shutdown() }
 
         state.startWriting()
@@ -96,7 +87,7 @@ extension PrefetchJob {
     /// validation count too: they are held in memory). Hits met on the way are touched under one
     /// hold of the shared cache lock.
     private func startTransfers(
-        scheduler: Scheduler, downloader: Downloader, store: PrefetchStore, validating: Int
+        scheduler: Scheduler, downloader: any TransferDriving, store: PrefetchStore, validating: Int
     ) {
         defer { store.endTouches() }
         let now = Monotonic.now()

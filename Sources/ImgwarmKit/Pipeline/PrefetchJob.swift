@@ -4,7 +4,7 @@ import ImgwarmSystem
 /// stores every image where the format's library would (docs/usage.md, "imgwarm prefetch"). A
 /// coordinator: what an entry's start comes to is `EntryStart`, where results go the
 /// `PrefetchRecorder`, the state database the `PrefetchState`, a dry run the `PrefetchDryRun`,
-/// run-level problems the `Halts`.
+/// run-level problems the `Halts`, the network and validation what its `Parts` make.
 public final class PrefetchJob {
     public let location: CacheLocation
     public let sources: [ListSource]
@@ -21,6 +21,7 @@ public final class PrefetchJob {
 
     let recorder: PrefetchRecorder
     let state: PrefetchState
+    let parts: Parts
     /// Where a signal stopped the reading of the lists, if one did.
     var listCut: ListCut?
     /// The index of the run's cache (a journal, a database), once downloads start.
@@ -29,10 +30,15 @@ public final class PrefetchJob {
     /// The run-level problems met so far, and the interruption.
     var halts = Halts()
 
-    public init(location: CacheLocation, sources: [ListSource], configuration: Configuration) {
+    public convenience init(location: CacheLocation, sources: [ListSource], configuration: Configuration) {
+        self.init(location: location, sources: sources, configuration: configuration, parts: .real)
+    }
+
+    init(location: CacheLocation, sources: [ListSource], configuration: Configuration, parts: Parts) {
         self.location = location
         self.sources = sources
         self.configuration = configuration
+        self.parts = parts
         recorder = PrefetchRecorder(sources: sources, location: location)
         state = PrefetchState(
             path: StateStore.path(configuration.statePath, for: location), fetch: configuration.fetch,
@@ -101,11 +107,4 @@ public final class PrefetchJob {
     var startRules: EntryStart.Rules {
         EntryStart.Rules(refresh: configuration.refresh, retryFailed: configuration.retryFailed)
     }
-}
-
-/// Carries a reference into a `@Sendable` closure where the code guarantees the safe use (here:
-/// `CurlMulti.wakeup`, the one call libcurl allows from any thread).
-struct UnsafeSendableBox<T: AnyObject>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }

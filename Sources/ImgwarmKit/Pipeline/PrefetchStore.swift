@@ -13,6 +13,21 @@ final class PrefetchStore {
         self.lockTimeout = lockTimeout
     }
 
+    /// Opens the cache for a run: temporary files an earlier run left are removed, and `warn`
+    /// is told when they cannot stay out of the folder's listing.
+    static func open(location: CacheLocation, lockTimeout: Double, warn: (String) -> Void) throws(CacheStoreError)
+        -> PrefetchStore
+    {
+        let store = try PrefetchStore(location: location, lockTimeout: lockTimeout)
+        store.cache.removeStaleTemporaryFiles()
+        if store.cache.usesHiddenTemporaryFiles {
+            warn(
+                "\(location.privateFolder) is on another file system than the cache folder: temporary files go to hidden names inside it"
+            )
+        }
+        return store
+    }
+
     var index: (any CacheIndex)? { cache.index }
 
     /// Settles `entry`'s file name, and looks it up; a hit the app would not decode is a miss,

@@ -1,0 +1,42 @@
+import Curl
+
+extension PrefetchJob {
+    /// Makes the collaborators the download loop drives, once the cache store exists: the
+    /// network (`Downloader`) and validation (`ValidationPool`). Every run uses `.real`; tests
+    /// give scripted stand-ins, so that the job's rules run without a server.
+    struct Parts {
+        /// The network for a run of these settings: at most the slot policy's transfers at once
+        /// (one without a policy), large bodies spilled into the cache store's temporary folder.
+        var downloader:
+            (_ configuration: Configuration, _ policy: SlotPolicy?, _ cache: CacheStore) throws(CurlError) ->
+                any TransferDriving
+        /// Validation storing into the cache store; `notify` (the network's `wakeup`) is called
+        /// after each result.
+        var validation:
+            (_ configuration: Configuration, _ cache: CacheStore, _ notify: @escaping @Sendable () -> Void) ->
+                any BodyValidating
+
+        /// libcurl's downloader and the pool of validation threads.
+        static var real: Parts {
+            Parts(
+                downloader: { configuration, policy, cache throws(CurlError) in
+                    try Downloader(
+                        configuration: configuration.fetch, transfers: policy?.maxInFlight ?? 1,
+                        connectionsPerHost: policy?.connectionsPerHost ?? 0, spillFolder: cache.temporaryFolder,
+                        spillPrefix: cache.temporaryPrefix)
+                },
+                validation: { configuration, cache, notify in
+                    ValidationPool(
+                        workers: configuration.validationThreads, store: cache, configuration: configuration.validation,
+                        lockTimeout: configuration.lockTimeout, notify: notify)
+                })
+        }
+    }
+}
+
+/// Carries a reference into a `@Sendable` closure where the code guarantees the safe use (here:
+/// the network's `wakeup`, the one call libcurl allows from any thread).
+struct UnsafeSendableBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
