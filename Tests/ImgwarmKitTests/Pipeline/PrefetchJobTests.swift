@@ -79,7 +79,12 @@ import Testing
             #expect(!summary.interrupted, "the run did not finish within 60 s")
             #expect(summary.stateFailure == nil)
             #expect(summary.lockFailure == nil)
-            #expect(observer.results.count == summary.totals.lines, "one result per line")
+            // Every line but blanks and comments ends with exactly one result.
+            let urlLines = lines.filter { line in
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                return !trimmed.isEmpty && !trimmed.hasPrefix("#")
+            }
+            #expect(observer.results.count == urlLines.count, "one result per line")
             return Run(summary: summary, observer: observer)
         }
 
