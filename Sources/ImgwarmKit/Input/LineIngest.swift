@@ -80,7 +80,7 @@ final class LineIngest {
                     // and then every 1024 lines: one load, nothing next to parsing a line.
                     if taken & 0x3FF == 0 && shouldStop() { return false }
                     taken += 1
-                    lastLine = line
+                    lastLine = max(lastLine, line)  // a HAR's lines (its entries) may come out of order
                     try take(line, index, source, parsed, ordinalBases[index], spools, event)
                     return true
                 }

@@ -50,8 +50,9 @@ struct ListIngest {
         _ source: ListSource, index: Int, descriptor: FileDescriptor, stop: FileDescriptor? = nil,
         onLine: (_ line: Int, _ parsed: ListLine) throws(LineError) -> Bool
     ) throws(ReadFailure<LineError>) -> Int? {
-        var reader = LineReader(descriptor: descriptor, maxLineLength: URLRules.maxLineLength, stop: stop)
         let format = source.effectiveFormat
+        if format == .har { return try readHAR(source, descriptor: descriptor, stop: stop, onLine: onLine) }
+        var reader = LineReader(descriptor: descriptor, maxLineLength: URLRules.maxLineLength, stop: stop)
         var lineNumber = 0
         var failure: LineError?
         var stopped = false
@@ -70,6 +71,48 @@ struct ListIngest {
         if stopped { return lineNumber - 1 }
         if reader.stopped { return lineNumber }
         if let error = reader.readError { throw .read(ReadError(path: source.path, code: error.code)) }
+        return nil
+    }
+
+    /// `read` for a HAR capture: each image entry is a line numbered by its entry (`HARList`),
+    /// each unusable entry an invalid line; entries that are not images are not lines.
+    private static func readHAR<LineError: Error>(
+        _ source: ListSource, descriptor: FileDescriptor, stop: FileDescriptor?,
+        onLine: (_ line: Int, _ parsed: ListLine) throws(LineError) -> Bool
+    ) throws(ReadFailure<LineError>) -> Int? {
+        defer { if descriptor != .standardInput { descriptor.close() } }
+        let bodies: HARBodies
+        do {
+            bodies = try HARBodies(folder: nil)
+        } catch {
+            throw .read(ReadError(path: source.path, code: error.code))
+        }
+        var failure: LineError?
+        let result = HARList.read(descriptor, bodies: bodies, stop: stop) { line in
+            guard failure == nil else { return false }
+            let number: Int
+            let parsed: ListLine
+            switch line {
+            case .image(let first, let url, _):
+                number = first
+                switch URLRules.validate(url) {
+                case .success: parsed = .url(url: url, key: nil, priority: nil)
+                case .failure(let error):
+                    parsed = .invalid(
+                        reason: "request.url " + error.message, text: ListLine.display(ArraySlice(url.utf8)))
+                }
+            case .invalid(let entry, let reason):
+                number = entry
+                parsed = .invalid(reason: reason, text: "entry \(entry)")
+            }
+            do throws(LineError) { return try onLine(number, parsed) } catch {
+                failure = error
+                return false
+            }
+        }
+        if let failure { throw .line(failure) }
+        if result.stopped { return result.counts.entries }
+        if let error = result.readError { throw .read(ReadError(path: source.path, code: error.code)) }
         return nil
     }
 }
