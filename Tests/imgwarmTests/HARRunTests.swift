@@ -69,6 +69,9 @@ import Testing
         #expect(try run.entry(line: 2)["outcome"] as? String == "downloaded")
         #expect(try run.entry(line: 5)["outcome"] as? String == "duplicate")
         #expect(try run.entries.map { $0["line"] as? Int ?? 0 }.sorted() == [1, 2, 5, 6, 7])
+        // The page (entry 4) is counted, not listed; the chain's second entry is the chain's.
+        #expect(try run.totals["notImages"] as? Int == 1)
+        #expect(try run.totals["lines"] as? Int == 5)
         let inputs = try #require(try run.report["inputs"] as? [[String: Any]])
         #expect(inputs.first?["format"] as? String == "har")
         let schema = try JSONSchema(

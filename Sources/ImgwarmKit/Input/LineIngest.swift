@@ -36,6 +36,8 @@ final class LineIngest {
     let stop: FileDescriptor?
     /// URL lines read (queued, duplicates and other shards' lines; not invalid ones).
     private(set) var urlLines = 0
+    /// Entries of HAR captures that are not images (`HARList.Counts.skipped`): counted only.
+    private(set) var notImages = 0
     /// Where reading stopped when `shouldStop` said so before the lists ended; nil when every
     /// list was read to its end.
     private(set) var cut: ListCut?
@@ -74,7 +76,9 @@ final class LineIngest {
             var taken = 0
             let linesRead: Int?
             do {
-                linesRead = try ListIngest.read(source, index: index, descriptor: descriptors[index], stop: stop) {
+                linesRead = try ListIngest.read(
+                    source, index: index, descriptor: descriptors[index], stop: stop, notImages: { notImages += $0 }
+                ) {
                     (line, parsed) throws(EntrySpool.SpoolError) -> Bool in
                     // Asked before a list's first line (a signal during set-up reads nothing)
                     // and then every 1024 lines: one load, nothing next to parsing a line.

@@ -48,10 +48,12 @@ struct ListIngest {
     @discardableResult
     static func read<LineError: Error>(
         _ source: ListSource, index: Int, descriptor: FileDescriptor, stop: FileDescriptor? = nil,
-        onLine: (_ line: Int, _ parsed: ListLine) throws(LineError) -> Bool
+        notImages: (Int) -> Void = { _ in }, onLine: (_ line: Int, _ parsed: ListLine) throws(LineError) -> Bool
     ) throws(ReadFailure<LineError>) -> Int? {
         let format = source.effectiveFormat
-        if format == .har { return try readHAR(source, descriptor: descriptor, stop: stop, onLine: onLine) }
+        if format == .har {
+            return try readHAR(source, descriptor: descriptor, stop: stop, notImages: notImages, onLine: onLine)
+        }
         var reader = LineReader(descriptor: descriptor, maxLineLength: URLRules.maxLineLength, stop: stop)
         var lineNumber = 0
         var failure: LineError?
@@ -77,7 +79,7 @@ struct ListIngest {
     /// `read` for a HAR capture: each image entry is a line numbered by its entry (`HARList`),
     /// each unusable entry an invalid line; entries that are not images are not lines.
     private static func readHAR<LineError: Error>(
-        _ source: ListSource, descriptor: FileDescriptor, stop: FileDescriptor?,
+        _ source: ListSource, descriptor: FileDescriptor, stop: FileDescriptor?, notImages: (Int) -> Void,
         onLine: (_ line: Int, _ parsed: ListLine) throws(LineError) -> Bool
     ) throws(ReadFailure<LineError>) -> Int? {
         defer { if descriptor != .standardInput { descriptor.close() } }
@@ -111,6 +113,7 @@ struct ListIngest {
             }
         }
         if let failure { throw .line(failure) }
+        notImages(result.counts.skipped)
         if result.stopped { return result.counts.entries }
         if let error = result.readError { throw .read(ReadError(path: source.path, code: error.code)) }
         return nil

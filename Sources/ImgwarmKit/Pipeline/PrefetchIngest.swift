@@ -43,6 +43,7 @@ final class PrefetchIngest {
             }
         }
         recorder.total = lines.urlLines + recorder.totals.invalid
+        recorder.recordNotImages(lines.notImages)
         cut = lines.cut
         return spools
     }
