@@ -77,17 +77,16 @@ final class LineIngest {
             let linesRead: Int?
             do {
                 linesRead = try ListIngest.read(
-                    source, index: index, descriptor: descriptors[index], stop: stop, notImages: { notImages += $0 }
-                ) {
-                    (line, parsed) throws(EntrySpool.SpoolError) -> Bool in
-                    // Asked before a list's first line (a signal during set-up reads nothing)
-                    // and then every 1024 lines: one load, nothing next to parsing a line.
-                    if taken & 0x3FF == 0 && shouldStop() { return false }
-                    taken += 1
-                    lastLine = max(lastLine, line)  // a HAR's lines (its entries) may come out of order
-                    try take(line, index, source, parsed, ordinalBases[index], spools, event)
-                    return true
-                }
+                    source, index: index, descriptor: descriptors[index], stop: stop, notImages: { notImages += $0 },
+                    onLine: { (line, parsed) throws(EntrySpool.SpoolError) -> Bool in
+                        // Asked before a list's first line (a signal during set-up reads nothing)
+                        // and then every 1024 lines: one load, nothing next to parsing a line.
+                        if taken & 0x3FF == 0 && shouldStop() { return false }
+                        taken += 1
+                        lastLine = max(lastLine, line)  // a HAR's lines (its entries) may come out of order
+                        try take(line, index, source, parsed, ordinalBases[index], spools, event)
+                        return true
+                    })
             } catch {
                 switch error {
                 case .read(let error): throw .unreadable(error)
