@@ -156,6 +156,20 @@ import Testing
         #expect(read.counts.invalid == 1)
     }
 
+    /// Cut anywhere, a capture gives the lines of the entries before the cut, then one invalid
+    /// line naming the cut's offset.
+    @Test func cutAnywhere() throws {
+        let bytes = try Self.fixture("charles.har")
+        let whole = try Self.read(bytes).summary
+        for length in stride(from: 0, to: bytes.count, by: 61) {
+            let read = try Self.read(Array(bytes.prefix(length)))
+            let last = try #require(read.summary.last)
+            #expect(
+                last.hasSuffix("invalid: the HAR's JSON is broken at byte \(length): the JSON ends early (truncated?)"))
+            #expect(whole.starts(with: read.summary.dropLast()), "cut at \(length)")
+        }
+    }
+
     @Test func brokenJSONInTheMiddle() throws {
         let read = try Self.read(#"{"log": {"entries": [\#(Self.good), {"request": ]}}"#)
         #expect(read.failed)
