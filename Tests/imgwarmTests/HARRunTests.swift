@@ -7,7 +7,8 @@ import Testing
 /// a HAR made in the test (its URLs need the server's port) in Chrome's shape (issue 33, item 1).
 @Suite struct HARRunTests {
     static func entry(
-        _ url: String, status: Int = 200, mimeType: String, redirect: String = "", body: [UInt8]? = nil
+        _ url: String, status: Int = 200, mimeType: String, redirect: String = "", body: [UInt8]? = nil,
+        requestHeaders: [(String, String)] = [("accept", "image/webp,*/*")]
     ) -> [String: Any] {
         var content: [String: Any] = ["size": body?.count ?? 0, "mimeType": mimeType]
         if let body { content.merge(["text": Data(body).base64EncodedString(), "encoding": "base64"]) { $1 } }
@@ -15,7 +16,7 @@ import Testing
             "_resourceType": "image", "startedDateTime": "2024-05-01T10:00:00.000Z", "time": 3,
             "request": [
                 "method": "GET", "url": url, "httpVersion": "http/1.1",
-                "headers": [["name": "accept", "value": "image/webp,*/*"]], "queryString": [], "cookies": [],
+                "headers": requestHeaders.map { ["name": $0.0, "value": $0.1] }, "queryString": [], "cookies": [],
                 "headersSize": -1, "bodySize": 0,
             ],
             "response": [
@@ -115,5 +116,39 @@ import Testing
         #expect(messages.contains("request.url must be a string, not a number"), "\(messages)")
         #expect(messages.contains { $0.hasPrefix("the HAR's JSON is broken at byte \(cut.utf8.count)") }, "\(messages)")
         #expect(run.stderr.contains("cut.har entry 2: "), "\(run.stderr)")
+    }
+
+    /// Item 2: the recorded Accept and User-Agent are sent (the server answers the app's variant
+    /// only), the recorded Cookie and Authorization never, and no secret reaches a file.
+    @Test func theAppsVariantHeadersAndNeverItsCredentials() throws {
+        let h = try PrefetchHarness()
+        let url = h.url("/variant/sticker.webp")
+        let capture = try Self.har([
+            Self.entry(
+                url, mimeType: "image/webp",
+                requestHeaders: [
+                    (":authority", "127.0.0.1"), ("accept", "image/avif,image/webp,*/*"), ("accept-language", "fr-FR"),
+                    ("user-agent", "MyApp/3.2 CFNetwork/1410"), ("cookie", "session=c00kie-s3cret"),
+                    ("authorization", "Bearer t0ken-s3cret"),
+                ])
+        ])
+        let list = try h.temp.write("app.har", capture)
+        let run = try h.run(["prefetch", "--disk-cache-path", h.folder, "--report", "-", list])
+        #expect(run.status == 0, "\(run.stderr)")
+        h.expectCache(exactly: [url: h.routes.valid["sticker.webp"]!])
+        // The same URL from a plain list gets no variant: the headers came from the capture.
+        let plain = try PrefetchHarness()
+        let other = try plain.prefetch([plain.url("/variant/sticker.webp")])
+        #expect(other.status == 1)
+        #expect(try other.entry(line: 1)["httpStatus"] as? Int == 406)
+        // No secret in the report, the output or any file imgwarm wrote.
+        let output = run.result.stdoutText + run.stderr
+        #expect(!output.contains("s3cret"))
+        let files = FileManager.default.enumerator(atPath: h.temp.path("caches"))?.allObjects as? [String] ?? []
+        for file in files {
+            let bytes = FileManager.default.contents(atPath: h.temp.path("caches/" + file)) ?? Data()
+            #expect(bytes.range(of: Data("s3cret".utf8)) == nil, "\(file)")
+        }
+        #expect(!files.isEmpty)
     }
 }

@@ -34,6 +34,22 @@ public struct HAREntry: Sendable, Equatable {
         responseHeaders.first { $0.name.lowercased() == name }?.value
     }
 
+    /// The recorded request headers that choose the variant a server sends (`Accept`,
+    /// `Accept-Language`, `User-Agent`: a CDN serves WebP or AVIF by `Accept`), as `Name: value`
+    /// lines to send with the fetch. Never a credential (`Cookie`, `Authorization`, …): only
+    /// these three names are taken, and no value holding a line break.
+    public var variantHeaders: [String] {
+        var result: [String] = []
+        for name in ["Accept", "Accept-Language", "User-Agent"] {
+            let lower = name.lowercased()
+            guard let header = requestHeaders.first(where: { $0.name.lowercased() == lower }),
+                !header.value.isEmpty, !header.value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 })
+            else { continue }
+            result.append("\(name): \(header.value)")
+        }
+        return result
+    }
+
     /// A 3xx that names where it leads: the absolute URL of `redirectURL`, else of `Location`.
     var redirectTarget: String? {
         guard (300...399).contains(status), status != 304 else { return nil }

@@ -38,6 +38,8 @@ final class LineIngest {
     private(set) var urlLines = 0
     /// Entries of HAR captures that are not images (`HARList.Counts.skipped`): counted only.
     private(set) var notImages = 0
+    /// The variant headers of the HAR entry being taken (told just before its line).
+    private var recordedHeaders: [String] = []
     /// Where reading stopped when `shouldStop` said so before the lists ended; nil when every
     /// list was read to its end.
     private(set) var cut: ListCut?
@@ -78,6 +80,7 @@ final class LineIngest {
             do {
                 linesRead = try ListIngest.read(
                     source, index: index, descriptor: descriptors[index], stop: stop, notImages: { notImages += $0 },
+                    variantHeaders: { recordedHeaders = $0 },
                     onLine: { (line, parsed) throws(EntrySpool.SpoolError) -> Bool in
                         // Asked before a list's first line (a signal during set-up reads nothing)
                         // and then every 1024 lines: one load, nothing next to parsing a line.
@@ -127,6 +130,7 @@ final class LineIngest {
         _ line: Int, _ index: Int, _ source: ListSource, _ parsed: ListLine, _ base: UInt64,
         _ spools: [EntrySpool], _ event: (Event) -> Void
     ) throws(EntrySpool.SpoolError) {
+        defer { recordedHeaders = [] }
         switch parsed {
         case .ignored:
             return
@@ -157,7 +161,7 @@ final class LineIngest {
                 event(.duplicate(duplicate(line, index, url, key, priority)))
                 return
             }
-            try spools[priority.rank].append(line: line, input: index, url: url, key: key)
+            try spools[priority.rank].append(line: line, input: index, url: url, key: key, headers: recordedHeaders)
         }
     }
 

@@ -48,11 +48,14 @@ struct ListIngest {
     @discardableResult
     static func read<LineError: Error>(
         _ source: ListSource, index: Int, descriptor: FileDescriptor, stop: FileDescriptor? = nil,
-        notImages: (Int) -> Void = { _ in }, onLine: (_ line: Int, _ parsed: ListLine) throws(LineError) -> Bool
+        notImages: (Int) -> Void = { _ in }, variantHeaders: ([String]) -> Void = { _ in },
+        onLine: (_ line: Int, _ parsed: ListLine) throws(LineError) -> Bool
     ) throws(ReadFailure<LineError>) -> Int? {
         let format = source.effectiveFormat
         if format == .har {
-            return try readHAR(source, descriptor: descriptor, stop: stop, notImages: notImages, onLine: onLine)
+            return try readHAR(
+                source, descriptor: descriptor, stop: stop, notImages: notImages, variantHeaders: variantHeaders,
+                onLine: onLine)
         }
         var reader = LineReader(descriptor: descriptor, maxLineLength: URLRules.maxLineLength, stop: stop)
         var lineNumber = 0
@@ -77,10 +80,11 @@ struct ListIngest {
     }
 
     /// `read` for a HAR capture: each image entry is a line numbered by its entry (`HARList`),
-    /// each unusable entry an invalid line; entries that are not images are not lines.
+    /// its recorded variant headers told just before it (`variantHeaders`), each unusable entry
+    /// an invalid line; entries that are not images are not lines (`notImages` counts them).
     private static func readHAR<LineError: Error>(
         _ source: ListSource, descriptor: FileDescriptor, stop: FileDescriptor?, notImages: (Int) -> Void,
-        onLine: (_ line: Int, _ parsed: ListLine) throws(LineError) -> Bool
+        variantHeaders: ([String]) -> Void, onLine: (_ line: Int, _ parsed: ListLine) throws(LineError) -> Bool
     ) throws(ReadFailure<LineError>) -> Int? {
         defer { if descriptor != .standardInput { descriptor.close() } }
         let bodies: HARBodies
@@ -95,8 +99,9 @@ struct ListIngest {
             let number: Int
             let parsed: ListLine
             switch line {
-            case .image(let first, let url, _):
+            case .image(let first, let url, let entry):
                 number = first
+                variantHeaders(entry.variantHeaders)
                 switch URLRules.validate(url) {
                 case .success: parsed = .url(url: url, key: nil, priority: nil)
                 case .failure(let error):

@@ -78,6 +78,12 @@ import Testing
         #expect(png.responseHeader("cache-control") == "max-age=86400")
         #expect(png.startedDateTime == "2024-05-01T10:00:00.000Z")
         #expect(png.requestHeaders.contains(HAREntry.Header(name: "accept-language", value: "en-GB,en;q=0.9")))
+        // Item 2: the headers that choose the variant, never the recorded cookie.
+        #expect(
+            png.variantHeaders == [
+                "Accept: image/avif,image/webp,image/apng,image/*,*/*;q=0.8", "Accept-Language: en-GB,en;q=0.9",
+                "User-Agent: Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15",
+            ])
     }
 
     @Test func charlesExport() throws {
@@ -92,6 +98,11 @@ import Testing
         #expect(read.counts == HARList.Counts(entries: 5, images: 3, skipped: 1, invalid: 0))
         #expect(read.entry(2)?.url == "https://media.example.org/img/2.gif")
         #expect(read.entry(1)?.responseHeader("last-modified") == "Tue, 30 Apr 2024 08:00:00 GMT")
+        // The recorded Authorization is never among the headers sent.
+        #expect(
+            read.entry(1)?.variantHeaders == [
+                "Accept: image/webp,*/*", "User-Agent: MyApp/3.2 CFNetwork/1410 Darwin/22.6.0",
+            ])
     }
 
     @Test func mitmproxyExport() throws {
@@ -285,5 +296,33 @@ import Testing
         #expect(duplicates == [5])
         #expect(invalid.isEmpty)
         #expect(ListSource(path: list, format: format).place(3) == "\(list) entry 3")
+    }
+
+    /// The variant headers travel through the spool with their entry (and only with it).
+    @Test func variantHeadersGoThroughTheSpool() throws {
+        let temp = try TemporaryFolder()
+        let list = try temp.write("capture.har", Data(try HARReaderTests.fixture("charles.har")))
+        let ingest = LineIngest(
+            sources: [ListSource(path: list)], keyFilters: try KeyFilterChain(specs: []), shard: nil,
+            duplicateMemoryLimit: 1000, scratchFolder: temp.path)
+        let spools = try Priority.allCases.sorted().map { try EntrySpool(priority: $0, folder: temp.path) }
+        try ingest.read(into: spools, order: .lifo) { _ in }
+        var headers: [Int: [String]] = [:]
+        for spool in spools {
+            while let entry = spool.next() { headers[entry.line] = entry.headers }
+        }
+        let sent = ["Accept: image/webp,*/*", "User-Agent: MyApp/3.2 CFNetwork/1410 Darwin/22.6.0"]
+        #expect(headers == [1: sent, 2: sent])
+        #expect(ingest.notImages == 1)
+    }
+
+    @Test func headerValuesWithLineBreaksAreNotSent() {
+        var entry = HAREntry(number: 1)
+        entry.requestHeaders = [
+            HAREntry.Header(name: "Accept", value: "image/webp\r\nX-Evil: 1"),
+            HAREntry.Header(name: "USER-AGENT", value: "MyApp/1"), HAREntry.Header(name: "Cookie", value: "a=b"),
+            HAREntry.Header(name: "X-Api-Key", value: "k"), HAREntry.Header(name: "Accept-Language", value: ""),
+        ]
+        #expect(entry.variantHeaders == ["User-Agent: MyApp/1"])
     }
 }
