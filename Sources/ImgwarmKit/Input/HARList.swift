@@ -83,6 +83,7 @@ struct HARList {
         }
         counts.entries = tokenizer.entriesSeen
         if let failure {
+            judgeWaiting(line)  // the chains read before the break, as at the end
             counts.invalid += 1
             line(.invalid(number: max(1, tokenizer.entriesSeen), reason: failure.message))
             throw failure
@@ -94,13 +95,18 @@ struct HARList {
     mutating func finish(_ line: (Line) -> Void) {
         var failure: ReadError?
         do throws(ReadError) { try reader.finish() } catch { failure = error }
-        for chain in waiting.values.sorted(by: { $0.number < $1.number }) { judge(chain, head: [], line) }
-        waiting = [:]
+        judgeWaiting(line)
         counts.entries = reader.entriesSeen
         if let failure {
             counts.invalid += 1
             line(.invalid(number: max(1, reader.entriesSeen), reason: failure.message))
         }
+    }
+
+    /// Judges the chains still waiting for their next entry, by their first entry's number.
+    private mutating func judgeWaiting(_ line: (Line) -> Void) {
+        for chain in waiting.values.sorted(by: { $0.number < $1.number }) { judge(chain, head: [], line) }
+        waiting = [:]
     }
 
     private mutating func take(_ item: HARReader.Item, _ line: (Line) -> Void) {
