@@ -181,6 +181,27 @@ import Testing
         }
     }
 
+    /// Damaged anywhere (a structural byte, a quote, a backslash, invalid UTF-8 written over the
+    /// capture), the reader never traps, and reads the same lines in 1-byte chunks as whole.
+    @Test func damagedCapturesReadTheSameInAnyChunks() throws {
+        let original = try Self.fixture("mitmproxy.har")
+        let damage: [UInt8] = Array(#"{}[]",:\0e-"#.utf8) + [0xFF, 0xC3, 0x00, 0x0A]
+        var state: UInt64 = 0x5EED_4A12
+        func next() -> Int {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return Int(truncatingIfNeeded: state >> 1)
+        }
+        for _ in 0..<150 {
+            var bytes = original
+            for _ in 0...(next() % 3) { bytes[next() % bytes.count] = damage[next() % damage.count] }
+            let whole = try Self.read(bytes)
+            #expect(try Self.read(bytes, chunk: 1) == whole)
+            #expect(!whole.lines.isEmpty)
+        }
+    }
+
     @Test func brokenJSONInTheMiddle() throws {
         let read = try Self.read(#"{"log": {"entries": [\#(Self.good), {"request": ]}}"#)
         #expect(read.failed)
