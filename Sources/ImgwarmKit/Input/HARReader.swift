@@ -15,6 +15,9 @@ struct HARReader {
     static let maxStringLength = URLRules.maxLineLength
     /// Headers kept per request or response; more are dropped.
     static let maxHeaders = 256
+    /// Bytes of header names and values kept per entry; past them, headers are dropped (a
+    /// hostile capture's entry costs no more).
+    static let maxHeaderBytes = 1 << 16
 
     private enum Field: Equatable {
         case url, method, status, redirectURL, mimeType, size, text, encoding, started
@@ -41,6 +44,9 @@ struct HARReader {
     private var sawRequest = false
     private var sawResponse = false
     private var header = HAREntry.Header(name: "", value: "")
+    /// The header being read had a name or value too long to keep.
+    private var headerDropped = false
+    private var headerBytes = 0
     private var encoding = ""
     private var bodyResult: (body: HAREntry.Body?, head: [UInt8])?
     private var inBody = false
@@ -204,11 +210,13 @@ struct HARReader {
             sawText = false
             encoding = ""
             bodyResult = nil
+            headerBytes = 0
         } else if let relative = entryPath(name) {
             if relative == ["request"] { sawRequest = isObject }
             if relative == ["response"] { sawResponse = isObject }
             if relative.count == 3 && relative.dropLast().last == "headers" {
                 header = HAREntry.Header(name: "", value: "")
+                headerDropped = false
             }
         }
     }
@@ -245,6 +253,9 @@ struct HARReader {
                 current = entry
             }
         } else if relative.count == 3 && relative.dropLast().last == "headers" {
+            let size = header.name.utf8.count + header.value.utf8.count
+            guard !headerDropped, !header.name.isEmpty, headerBytes + size <= HARReader.maxHeaderBytes else { return }
+            headerBytes += size
             if relative.first == "request" && entry.requestHeaders.count < HARReader.maxHeaders {
                 entry.requestHeaders.append(header)
             } else if relative.first == "response" && entry.responseHeaders.count < HARReader.maxHeaders {
@@ -257,6 +268,12 @@ struct HARReader {
     private mutating func store(_ field: Field) {
         guard var entry = current else { return }
         let name = fieldName(field)
+        if field == .headerName || field == .headerValue,
+            textTooLong || String(validating: text, as: UTF8.self) == nil
+        {
+            headerDropped = true  // a header that cannot be kept is dropped, the entry stays good
+            return
+        }
         if textTooLong {
             problems.append("\(name) is longer than \(HARReader.maxStringLength) bytes")
             return

@@ -259,6 +259,19 @@ import Testing
         #expect(read.summary == ["1 invalid: request.url is not valid UTF-8", "2 https://h/a.png"])
     }
 
+    /// A header too long or not UTF-8 is dropped; the entry stays good.
+    @Test func unusableHeadersAreDropped() throws {
+        var bytes = Array(#"{"log": {"entries": [{"request": {"url": "https://h/a.png", "headers": ["#.utf8)
+        bytes +=
+            Array(#"{"name": "Cookie", "value": ""#.utf8) + [UInt8](repeating: 0x61, count: 2 << 20)
+            + Array(#""}, "#.utf8)
+        bytes += Array(#"{"name": "X-Bad", "value": "\#u{1}"#.utf8).dropLast() + [0xFF] + Array(#""}, "#.utf8)
+        bytes += Array(#"{"name": "Accept", "value": "image/webp"}]}, "response": {"status": 200}}]}}"#.utf8)
+        let read = try Self.read(bytes)
+        #expect(read.summary == ["1 https://h/a.png"])
+        #expect(read.entry(1)?.requestHeaders == [HAREntry.Header(name: "Accept", value: "image/webp")])
+    }
+
     /// A chain whose last hop was never recorded is judged by the URL the app asked for.
     @Test func unfinishedRedirectChain() throws {
         let text = """
