@@ -1,5 +1,6 @@
 import Foundation
 import ImgwarmKit
+import LoopbackServer
 import TestSupport
 import Testing
 
@@ -150,5 +151,28 @@ import Testing
             #expect(bytes.range(of: Data("s3cret".utf8)) == nil, "\(file)")
         }
         #expect(!files.isEmpty)
+    }
+
+    /// `--replay-credentials` sends the recorded Authorization (and only then).
+    @Test func credentialsOnlyWhenAsked() throws {
+        let basic = "Basic " + Data("\(FixtureRoutes.username):\(FixtureRoutes.password)".utf8).base64EncodedString()
+        func run(_ options: [String]) throws -> (PrefetchHarness, PrefetchHarness.Run) {
+            let h = try PrefetchHarness()
+            let capture = try Self.har([
+                Self.entry(
+                    h.url("/auth/gradient.png"), mimeType: "image/png", requestHeaders: [("Authorization", basic)])
+            ])
+            let list = try h.temp.write("signed-in.har", capture)
+            return (h, try h.run(["prefetch", "--disk-cache-path", h.folder, "--report", "-"] + options + [list]))
+        }
+        let (_, without) = try run([])
+        #expect(without.status == 1)
+        #expect(try without.entry(line: 1)["httpStatus"] as? Int == 401)
+        let (h, with) = try run(["--replay-credentials"])
+        #expect(with.status == 0, "\(with.stderr)")
+        h.expectCache(exactly: [h.url("/auth/gradient.png"): h.routes.valid["gradient.png"]!])
+        let options = try #require(try with.report["options"] as? [String: Any])
+        #expect(options["replayCredentials"] as? Bool == true)
+        #expect(!with.result.stdoutText.contains(String(basic.dropFirst(6))))
     }
 }

@@ -38,9 +38,20 @@ public struct HAREntry: Sendable, Equatable {
     /// `Accept-Language`, `User-Agent`: a CDN serves WebP or AVIF by `Accept`), as `Name: value`
     /// lines to send with the fetch. Never a credential (`Cookie`, `Authorization`, …): only
     /// these three names are taken, and no value holding a line break.
-    public var variantHeaders: [String] {
+    public var variantHeaders: [String] { recorded(["Accept", "Accept-Language", "User-Agent"]) }
+
+    /// The headers sent with the entry's requests: `variantHeaders`, and with `credentials`
+    /// (`--replay-credentials`) the recorded `Cookie` and `Authorization` too.
+    public func headersToSend(credentials: Bool) -> [String] {
+        guard credentials else { return variantHeaders }
+        return variantHeaders + recorded(["Cookie", "Authorization"])
+    }
+
+    /// The recorded request headers of `names` (the first of each), as `Name: value` lines; none
+    /// empty or holding a line break.
+    private func recorded(_ names: [String]) -> [String] {
         var result: [String] = []
-        for name in ["Accept", "Accept-Language", "User-Agent"] {
+        for name in names {
             let lower = name.lowercased()
             guard let header = requestHeaders.first(where: { $0.name.lowercased() == lower }),
                 !header.value.isEmpty, !header.value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 })

@@ -38,6 +38,8 @@ final class LineIngest {
     private(set) var urlLines = 0
     /// Entries of HAR captures that are not images (`HARList.Counts.skipped`): counted only.
     private(set) var notImages = 0
+    /// `--replay-credentials`: a HAR entry's recorded `Cookie` and `Authorization` are sent too.
+    let replayCredentials: Bool
     /// The variant headers of the HAR entry being taken (told just before its line).
     private var recordedHeaders: [String] = []
     /// Where reading stopped when `shouldStop` said so before the lists ended; nil when every
@@ -47,8 +49,9 @@ final class LineIngest {
     init(
         sources: [ListSource], keyFilters: KeyFilterChain, shard: Shard?, duplicateMemoryLimit: Int,
         scratchFolder: String, fileName: @escaping (String) -> String = { $0 },
-        shouldStop: @escaping () -> Bool = { false }, stop: FileDescriptor? = nil
+        shouldStop: @escaping () -> Bool = { false }, stop: FileDescriptor? = nil, replayCredentials: Bool = false
     ) {
+        self.replayCredentials = replayCredentials
         self.stop = stop
         self.fileName = fileName
         self.sources = sources
@@ -80,7 +83,7 @@ final class LineIngest {
             do {
                 linesRead = try ListIngest.read(
                     source, index: index, descriptor: descriptors[index], stop: stop, notImages: { notImages += $0 },
-                    variantHeaders: { recordedHeaders = $0 },
+                    replayCredentials: replayCredentials, variantHeaders: { recordedHeaders = $0 },
                     onLine: { (line, parsed) throws(EntrySpool.SpoolError) -> Bool in
                         // Asked before a list's first line (a signal during set-up reads nothing)
                         // and then every 1024 lines: one load, nothing next to parsing a line.

@@ -48,13 +48,15 @@ struct ListIngest {
     @discardableResult
     static func read<LineError: Error>(
         _ source: ListSource, index: Int, descriptor: FileDescriptor, stop: FileDescriptor? = nil,
-        notImages: (Int) -> Void = { _ in }, variantHeaders: ([String]) -> Void = { _ in },
+        notImages: (Int) -> Void = { _ in }, replayCredentials: Bool = false,
+        variantHeaders: ([String]) -> Void = { _ in },
         onLine: (_ line: Int, _ parsed: ListLine) throws(LineError) -> Bool
     ) throws(ReadFailure<LineError>) -> Int? {
         let format = source.effectiveFormat
         if format == .har {
             return try readHAR(
-                source, descriptor: descriptor, stop: stop, notImages: notImages, variantHeaders: variantHeaders,
+                source, descriptor: descriptor, stop: stop, notImages: notImages,
+                replayCredentials: replayCredentials, variantHeaders: variantHeaders,
                 onLine: onLine)
         }
         var reader = LineReader(descriptor: descriptor, maxLineLength: URLRules.maxLineLength, stop: stop)
@@ -84,7 +86,8 @@ struct ListIngest {
     /// an invalid line; entries that are not images are not lines (`notImages` counts them).
     private static func readHAR<LineError: Error>(
         _ source: ListSource, descriptor: FileDescriptor, stop: FileDescriptor?, notImages: (Int) -> Void,
-        variantHeaders: ([String]) -> Void, onLine: (_ line: Int, _ parsed: ListLine) throws(LineError) -> Bool
+        replayCredentials: Bool, variantHeaders: ([String]) -> Void,
+        onLine: (_ line: Int, _ parsed: ListLine) throws(LineError) -> Bool
     ) throws(ReadFailure<LineError>) -> Int? {
         defer { if descriptor != .standardInput { descriptor.close() } }
         let bodies: HARBodies
@@ -101,7 +104,7 @@ struct ListIngest {
             switch line {
             case .image(let first, let url, let entry):
                 number = first
-                variantHeaders(entry.variantHeaders)
+                variantHeaders(entry.headersToSend(credentials: replayCredentials))
                 switch URLRules.validate(url) {
                 case .success: parsed = .url(url: url, key: nil, priority: nil)
                 case .failure(let error):

@@ -358,5 +358,7 @@ import Testing
             HAREntry.Header(name: "X-Api-Key", value: "k"), HAREntry.Header(name: "Accept-Language", value: ""),
         ]
         #expect(entry.variantHeaders == ["User-Agent: MyApp/1"])
+        #expect(entry.headersToSend(credentials: false) == ["User-Agent: MyApp/1"])
+        #expect(entry.headersToSend(credentials: true) == ["User-Agent: MyApp/1", "Cookie: a=b"])
     }
 }
