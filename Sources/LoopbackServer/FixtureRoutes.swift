@@ -5,7 +5,9 @@ import Foundation
 /// Well-behaved: `/img/NAME` (with ETag / Last-Modified and 304 answers), `/octet/NAME`
 /// (served as application/octet-stream), `/chunked/NAME`, `/gzip/NAME` (gzip-encoded copy from
 /// `hostile/NAME.gz`), `/redirect/N/NAME` (a chain of N redirects), `/auth/NAME` (basic auth
-/// `imgwarm:s3cret`), `/gated/NAME` (needs `X-Token: letmein`), `/dynamic/KEY` (content the test
+/// `imgwarm:s3cret`), `/gated/NAME` (needs `X-Token: letmein`), `/variant/NAME` (needs an
+/// `Accept` naming `image/webp` and a `User-Agent` starting `MyApp/`; 400 to any `Cookie` or
+/// `Authorization`), `/dynamic/KEY` (content the test
 /// sets with `setDynamic`).
 ///
 /// Misbehaving: `/status/CODE[?retry-after=V]`, `/flaky/NAME?fail=N&status=S[&retry-after=V]`
@@ -331,6 +333,21 @@ public final class FixtureRoutes: @unchecked Sendable {
                     out.respond(
                         status: 401, headers: ["WWW-Authenticate": "Basic realm=\"images\""],
                         body: Array("who are you?\n".utf8))
+                }
+            }
+        case "variant":
+            // The image only for the app's variant (an Accept naming WebP, a User-Agent of
+            // MyApp), and never to a request carrying credentials.
+            guard let image else { return nil }
+            return { request, out in
+                let accept = request.header("accept") ?? ""
+                let agent = request.header("user-agent") ?? ""
+                if request.header("cookie") != nil || request.header("authorization") != nil {
+                    out.respond(status: 400, headers: ["Content-Type": "text/plain"], body: Array("credentials\n".utf8))
+                } else if accept.contains("image/webp") && agent.hasPrefix("MyApp/") {
+                    out.respond(status: 200, headers: ["Content-Type": FixtureRoutes.contentType(rest)], body: image)
+                } else {
+                    out.respond(status: 406, headers: ["Content-Type": "text/plain"], body: Array("variant\n".utf8))
                 }
             }
         case "gated":

@@ -89,8 +89,8 @@ final class Downloader {
         // values the header parser now drops: they are checked again before they are sent.
         let etag = validators?.etag.flatMap { ResponseHeaders.isSafeValidator($0) ? $0 : nil }
         let lastModified = validators?.lastModified.flatMap { ResponseHeaders.isSafeValidator($0) ? $0 : nil }
-        if etag != nil || lastModified != nil {
-            var headers = headerList
+        if etag != nil || lastModified != nil || !entry.headers.isEmpty {
+            var headers = entry.headers.isEmpty ? headerList : configuration.requestHeaders(recorded: entry.headers)
             if let etag { headers.append("If-None-Match: \(etag)") }
             if let lastModified { headers.append("If-Modified-Since: \(lastModified)") }
             try transfer.easy.setHeaders(headers)

@@ -77,9 +77,14 @@ public struct FetchConfiguration: Sendable {
     var timeoutMilliseconds: Int64 { max(1, Int64((timeout * 1000).rounded())) }
 
     /// The request headers: defaults, then `headers` adding to or replacing them.
-    var requestHeaders: [String] {
+    var requestHeaders: [String] { requestHeaders(recorded: []) }
+
+    /// The request headers of an entry with `recorded` headers (`PendingEntry.headers`): the
+    /// defaults, replaced by the recorded ones of the same name, then `headers` (`--header`)
+    /// adding to or replacing them all.
+    func requestHeaders(recorded: [String]) -> [String] {
         var result = ["Accept: \(accept)"]
-        for header in headers {
+        for header in recorded + headers {
             let name = header.split(separator: ":", maxSplits: 1).first.map { $0.trimmingCharacters(in: " ") }
             if let name {
                 result.removeAll { $0.lowercased().hasPrefix(name.lowercased() + ":") }

@@ -47,15 +47,17 @@ final class EntrySpool {
 
     /// The high bit of a record's URL length: a key of its own follows the URL.
     private static let hasKey: UInt32 = 1 << 31
+    /// The next bit: request headers follow (after the key), a count and each `length, bytes`.
+    private static let hasHeaders: UInt32 = 1 << 30
 
     /// Appends one entry. A record is `line, input, URL length` (three UInt32) and the URL; when
     /// the key differs from the URL, the length's high bit is set and `key length, key` follow, so
     /// the usual line (key = URL) costs nothing extra.
-    func append(line: Int, input: Int, url: String, key: String) throws(SpoolError) {
+    func append(line: Int, input: Int, url: String, key: String, headers: [String] = []) throws(SpoolError) {
         let separate = key != url
         var header = (
             UInt32(truncatingIfNeeded: line), UInt32(truncatingIfNeeded: input),
-            UInt32(url.utf8.count) | (separate ? EntrySpool.hasKey : 0)
+            UInt32(url.utf8.count) | (separate ? EntrySpool.hasKey : 0) | (headers.isEmpty ? 0 : EntrySpool.hasHeaders)
         )
         withUnsafeBytes(of: &header) { buffer.append(contentsOf: $0) }
         buffer.append(contentsOf: url.utf8)
@@ -63,6 +65,15 @@ final class EntrySpool {
             var length = UInt32(key.utf8.count)
             withUnsafeBytes(of: &length) { buffer.append(contentsOf: $0) }
             buffer.append(contentsOf: key.utf8)
+        }
+        if !headers.isEmpty {
+            var number = UInt32(headers.count)
+            withUnsafeBytes(of: &number) { buffer.append(contentsOf: $0) }
+            for text in headers {
+                var length = UInt32(text.utf8.count)
+                withUnsafeBytes(of: &length) { buffer.append(contentsOf: $0) }
+                buffer.append(contentsOf: text.utf8)
+            }
         }
         count += 1
         remaining += 1
@@ -161,7 +172,7 @@ final class EntrySpool {
                 )
             }
             position += 12
-            let urlLength = Int(length & ~EntrySpool.hasKey)
+            let urlLength = Int(length & ~(EntrySpool.hasKey | EntrySpool.hasHeaders))
             let url = String(decoding: bytes[position..<(position + urlLength)], as: UTF8.self)
             position += urlLength
             var key: String?
@@ -172,7 +183,19 @@ final class EntrySpool {
                 key = String(decoding: bytes[position..<(position + keyLength)], as: UTF8.self)
                 position += keyLength
             }
-            loaded.append(PendingEntry(line: Int(line), input: Int(input), url: url, key: key, priority: priority))
+            var entry = PendingEntry(line: Int(line), input: Int(input), url: url, key: key, priority: priority)
+            if length & EntrySpool.hasHeaders != 0 {
+                let number = Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position, as: UInt32.self) })
+                position += 4
+                for _ in 0..<number {
+                    let textLength = Int(
+                        bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position, as: UInt32.self) })
+                    position += 4
+                    entry.headers.append(String(decoding: bytes[position..<(position + textLength)], as: UTF8.self))
+                    position += textLength
+                }
+            }
+            loaded.append(entry)
         }
         if order == .lifo { loaded.reverse() }
         return !loaded.isEmpty

@@ -36,6 +36,12 @@ final class LineIngest {
     let stop: FileDescriptor?
     /// URL lines read (queued, duplicates and other shards' lines; not invalid ones).
     private(set) var urlLines = 0
+    /// Entries of HAR captures that are not images (`HARList.Counts.skipped`): counted only.
+    private(set) var notImages = 0
+    /// `--replay-credentials`: a HAR entry's recorded `Cookie` and `Authorization` are sent too.
+    let replayCredentials: Bool
+    /// The variant headers of the HAR entry being taken (told just before its line).
+    private var recordedHeaders: [String] = []
     /// Where reading stopped when `shouldStop` said so before the lists ended; nil when every
     /// list was read to its end.
     private(set) var cut: ListCut?
@@ -43,8 +49,9 @@ final class LineIngest {
     init(
         sources: [ListSource], keyFilters: KeyFilterChain, shard: Shard?, duplicateMemoryLimit: Int,
         scratchFolder: String, fileName: @escaping (String) -> String = { $0 },
-        shouldStop: @escaping () -> Bool = { false }, stop: FileDescriptor? = nil
+        shouldStop: @escaping () -> Bool = { false }, stop: FileDescriptor? = nil, replayCredentials: Bool = false
     ) {
+        self.replayCredentials = replayCredentials
         self.stop = stop
         self.fileName = fileName
         self.sources = sources
@@ -74,16 +81,18 @@ final class LineIngest {
             var taken = 0
             let linesRead: Int?
             do {
-                linesRead = try ListIngest.read(source, index: index, descriptor: descriptors[index], stop: stop) {
-                    (line, parsed) throws(EntrySpool.SpoolError) -> Bool in
-                    // Asked before a list's first line (a signal during set-up reads nothing)
-                    // and then every 1024 lines: one load, nothing next to parsing a line.
-                    if taken & 0x3FF == 0 && shouldStop() { return false }
-                    taken += 1
-                    lastLine = line
-                    try take(line, index, source, parsed, ordinalBases[index], spools, event)
-                    return true
-                }
+                linesRead = try ListIngest.read(
+                    source, index: index, descriptor: descriptors[index], stop: stop, notImages: { notImages += $0 },
+                    replayCredentials: replayCredentials, variantHeaders: { recordedHeaders = $0 },
+                    onLine: { (line, parsed) throws(EntrySpool.SpoolError) -> Bool in
+                        // Asked before a list's first line (a signal during set-up reads nothing)
+                        // and then every 1024 lines: one load, nothing next to parsing a line.
+                        if taken & 0x3FF == 0 && shouldStop() { return false }
+                        taken += 1
+                        lastLine = max(lastLine, line)  // a HAR's lines (its entries) may come out of order
+                        try take(line, index, source, parsed, ordinalBases[index], spools, event)
+                        return true
+                    })
             } catch {
                 switch error {
                 case .read(let error): throw .unreadable(error)
@@ -124,6 +133,7 @@ final class LineIngest {
         _ line: Int, _ index: Int, _ source: ListSource, _ parsed: ListLine, _ base: UInt64,
         _ spools: [EntrySpool], _ event: (Event) -> Void
     ) throws(EntrySpool.SpoolError) {
+        defer { recordedHeaders = [] }
         switch parsed {
         case .ignored:
             return
@@ -154,7 +164,7 @@ final class LineIngest {
                 event(.duplicate(duplicate(line, index, url, key, priority)))
                 return
             }
-            try spools[priority.rank].append(line: line, input: index, url: url, key: key)
+            try spools[priority.rank].append(line: line, input: index, url: url, key: key, headers: recordedHeaders)
         }
     }
 

@@ -48,10 +48,18 @@ struct ListIngest {
     @discardableResult
     static func read<LineError: Error>(
         _ source: ListSource, index: Int, descriptor: FileDescriptor, stop: FileDescriptor? = nil,
+        notImages: (Int) -> Void = { _ in }, replayCredentials: Bool = false,
+        variantHeaders: ([String]) -> Void = { _ in },
         onLine: (_ line: Int, _ parsed: ListLine) throws(LineError) -> Bool
     ) throws(ReadFailure<LineError>) -> Int? {
-        var reader = LineReader(descriptor: descriptor, maxLineLength: URLRules.maxLineLength, stop: stop)
         let format = source.effectiveFormat
+        if format == .har {
+            return try readHAR(
+                source, descriptor: descriptor, stop: stop, notImages: notImages,
+                replayCredentials: replayCredentials, variantHeaders: variantHeaders,
+                onLine: onLine)
+        }
+        var reader = LineReader(descriptor: descriptor, maxLineLength: URLRules.maxLineLength, stop: stop)
         var lineNumber = 0
         var failure: LineError?
         var stopped = false
@@ -70,6 +78,52 @@ struct ListIngest {
         if stopped { return lineNumber - 1 }
         if reader.stopped { return lineNumber }
         if let error = reader.readError { throw .read(ReadError(path: source.path, code: error.code)) }
+        return nil
+    }
+
+    /// `read` for a HAR capture: each image entry is a line numbered by its entry (`HARList`),
+    /// its recorded variant headers told just before it (`variantHeaders`), each unusable entry
+    /// an invalid line; entries that are not images are not lines (`notImages` counts them).
+    private static func readHAR<LineError: Error>(
+        _ source: ListSource, descriptor: FileDescriptor, stop: FileDescriptor?, notImages: (Int) -> Void,
+        replayCredentials: Bool, variantHeaders: ([String]) -> Void,
+        onLine: (_ line: Int, _ parsed: ListLine) throws(LineError) -> Bool
+    ) throws(ReadFailure<LineError>) -> Int? {
+        defer { if descriptor != .standardInput { descriptor.close() } }
+        let bodies: HARBodies
+        do {
+            bodies = try HARBodies(folder: nil)
+        } catch {
+            throw .read(ReadError(path: source.path, code: error.code))
+        }
+        var failure: LineError?
+        let result = HARList.read(descriptor, bodies: bodies, stop: stop) { line in
+            guard failure == nil else { return false }
+            let number: Int
+            let parsed: ListLine
+            switch line {
+            case .image(let first, let url, let entry):
+                number = first
+                variantHeaders(entry.headersToSend(credentials: replayCredentials))
+                switch URLRules.validate(url) {
+                case .success: parsed = .url(url: url, key: nil, priority: nil)
+                case .failure(let error):
+                    parsed = .invalid(
+                        reason: "request.url " + error.message, text: ListLine.display(ArraySlice(url.utf8)))
+                }
+            case .invalid(let entry, let reason):
+                number = entry
+                parsed = .invalid(reason: reason, text: "entry \(entry)")
+            }
+            do throws(LineError) { return try onLine(number, parsed) } catch {
+                failure = error
+                return false
+            }
+        }
+        if let failure { throw .line(failure) }
+        notImages(result.counts.skipped)
+        if result.stopped { return result.counts.entries }
+        if let error = result.readError { throw .read(ReadError(path: source.path, code: error.code)) }
         return nil
     }
 }

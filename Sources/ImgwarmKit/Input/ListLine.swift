@@ -20,7 +20,7 @@ public enum ListLine: Equatable, Sendable {
         if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { return .ignored }
         switch format {
         case .jsonl: return parseJSON(trimmed)
-        case .plain, .auto:
+        case .plain, .auto, .har:
             switch URLRules.key(from: trimmed) {
             case .success(let url): return .url(url: url, key: nil, priority: nil)
             case .failure(let error):

@@ -11,6 +11,10 @@ public struct PendingEntry: Sendable {
     /// the run's key filters; the URL itself by default.
     public var key: String
     public var priority: Priority
+    /// Request headers recorded for this URL (a HAR entry's `HAREntry.variantHeaders`), sent
+    /// with its requests in place of the defaults of the same name (`--header` still wins).
+    /// Never in reports or state.
+    public var headers: [String] = []
     /// Attempts made so far.
     public var attempts = 0
     /// Seconds (monotonic) the first attempt started, for the report's duration.

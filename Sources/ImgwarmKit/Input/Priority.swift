@@ -21,12 +21,16 @@ public enum ExecutionOrder: String, CaseIterable, Sendable {
 
 /// How a list file is read.
 public enum ListFormat: String, CaseIterable, Sendable {
-    /// `.jsonl` / `.ndjson` files are JSON Lines, everything else plain text.
+    /// `.jsonl` / `.ndjson` files are JSON Lines, `.har` files HAR captures, everything else
+    /// plain text.
     case auto
     /// One URL per line; blank lines and `#` lines are ignored.
     case plain
     /// One JSON object per line with `url` and an optional `priority`.
     case jsonl
+    /// A HAR capture (HAR 1.2): each entry whose response is an image is a line, numbered by
+    /// its entry (`HARList`).
+    case har
 }
 
 /// One list to read: a path or `-` for standard input.
@@ -46,7 +50,14 @@ public struct ListSource: Sendable, Equatable {
     public var effectiveFormat: ListFormat {
         guard format == .auto else { return format }
         let lower = path.lowercased()
+        if lower.hasSuffix(".har") { return .har }
         return lower.hasSuffix(".jsonl") || lower.hasSuffix(".ndjson") ? .jsonl : .plain
+    }
+
+    /// Where line `line` of this list is, as messages name it: `list.txt:3`, or `capture.har
+    /// entry 3` for a HAR capture, whose lines are its entries.
+    public func place(_ line: Int) -> String {
+        effectiveFormat == .har ? "\(displayName) entry \(line)" : "\(displayName):\(line)"
     }
 
     /// How reports and messages name this list.

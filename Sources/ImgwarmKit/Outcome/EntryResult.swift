@@ -84,6 +84,9 @@ public struct PrefetchTotals: Sendable, Equatable {
     public var interrupted = 0
     /// `--shard K/N`: lines whose key belongs to another shard (counted in `lines`, not listed).
     public var otherShard = 0
+    /// Entries of HAR captures that are not images (or not GET, or not http(s)): counted, never
+    /// listed, not in `lines`.
+    public var notImages = 0
     /// Body bytes received (after content decoding) for stored images.
     public var bytesReceived: Int64 = 0
     /// Failures by error class.

@@ -28,7 +28,8 @@ final class PrefetchIngest {
             sources: sources, keyFilters: configuration.keyFilters, shard: configuration.shard,
             duplicateMemoryLimit: configuration.duplicateMemoryLimit, scratchFolder: configuration.spoolFolder,
             fileName: { [location] in (try? location.entryName(forKey: $0, index: nil)) ?? "" },
-            shouldStop: { stop.signal != 0 }, stop: stop.descriptor)
+            shouldStop: { stop.signal != 0 }, stop: stop.descriptor,
+            replayCredentials: configuration.replayCredentials)
         do {
             try lines.read(into: spools, order: configuration.order) { event in
                 switch event {
@@ -43,6 +44,7 @@ final class PrefetchIngest {
             }
         }
         recorder.total = lines.urlLines + recorder.totals.invalid
+        recorder.recordNotImages(lines.notImages)
         cut = lines.cut
         return spools
     }

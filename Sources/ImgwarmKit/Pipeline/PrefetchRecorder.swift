@@ -40,6 +40,11 @@ final class PrefetchRecorder {
         totals.addOtherShard()
     }
 
+    /// HAR entries that are not images: counted only (`PrefetchTotals.notImages`).
+    func recordNotImages(_ count: Int) {
+        totals.notImages += count
+    }
+
     /// A URL the run stopped before it started (interrupted, or a run-level problem): every line
     /// gets its entry.
     func recordNotStarted(_ entry: PendingEntry) {

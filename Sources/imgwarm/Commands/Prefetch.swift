@@ -245,6 +245,11 @@ struct Prefetch: ParsableCommand {
     @Flag(name: .customLong("retry-failed"), help: "Request blacklisted URLs again.")
     var retryFailed = false
 
+    @Flag(
+        name: .customLong("replay-credentials"),
+        help: "Also send the Cookie and Authorization headers a HAR capture recorded (never by default).")
+    var replayCredentials = false
+
     @Option(
         name: .customLong("blacklist-ttl"), parsing: .unconditional,
         help: ArgumentHelp(

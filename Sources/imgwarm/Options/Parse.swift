@@ -98,7 +98,7 @@ extension Parse {
 
     static func format(_ text: String) throws -> ListFormat {
         guard let format = ListFormat(rawValue: text.lowercased()) else {
-            throw ValidationError("invalid list format '\(text)': use auto, plain or jsonl")
+            throw ValidationError("invalid list format '\(text)': use auto, plain, jsonl or har")
         }
         return format
     }

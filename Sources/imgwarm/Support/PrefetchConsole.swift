@@ -63,7 +63,7 @@ final class PrefetchConsole: PrefetchJob.Observer {
 
     /// The one line that tells what happened to `result`.
     static func line(for result: EntryResult, source: ListSource, hintRetryFailed: Bool) -> String {
-        let place = "\(source.displayName):\(result.line)"
+        let place = source.place(result.line)
         // Both when the key is not the URL (an explicit key or --key-filter).
         var url = Redaction.redact(result.url)
         if result.key != result.url && result.outcome != .invalid { url += " (key \(Redaction.redact(result.key)))" }

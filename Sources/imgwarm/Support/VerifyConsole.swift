@@ -34,7 +34,7 @@ final class VerifyConsole {
             guard !check.isHit || verbose else { return nil }
             return VerifyConsole.line(for: check, sources: sources)
         case .invalid(let invalid):
-            return "\(sources[invalid.input].displayName):\(invalid.line): invalid: \(Redaction.redact(invalid.reason))"
+            return "\(sources[invalid.input].place(invalid.line)): invalid: \(Redaction.redact(invalid.reason))"
         case .ignored(let entry):
             if quiet || (entry.reason == .hidden && !verbose) { return nil }
             let why =
@@ -48,7 +48,7 @@ final class VerifyConsole {
     /// lists `file: miss: reason`.
     static func line(for check: VerifyJob.Check, sources: [ListSource]) -> String {
         var head = ""
-        if let input = check.input, let line = check.line { head += "\(sources[input].displayName):\(line): " }
+        if let input = check.input, let line = check.line { head += "\(sources[input].place(line)): " }
         if let key = check.key {
             var shown = EscapedText.escaped(Redaction.redact(key))
             if let url = check.url, url != key { shown += " (URL \(EscapedText.escaped(Redaction.redact(url))))" }

@@ -1,0 +1,110 @@
+/// One entry of a HAR capture (HAR 1.2, `log.entries[]`) as the list reader keeps it: what was
+/// asked, what came back, and where its recorded body lies — never the body itself.
+public struct HAREntry: Sendable, Equatable {
+    /// A header as recorded (`{"name", "value"}`).
+    public struct Header: Sendable, Equatable {
+        public var name: String
+        public var value: String
+    }
+
+    /// A recorded body, decoded (base64 or plain text), in the reader's scratch file.
+    public struct Body: Sendable, Equatable {
+        public var offset: Int64
+        public var length: Int64
+    }
+
+    /// 1-based place in `log.entries`.
+    public var number: Int
+    public var url = ""
+    public var method = "GET"
+    public var requestHeaders: [Header] = []
+    public var status = 0
+    public var responseHeaders: [Header] = []
+    /// `response.redirectURL` (empty when none).
+    public var redirectURL = ""
+    /// `response.content.mimeType`, as recorded.
+    public var mimeType = ""
+    /// `response.content.size`: the decoded body's length as the exporter counted it.
+    public var size: Int?
+    public var body: Body?
+    public var startedDateTime = ""
+
+    /// The value of the first response header named `name` (any case).
+    public func responseHeader(_ name: String) -> String? {
+        responseHeaders.first { $0.name.lowercased() == name }?.value
+    }
+
+    /// The recorded request headers that choose the variant a server sends (`Accept`,
+    /// `Accept-Language`, `User-Agent`: a CDN serves WebP or AVIF by `Accept`), as `Name: value`
+    /// lines to send with the fetch. Never a credential (`Cookie`, `Authorization`, …): only
+    /// these three names are taken, and no value holding a line break.
+    public var variantHeaders: [String] { recorded(["Accept", "Accept-Language", "User-Agent"]) }
+
+    /// The headers sent with the entry's requests: `variantHeaders`, and with `credentials`
+    /// (`--replay-credentials`) the recorded `Cookie` and `Authorization` too.
+    public func headersToSend(credentials: Bool) -> [String] {
+        guard credentials else { return variantHeaders }
+        return variantHeaders + recorded(["Cookie", "Authorization"])
+    }
+
+    /// The recorded request headers of `names` (the first of each), as `Name: value` lines; none
+    /// empty or holding a line break.
+    private func recorded(_ names: [String]) -> [String] {
+        var result: [String] = []
+        for name in names {
+            let lower = name.lowercased()
+            guard let header = requestHeaders.first(where: { $0.name.lowercased() == lower }),
+                !header.value.isEmpty, !header.value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 })
+            else { continue }
+            result.append("\(name): \(header.value)")
+        }
+        return result
+    }
+
+    /// A 3xx that names where it leads: the absolute URL of `redirectURL`, else of `Location`.
+    var redirectTarget: String? {
+        guard (300...399).contains(status), status != 304 else { return nil }
+        let target = redirectURL.isEmpty ? (responseHeader("location") ?? "") : redirectURL
+        guard !target.isEmpty else { return nil }
+        if target.contains("://") { return target }
+        guard target.hasPrefix("/"), let scheme = url.firstRange(of: "://") else { return nil }
+        let authorityEnd = url[scheme.upperBound...].firstIndex(of: "/") ?? url.endIndex
+        return target.hasPrefix("//") ? url[..<scheme.lowerBound] + ":" + target : url[..<authorityEnd] + target
+    }
+
+    /// Extensions of image files, for entries whose MIME type does not say.
+    static let imageExtensions: Set<String> = [
+        "jpg", "jpeg", "jpe", "png", "apng", "gif", "webp", "avif", "heic", "heif", "bmp", "ico", "tif", "tiff", "jxl",
+        "svg",
+    ]
+
+    /// Whether the entry is an image: `content.mimeType` `image/*`, else the URL path's
+    /// extension, else the body's first bytes (`head`, decoded).
+    func isImage(head: [UInt8]) -> Bool {
+        if mimeType.lowercased().hasPrefix("image/") { return true }
+        var path = Substring(url)
+        if let scheme = path.firstRange(of: "://") {
+            path = path[scheme.upperBound...]
+            path = path[(path.firstIndex(of: "/") ?? path.endIndex)...]
+        }
+        if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<end] }
+        if let dot = path.lastIndex(of: "."), !path[dot...].contains("/"),
+            HAREntry.imageExtensions.contains(path[path.index(after: dot)...].lowercased())
+        {
+            return true
+        }
+        return HAREntry.looksLikeImage(head)
+    }
+
+    /// A few magic numbers (JPEG, PNG, GIF, WebP, ISO BMFF images): Input may not ask
+    /// Validation, which sniffs for real once the bytes are downloaded.
+    static func looksLikeImage(_ b: [UInt8]) -> Bool {
+        func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
+            b.count >= offset + magic.count && Array(b[offset..<(offset + magic.count)]) == magic
+        }
+        return starts([0xFF, 0xD8, 0xFF]) || starts([0x89, 0x50, 0x4E, 0x47]) || starts(Array("GIF8".utf8))
+            || (starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8))
+            || starts(Array("ftypavif".utf8), at: 4)
+            || starts(Array("ftypheic".utf8), at: 4) || starts(Array("ftypmif1".utf8), at: 4)
+    }
+}
