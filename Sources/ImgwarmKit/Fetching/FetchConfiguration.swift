@@ -52,6 +52,9 @@ public struct FetchConfiguration: Sendable {
     /// Bodies up to this size stay in memory; larger ones are written to a temporary file as
     /// they arrive. `4 MiB` by default.
     public var memoryBodyLimit = 4 << 20
+    /// Send a HAR entry's recorded `Cookie` and `Authorization` too (`--replay-credentials`).
+    /// `false` by default: credentials never leave the machine unless asked.
+    public var replayCredentials = false
     /// The `Accept` header sent unless `headers` replaces it.
     public var accept = "image/*,*/*;q=0.8"
 
@@ -59,7 +62,8 @@ public struct FetchConfiguration: Sendable {
 
     /// A fingerprint of what decides whether a server accepts this client, for the blacklist
     /// entries of failures that depend on it (TLS, 401, 403, 407: `FailureReason.dependsOnClient`):
-    /// the CA file, `insecure`, the request headers, the netrc file, the user agent, and where
+    /// the CA file, `insecure`, the request headers, whether recorded credentials are replayed, the
+    /// netrc file, the user agent, and where
     /// requests go: the proxy and the hosts reached without it, the environment's where those
     /// are nil (`proxyEnvironment`). The first 16 hex digits of an MD5 of them: the headers
     /// (which may carry tokens) and the proxy (which may carry a password) are never stored as such.
@@ -67,7 +71,8 @@ public struct FetchConfiguration: Sendable {
         let parts =
             [
                 "ca=\(caCertificates ?? "")", "insecure=\(insecure)", "netrc=\(netrcFile ?? "")",
-                "agent=\(userAgent)", "proxy=\(proxy ?? proxyEnvironment.fingerprintText)",
+                "agent=\(userAgent)", "credentials=\(replayCredentials ? "replayed" : "not sent")",
+                "proxy=\(proxy ?? proxyEnvironment.fingerprintText)",
                 "noproxy=\(noProxy ?? proxyEnvironment.noProxy.map { "(environment) " + $0 } ?? "(environment)")",
             ] + requestHeaders.map { "header=" + $0 }
         return String(MD5.digest(Array(parts.joined(separator: "\n").utf8)).hex.prefix(16))

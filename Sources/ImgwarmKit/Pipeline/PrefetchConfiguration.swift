@@ -18,9 +18,6 @@ extension PrefetchJob {
         public var retry = RetryPolicy()
         /// Request blacklisted URLs anyway (SDWebImage's `RetryFailed`). `false` by default.
         public var retryFailed = false
-        /// Send a HAR entry's recorded `Cookie` and `Authorization` too (`--replay-credentials`).
-        /// `false` by default: credentials never leave the machine unless asked.
-        public var replayCredentials = false
         /// How long a blacklist entry stays in force. `.after(seconds: 604800)` (7 days) by default.
         public var blacklistTTL: Expiry = .after(seconds: 7 * 86400)
         /// Revalidate cached files with their stored validators (SDWebImage's `RefreshCached`).

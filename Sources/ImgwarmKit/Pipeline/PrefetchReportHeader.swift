@@ -43,7 +43,7 @@ extension PrefetchReport.Header {
             ("retryDelaySeconds", .double(configuration.retry.delay)),
             ("maxRetryWaitSeconds", .double(configuration.retry.maxWait)),
             ("retryFailed", .bool(configuration.retryFailed)),
-            ("replayCredentials", .bool(configuration.replayCredentials)),
+            ("replayCredentials", .bool(configuration.fetch.replayCredentials)),
             ("blacklistTTLSeconds", configuration.blacklistTTL.seconds.map { .double($0) } ?? .string(nil)),
             ("refresh", .bool(configuration.refresh)),
             ("lockTimeoutSeconds", .double(configuration.lockTimeout)),

@@ -69,7 +69,7 @@ extension Prefetch {
         configuration.retry.delay = retryDelay ?? configuration.retry.delay
         configuration.retry.maxWait = maxRetryWait ?? configuration.retry.maxWait
         configuration.retryFailed = retryFailed
-        configuration.replayCredentials = replayCredentials
+        configuration.fetch.replayCredentials = replayCredentials
         configuration.blacklistTTL = blacklistTTL ?? configuration.blacklistTTL
         configuration.refresh = refresh
         configuration.statePath = stateOptions.state
