@@ -47,15 +47,18 @@ final class EntrySpool {
 
     /// The high bit of a record's URL length: a key of its own follows the URL.
     private static let hasKey: UInt32 = 1 << 31
+    /// The next bit: a body source (`BodySource`) follows the URL and key: its kind (one byte,
+    /// 0 a file), then `length, bytes` (its path).
+    private static let hasBody: UInt32 = 1 << 30
 
     /// Appends one entry. A record is `line, input, URL length` (three UInt32) and the URL; when
     /// the key differs from the URL, the length's high bit is set and `key length, key` follow, so
     /// the usual line (key = URL) costs nothing extra.
-    func append(line: Int, input: Int, url: String, key: String) throws(SpoolError) {
+    func append(line: Int, input: Int, url: String, key: String, body: BodySource? = nil) throws(SpoolError) {
         let separate = key != url
         var header = (
             UInt32(truncatingIfNeeded: line), UInt32(truncatingIfNeeded: input),
-            UInt32(url.utf8.count) | (separate ? EntrySpool.hasKey : 0)
+            UInt32(url.utf8.count) | (separate ? EntrySpool.hasKey : 0) | (body != nil ? EntrySpool.hasBody : 0)
         )
         withUnsafeBytes(of: &header) { buffer.append(contentsOf: $0) }
         buffer.append(contentsOf: url.utf8)
@@ -63,6 +66,12 @@ final class EntrySpool {
             var length = UInt32(key.utf8.count)
             withUnsafeBytes(of: &length) { buffer.append(contentsOf: $0) }
             buffer.append(contentsOf: key.utf8)
+        }
+        if case .file(let path) = body {
+            var length = UInt32(path.utf8.count)
+            buffer.append(0)
+            withUnsafeBytes(of: &length) { buffer.append(contentsOf: $0) }
+            buffer.append(contentsOf: path.utf8)
         }
         count += 1
         remaining += 1
@@ -161,7 +170,7 @@ final class EntrySpool {
                 )
             }
             position += 12
-            let urlLength = Int(length & ~EntrySpool.hasKey)
+            let urlLength = Int(length & ~(EntrySpool.hasKey | EntrySpool.hasBody))
             let url = String(decoding: bytes[position..<(position + urlLength)], as: UTF8.self)
             position += urlLength
             var key: String?
@@ -172,7 +181,15 @@ final class EntrySpool {
                 key = String(decoding: bytes[position..<(position + keyLength)], as: UTF8.self)
                 position += keyLength
             }
-            loaded.append(PendingEntry(line: Int(line), input: Int(input), url: url, key: key, priority: priority))
+            var entry = PendingEntry(line: Int(line), input: Int(input), url: url, key: key, priority: priority)
+            if length & EntrySpool.hasBody != 0 {
+                let pathLength = Int(
+                    bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position + 1, as: UInt32.self) })
+                position += 5
+                entry.body = .file(String(decoding: bytes[position..<(position + pathLength)], as: UTF8.self))
+                position += pathLength
+            }
+            loaded.append(entry)
         }
         if order == .lifo { loaded.reverse() }
         return !loaded.isEmpty

@@ -28,7 +28,7 @@ final class PrefetchIngest {
             sources: sources, keyFilters: configuration.keyFilters, shard: configuration.shard,
             duplicateMemoryLimit: configuration.duplicateMemoryLimit, scratchFolder: configuration.spoolFolder,
             fileName: { [location] in (try? location.entryName(forKey: $0, index: nil)) ?? "" },
-            shouldStop: { stop.signal != 0 }, stop: stop.descriptor)
+            shouldStop: { stop.signal != 0 }, stop: stop.descriptor, fileRules: configuration.fileRules)
         do {
             try lines.read(into: spools, order: configuration.order) { event in
                 switch event {

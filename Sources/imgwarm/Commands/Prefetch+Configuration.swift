@@ -75,6 +75,7 @@ extension Prefetch {
         configuration.lockTimeout = stateOptions.lockTimeout
         configuration.keyFilters = keyOptions.chain
         configuration.shard = shardOptions.shard
+        configuration.fileRules = filesRoot.rules
         configuration.maxSize = maxSize
         return configuration
     }
