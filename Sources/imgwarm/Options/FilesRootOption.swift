@@ -6,7 +6,7 @@ struct FilesRootOption: ParsableArguments {
     @Option(
         name: .customLong("files-root"),
         help: ArgumentHelp(
-            "The folder JSON Lines \"file\" paths must be in; relative paths resolve against it (default: the list's folder, the current folder for -).",
+            "The folder JSON Lines \"file\" paths must be in; relative paths resolve against it (default the list's folder; for - the current folder).",
             discussion:
                 "A line {\"url\": ..., \"file\": PATH} stores the local file under the URL's key with no request. Without this option a path that leaves the list's folder (.., an absolute path, a symbolic link pointing out) is refused; only regular files are read.",
             valueName: "folder"),
