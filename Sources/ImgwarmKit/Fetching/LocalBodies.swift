@@ -56,8 +56,12 @@ final class LocalBodies {
 
     /// The file at `path` as a body: only a regular file, at most `maxBytes`, not empty.
     func read(_ path: String, entry: PendingEntry) -> Result<Downloader.Body, Failure> {
+        // Checked again as it is read (ingest checked it): opening a FIFO would wait for a writer.
         let file: FileDescriptor
         do {
+            guard try FileSystem.status(ofPath: path).kind == .file else {
+                return .failure(Failure(.transferFailed, "\(path) is no longer a regular file"))
+            }
             file = try FileDescriptor.openForReading(path)
         } catch {
             return .failure(Failure(.transferFailed, "cannot read \(path): \(SystemError.message(error.code))"))

@@ -221,6 +221,9 @@ extension PrefetchJob {
     /// transient failure with tries left goes back to the scheduler after its back-off (or the
     /// server's `Retry-After`); anything else is final, reported and, when permanent, blacklisted.
     func retryOrRecord(_ entry: PendingEntry, _ failure: Failure, retryAfter: String?, scheduler: Scheduler) {
+        // A local body's failure is the file's, not the URL's: reading it again changes nothing,
+        // and its URL is never blacklisted.
+        if entry.body != nil { return recordFailure(entry, failure, blacklist: nil) }
         let policy = FailurePolicy(retry: configuration.retry, clientFingerprint: state.clientFingerprint)
         switch policy.verdict(
             on: failure, url: entry.url, attempts: entry.attempts, retryAfter: retryAfter,
@@ -233,8 +236,7 @@ extension PrefetchJob {
                 scheduler.retry(entry, at: Monotonic.now() + delay)
             }
         case .final(let failure, let blacklist):
-            // A local body's failure is the file's, not the URL's: never blacklisted.
-            recordFailure(entry, failure, blacklist: entry.body == nil ? blacklist : nil)
+            recordFailure(entry, failure, blacklist: blacklist)
         }
     }
 }
