@@ -279,4 +279,21 @@ import Testing
         #expect(bench.cached(local) == bench.png)
         #expect(try bench.blacklistedURLs().isEmpty, "stored: taken off the blacklist; the broken file lists nothing")
     }
+
+    /// A file line takes no slot of its URL's host: with the host's every slot held by transfers
+    /// that hang, it is still read and stored at once.
+    @Test func aFileLineTakesNoSlotOfItsHost() throws {
+        let bench = try Bench()
+        _ = try bench.temp.write("local.png", Data(bench.png))
+        let hanging = (1...(SlotPolicy.Configuration.initialPerHost + 2)).map { "https://example.com/hang-\($0).png" }
+        let local = "https://example.com/local.png"
+        let network = ScriptedNetwork(Dictionary(uniqueKeysWithValues: hanging.map { ($0, [.hang]) }))
+        let stop = bench.stop
+        network.onPoll = { _ in if bench.cached(local) != nil { stop.trip(SIGTERM) } }
+        let lines = hanging.map { #"{"url": "\#($0)"}"# } + [#"{"url": "\#(local)", "file": "local.png"}"#]
+        let run = try bench.run(lines, network: network, listName: "list.jsonl")
+        #expect(network.requests.count == SlotPolicy.Configuration.initialPerHost, "the host's slots are full")
+        #expect(try run.result(local).outcome == .downloaded)
+        #expect(run.summary.signal == SIGTERM, "stopped by the test, not by the 60 s deadline")
+    }
 }
