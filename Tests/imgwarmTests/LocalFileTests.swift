@@ -40,6 +40,9 @@ import Testing
             #expect(entry["outcome"] as? String == "downloaded")
             #expect(entry["httpStatus"] is NSNull, "a file had no HTTP response")
         }
+        let schema = try JSONSchema(
+            contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/prefetch-report.schema.json"))
+        #expect(schema.validate(try run.report) == [], "the report's schema holds file lines")
         let gif = [UInt8](try Fixtures.data("images/valid/anim.gif"))
         h.expectCache(exactly: [photoURL: photo, gradientURL: gradient, gifURL: gif])
 
