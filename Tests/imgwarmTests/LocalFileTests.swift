@@ -140,4 +140,16 @@ import Testing
         #expect(try again.entry(line: 1)["outcome"] as? String == "cached")
         #expect(h.server.requestCount("/img/photo.jpg") == 0)
     }
+
+    /// A `--files-root` that is not a folder is a usage error before any line is read.
+    @Test func aFilesRootThatIsNotAFolderIsAUsageError() throws {
+        let h = try PrefetchHarness()
+        let file = try h.temp.write("plain.txt", Data("x".utf8))
+        for (root, why) in [(h.temp.path("missing"), "No such file or directory"), (file, "is not a folder")] {
+            let run = try h.prefetch([h.url("/img/photo.jpg")], options: ["--files-root", root])
+            #expect(run.status == 2)
+            #expect(run.stderr.contains("--files-root \(root)") && run.stderr.contains(why), "\(run.stderr)")
+        }
+        #expect(h.server.requestCount("/img/photo.jpg") == 0)
+    }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ImgwarmKit
+import ImgwarmSystem
 
 /// `--files-root`: the folder a JSON Lines line's "file" may be in (prefetch).
 struct FilesRootOption: ParsableArguments {
@@ -12,6 +13,18 @@ struct FilesRootOption: ParsableArguments {
             valueName: "folder"),
         completion: .directory)
     var filesRoot: String?
+
+    /// A root that is not a folder is a usage error, before any line is read.
+    func validate() throws {
+        guard let filesRoot else { return }
+        do {
+            guard try FileSystem.status(ofPath: filesRoot).kind == .directory else {
+                throw ValidationError("--files-root \(filesRoot) is not a folder")
+            }
+        } catch let error as SystemError {
+            throw ValidationError("--files-root \(filesRoot): \(error.message)")
+        }
+    }
 
     /// The rules the engine applies to "file" paths.
     var rules: LocalFileRules { LocalFileRules(root: filesRoot) }
