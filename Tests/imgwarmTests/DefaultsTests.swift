@@ -108,6 +108,17 @@ import Testing
                 [#"{"url": "\#(h.url("/img/photo.jpg"))", "priority": "high"}"#], listName: "list.jsonl")
             #expect(try run.entry(line: 1)["priority"] as? String == "high", "\(run.stderr)")
         },
+        Row(command: "prefetch", option: "--files-root", documented: "the list's folder") { h in
+            // The list is in the temporary folder: a file beside it is read, one above it refused.
+            _ = try h.temp.write("beside.jpg", try Fixtures.data("images/valid/photo.jpg"))
+            let lines = [
+                #"{"url": "\#(h.url("/img/a.jpg"))", "file": "beside.jpg"}"#,
+                #"{"url": "\#(h.url("/img/b.jpg"))", "file": "../beside.jpg"}"#,
+            ]
+            let run = try h.prefetch(lines, listName: "list.jsonl")
+            #expect(try run.entry(line: 1)["outcome"] as? String == "downloaded", "\(run.stderr)")
+            #expect(try run.entry(line: 2)["outcome"] as? String == "invalid")
+        },
         Row(command: "prefetch", option: "--cache-dir/--namespace", documented: "~/.cache, default") { h in
             let list = try h.temp.write("plain.txt", Data((h.url("/img/photo.jpg") + "\n").utf8))
             let run = try h.run(["prefetch", list])

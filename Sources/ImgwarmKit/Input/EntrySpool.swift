@@ -49,15 +49,21 @@ final class EntrySpool {
     private static let hasKey: UInt32 = 1 << 31
     /// The next bit: request headers follow (after the key), a count and each `length, bytes`.
     private static let hasHeaders: UInt32 = 1 << 30
+    /// The next bit: a body source (`BodySource`) follows the headers: its kind (one byte,
+    /// 0 a file), then `length, bytes` (its path).
+    private static let hasBody: UInt32 = 1 << 29
 
     /// Appends one entry. A record is `line, input, URL length` (three UInt32) and the URL; when
     /// the key differs from the URL, the length's high bit is set and `key length, key` follow, so
     /// the usual line (key = URL) costs nothing extra.
-    func append(line: Int, input: Int, url: String, key: String, headers: [String] = []) throws(SpoolError) {
+    func append(
+        line: Int, input: Int, url: String, key: String, headers: [String] = [], body: BodySource? = nil
+    ) throws(SpoolError) {
         let separate = key != url
         var header = (
             UInt32(truncatingIfNeeded: line), UInt32(truncatingIfNeeded: input),
             UInt32(url.utf8.count) | (separate ? EntrySpool.hasKey : 0) | (headers.isEmpty ? 0 : EntrySpool.hasHeaders)
+                | (body != nil ? EntrySpool.hasBody : 0)
         )
         withUnsafeBytes(of: &header) { buffer.append(contentsOf: $0) }
         buffer.append(contentsOf: url.utf8)
@@ -74,6 +80,12 @@ final class EntrySpool {
                 withUnsafeBytes(of: &length) { buffer.append(contentsOf: $0) }
                 buffer.append(contentsOf: text.utf8)
             }
+        }
+        if case .file(let path) = body {
+            var length = UInt32(path.utf8.count)
+            buffer.append(0)
+            withUnsafeBytes(of: &length) { buffer.append(contentsOf: $0) }
+            buffer.append(contentsOf: path.utf8)
         }
         count += 1
         remaining += 1
@@ -172,7 +184,7 @@ final class EntrySpool {
                 )
             }
             position += 12
-            let urlLength = Int(length & ~(EntrySpool.hasKey | EntrySpool.hasHeaders))
+            let urlLength = Int(length & ~(EntrySpool.hasKey | EntrySpool.hasHeaders | EntrySpool.hasBody))
             let url = String(decoding: bytes[position..<(position + urlLength)], as: UTF8.self)
             position += urlLength
             var key: String?
@@ -194,6 +206,13 @@ final class EntrySpool {
                     entry.headers.append(String(decoding: bytes[position..<(position + textLength)], as: UTF8.self))
                     position += textLength
                 }
+            }
+            if length & EntrySpool.hasBody != 0 {
+                let pathLength = Int(
+                    bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position + 1, as: UInt32.self) })
+                position += 5
+                entry.body = .file(String(decoding: bytes[position..<(position + pathLength)], as: UTF8.self))
+                position += pathLength
             }
             loaded.append(entry)
         }

@@ -27,6 +27,8 @@ final class LineIngest {
     let keyFilters: KeyFilterChain
     let shard: Shard?
     let duplicates: DuplicateFilter
+    /// Where a line's `"file"` may be (`--files-root`).
+    let fileRules: LocalFileRules
     /// Names the cache entries of duplicates (their report's `fileName`): the cache format's
     /// naming, given by the job (the Input stage knows no cache). The key itself by default.
     let fileName: (String) -> String
@@ -49,9 +51,11 @@ final class LineIngest {
     init(
         sources: [ListSource], keyFilters: KeyFilterChain, shard: Shard?, duplicateMemoryLimit: Int,
         scratchFolder: String, fileName: @escaping (String) -> String = { $0 },
-        shouldStop: @escaping () -> Bool = { false }, stop: FileDescriptor? = nil, replayCredentials: Bool = false
+        shouldStop: @escaping () -> Bool = { false }, stop: FileDescriptor? = nil, replayCredentials: Bool = false,
+        fileRules: LocalFileRules = LocalFileRules()
     ) {
         self.replayCredentials = replayCredentials
+        self.fileRules = fileRules
         self.stop = stop
         self.fileName = fileName
         self.sources = sources
@@ -142,30 +146,51 @@ final class LineIngest {
             var result = EntryResult(line: line, input: index, url: text, outcome: .invalid)
             result.failure = ImgwarmKit.Failure(.invalidURL, reason)
             event(.invalid(result))
-        case .url(let url, let explicitKey, let linePriority):
-            let key = explicitKey ?? keyFilters.key(for: url)
-            if key.isEmpty {
+        case .file(let url, let explicitKey, let linePriority, let path):
+            switch fileRules.resolve(path, listPath: source.path) {
+            case .success(let resolved):
+                try queue(line, index, source, url, explicitKey, linePriority, .file(resolved), base, spools, event)
+            case .failure(let refusal):
+                // Refused before any work: reported with its line, never requested nor blacklisted.
                 var result = EntryResult(line: line, input: index, url: url, outcome: .invalid)
-                result.failure = ImgwarmKit.Failure(
-                    .invalidURL, "the key filters (\(keyFilters)) made the key of this URL empty")
+                result.failure = ImgwarmKit.Failure(.invalidURL, refusal.message)
                 event(.invalid(result))
-                return
             }
-            urlLines += 1
-            let digest = MD5.digest(Array(key.utf8))
-            // Duplicates of a key belong to the same shard as its first line: that shard counts
-            // them, the others count them as other-shard lines.
-            if let shard, !shard.owns(digest) {
-                event(.otherShard)
-                return
-            }
-            let priority = linePriority ?? source.priority
-            if try duplicates.check(digest, ordinal: base + UInt64(line)) == .duplicate {
-                event(.duplicate(duplicate(line, index, url, key, priority)))
-                return
-            }
-            try spools[priority.rank].append(line: line, input: index, url: url, key: key, headers: recordedHeaders)
+        case .url(let url, let explicitKey, let linePriority):
+            try queue(line, index, source, url, explicitKey, linePriority, nil, base, spools, event)
         }
+    }
+
+    /// A URL line (its body from `body` when it names one): keyed, sharded, checked for
+    /// duplicates, queued.
+    private func queue(
+        _ line: Int, _ index: Int, _ source: ListSource, _ url: String, _ explicitKey: String?,
+        _ linePriority: Priority?, _ body: BodySource?, _ base: UInt64, _ spools: [EntrySpool],
+        _ event: (Event) -> Void
+    ) throws(EntrySpool.SpoolError) {
+        let key = explicitKey ?? keyFilters.key(for: url)
+        if key.isEmpty {
+            var result = EntryResult(line: line, input: index, url: url, outcome: .invalid)
+            result.failure = ImgwarmKit.Failure(
+                .invalidURL, "the key filters (\(keyFilters)) made the key of this URL empty")
+            event(.invalid(result))
+            return
+        }
+        urlLines += 1
+        let digest = MD5.digest(Array(key.utf8))
+        // Duplicates of a key belong to the same shard as its first line: that shard counts
+        // them, the others count them as other-shard lines.
+        if let shard, !shard.owns(digest) {
+            event(.otherShard)
+            return
+        }
+        let priority = linePriority ?? source.priority
+        if try duplicates.check(digest, ordinal: base + UInt64(line)) == .duplicate {
+            event(.duplicate(duplicate(line, index, url, key, priority)))
+            return
+        }
+        try spools[priority.rank].append(
+            line: line, input: index, url: url, key: key, headers: recordedHeaders, body: body)
     }
 
     func duplicate(_ line: Int, _ input: Int, _ url: String, _ key: String, _ priority: Priority) -> EntryResult {

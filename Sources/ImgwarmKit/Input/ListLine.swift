@@ -5,6 +5,9 @@ public enum ListLine: Equatable, Sendable {
     /// A URL to fetch; its explicit cache `key` and `priority` when the line names them (JSON
     /// Lines). Without a key, the key is computed from the URL (`KeyFilterChain`, docs/cache-contract.md §6).
     case url(url: String, key: String?, priority: Priority?)
+    /// A URL whose body is the local file at `path` as written (JSON Lines `"file"`): stored
+    /// under the URL's key with no request, once `LocalFileRules` resolve the path.
+    case file(url: String, key: String?, priority: Priority?, path: String)
     /// Not usable: the reason, and the line's text for the report (credentials hidden, cut short).
     case invalid(reason: String, text: String)
 
@@ -45,6 +48,7 @@ public enum ListLine: Equatable, Sendable {
         var url: String?
         var key: String?
         var priority: Priority?
+        var file: String?
         for (name, member) in members {
             switch name {
             case "url":
@@ -70,6 +74,15 @@ public enum ListLine: Equatable, Sendable {
                         reason: "\"priority\" must be \"high\", \"normal\" or \"low\"", text: display(bytes))
                 }
                 priority = parsed
+            case "file":
+                guard case .string(let text) = member else {
+                    return .invalid(reason: "\"file\" must be a string, not \(member.typeName)", text: display(bytes))
+                }
+                if text.isEmpty { return .invalid(reason: "\"file\" is empty", text: display(bytes)) }
+                if text.utf8.contains(0) {
+                    return .invalid(reason: "\"file\" contains a NUL character", text: display(bytes))
+                }
+                file = text
             default:
                 continue  // Other members are allowed (and ignored) so lists can carry metadata.
             }
@@ -83,7 +96,9 @@ public enum ListLine: Equatable, Sendable {
             return .invalid(reason: "\"url\" contains a NUL character", text: display(bytes))
         }
         switch URLRules.validate(trimmed) {
-        case .success: return .url(url: trimmed, key: key, priority: priority)
+        case .success:
+            if let file { return .file(url: trimmed, key: key, priority: priority, path: file) }
+            return .url(url: trimmed, key: key, priority: priority)
         case .failure(let error): return .invalid(reason: "\"url\" " + error.message, text: display(bytes))
         }
     }

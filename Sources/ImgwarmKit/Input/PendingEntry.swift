@@ -27,6 +27,8 @@ public struct PendingEntry: Sendable {
     public var host = ""
     /// `--refresh` of a cached file: a conditional request whose 304 keeps the file.
     public var isRefresh = false
+    /// Where its body comes from without a request (a JSON Lines `"file"`); nil: its URL is fetched.
+    public var body: BodySource?
 
     public init(line: Int, input: Int, url: String, key: String? = nil, priority: Priority) {
         self.line = line

@@ -45,6 +45,9 @@ extension PrefetchJob {
         /// Handle only the lines of this shard (docs/usage.md, "Running on many machines"); the others are counted as
         /// `otherShard`. nil (every line) by default.
         public var shard: Shard?
+        /// Where the lists' JSON Lines `"file"` paths may be (`--files-root`): the list's own
+        /// folder by default.
+        public var fileRules = LocalFileRules()
 
         public init() {}
     }

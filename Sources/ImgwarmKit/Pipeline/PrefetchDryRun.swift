@@ -27,7 +27,8 @@ struct PrefetchDryRun {
             // The dry run has no slot policy: no host is unavailable.
             let decision = EntryStart.decide(
                 lookup, name: name, firstAttempt: true, rules: rules, record: { state.record(forKey: entry.key) },
-                blacklisted: { state.activeBlacklistEntry(url: entry.url) }, hostUnavailable: { nil })
+                blacklisted: { entry.body == nil ? state.activeBlacklistEntry(url: entry.url) : nil },
+                hostUnavailable: { nil })
             var result = decision.result(of: entry, fileName: name) ?? EntryResult(entry, outcome: .wouldFetch)
             if case .hit(let size) = lookup {
                 // Cached; or revalidated with `--refresh`, which a dry run reports as a hit, as

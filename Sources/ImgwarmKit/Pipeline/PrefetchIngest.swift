@@ -29,7 +29,7 @@ final class PrefetchIngest {
             duplicateMemoryLimit: configuration.duplicateMemoryLimit, scratchFolder: configuration.spoolFolder,
             fileName: { [location] in (try? location.entryName(forKey: $0, index: nil)) ?? "" },
             shouldStop: { stop.signal != 0 }, stop: stop.descriptor,
-            replayCredentials: configuration.fetch.replayCredentials)
+            replayCredentials: configuration.fetch.replayCredentials, fileRules: configuration.fileRules)
         do {
             try lines.read(into: spools, order: configuration.order) { event in
                 switch event {

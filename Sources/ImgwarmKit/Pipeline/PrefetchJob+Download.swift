@@ -18,7 +18,12 @@ extension PrefetchJob {
         }
         let downloader: any TransferDriving
         do {
-            downloader = try parts.downloader(configuration, scheduler.policy, store.cache)
+            // Entries naming a local body (a JSON Lines "file") are read, not requested.
+            downloader = TransferRouter(
+                network: try parts.downloader(configuration, scheduler.policy, store.cache),
+                local: LocalBodies(
+                    maxBytes: configuration.fetch.maxBytes, memoryLimit: configuration.fetch.memoryBodyLimit,
+                    spillFolder: store.cache.temporaryFolder, spillPrefix: store.cache.temporaryPrefix))
         } catch {
             throw .curl(error)
         }
@@ -54,8 +59,10 @@ extension PrefetchJob {
             downloader.perform()
             var batch: [ValidationPool.Job] = []
             for finished in downloader.completions() {
-                let events = scheduler.finished(
-                    finished.entry, SlotPolicy.Completion(finished), now: Monotonic.now())
+                // A local body tells the entry's host nothing: it took none of its slots.
+                let events =
+                    finished.entry.body != nil
+                    ? [] : scheduler.finished(finished.entry, SlotPolicy.Completion(finished), now: Monotonic.now())
                 for event in events { announce(event) }
                 if finished.diskFull { note(.diskFull) }
                 if let proxy = finished.proxyHalt { note(.proxy(proxy)) }
@@ -98,11 +105,12 @@ extension PrefetchJob {
             let entry = scheduler.next(
                 now: now, validating: validating,
                 needsTransfer: { entry in
+                    if entry.body != nil { return false }  // read, not requested: no host slot
                     if case .hit = store.lookup(&entry).lookup { return refresh }
                     return true
                 })
         {
-            if start(entry, downloader: downloader, store: store, policy: scheduler.policy) {
+            if start(entry, downloader: downloader, store: store, policy: scheduler.policy), entry.body == nil {
                 scheduler.started(entry, now: now)
             }
         }
@@ -122,8 +130,12 @@ extension PrefetchJob {
         let decision = EntryStart.decide(
             lookup, name: name, firstAttempt: entry.attempts == 0, rules: startRules,
             record: { state.record(forKey: entry.key) },
-            blacklisted: { state.blacklistMayHoldEntriesNow() ? state.activeBlacklistEntry(url: entry.url) : nil },
-            hostUnavailable: { policy?.unavailableFailure(of: entry) })
+            blacklisted: {
+                // The blacklist is of URLs' answers: a local body is read whatever the URL did.
+                entry.body == nil && state.blacklistMayHoldEntriesNow()
+                    ? state.activeBlacklistEntry(url: entry.url) : nil
+            },
+            hostUnavailable: { entry.body == nil ? policy?.unavailableFailure(of: entry) : nil })
         var validators: Downloader.Validators?
         switch decision {
         case .cached(let size):
@@ -209,6 +221,9 @@ extension PrefetchJob {
     /// transient failure with tries left goes back to the scheduler after its back-off (or the
     /// server's `Retry-After`); anything else is final, reported and, when permanent, blacklisted.
     func retryOrRecord(_ entry: PendingEntry, _ failure: Failure, retryAfter: String?, scheduler: Scheduler) {
+        // A local body's failure is the file's, not the URL's: reading it again changes nothing,
+        // and its URL is never blacklisted.
+        if entry.body != nil { return recordFailure(entry, failure, blacklist: nil) }
         let policy = FailurePolicy(retry: configuration.retry, clientFingerprint: state.clientFingerprint)
         switch policy.verdict(
             on: failure, url: entry.url, attempts: entry.attempts, retryAfter: retryAfter,

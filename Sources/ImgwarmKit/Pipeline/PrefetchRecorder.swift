@@ -70,7 +70,7 @@ final class PrefetchRecorder {
     func recordDownloaded(_ job: ValidationPool.Job, _ image: ValidatedImage, index: (any CacheIndex)?) {
         var result = EntryResult(job.entry, outcome: .downloaded)
         result.fileName = job.fileName
-        result.httpStatus = job.httpStatus
+        result.httpStatus = job.entry.body == nil ? job.httpStatus : nil  // a local file had no response
         result.attempts = job.entry.attempts
         result.duration = Monotonic.now() - job.entry.firstStarted
         result.bytes = job.count

@@ -131,7 +131,7 @@ public final class VerifyJob {
                         break
                     case .invalid(let reason, let text):
                         observe(.invalid(InvalidLine(input: index, line: line, text: text, reason: reason)))
-                    case .url(let url, let explicitKey, _):
+                    case .url(let url, let explicitKey, _), .file(let url, let explicitKey, _, _):
                         let key = explicitKey ?? configuration.keyFilters.key(for: url)
                         guard !key.isEmpty else {
                             let reason = "the key filters (\(configuration.keyFilters)) made the key of this URL empty"

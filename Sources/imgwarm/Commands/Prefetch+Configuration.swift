@@ -76,6 +76,7 @@ extension Prefetch {
         configuration.lockTimeout = stateOptions.lockTimeout
         configuration.keyFilters = keyOptions.chain
         configuration.shard = shardOptions.shard
+        configuration.fileRules = filesRoot.rules
         configuration.maxSize = maxSize
         return configuration
     }

@@ -8,8 +8,8 @@ struct Prefetch: ParsableCommand {
         abstract: "Download, validate and store the images of one or more lists.",
         discussion: """
             Lists: one URL per line (blank lines and # comments ignored), or JSON Lines (.jsonl, \
-            or --format jsonl) with "url" and an optional "key" and "priority" per line; - is \
-            standard input. Each URL is its cache key exactly as written, unless its line gives a \
+            or --format jsonl) with "url" and an optional "key", "priority" and "file" (a local file \
+            stored under the URL's key, no request; --files-root) per line; - is standard input. Each URL is its cache key exactly as written, unless its line gives a \
             "key" or --key-filter computes keys the way the app's cacheKeyFilter does; the key \
             names the file, the URL is fetched (and blacklisted). --shard K/N handles only the \
             lines of one shard of a fleet. A URL already in the cache is a \
@@ -85,6 +85,7 @@ struct Prefetch: ParsableCommand {
     var priority: Priority?
 
     @OptionGroup var listFormat: ListFormatOption
+    @OptionGroup var filesRoot: FilesRootOption
 
     @Option(
         help: ArgumentHelp(

@@ -57,6 +57,8 @@ import Testing
             case .invalid(let reason, let text):
                 #expect(!reason.isEmpty)
                 #expect(text.count <= 201)
+            case .file:
+                Issue.record("a plain list has no JSON Lines \"file\" lines")
             }
         }
     }

@@ -52,9 +52,10 @@ import Testing
         /// a bug fails the test instead of hanging it; `stop` stops it earlier.
         func run(
             _ urls: [String], network: ScriptedNetwork, validation: ScriptedValidation? = nil,
+            listName: String = "list.txt",
             configure: (inout PrefetchJob.Configuration) -> Void = { _ in }
         ) throws -> Run {
-            let list = try temp.write("list.txt", Data((urls.joined(separator: "\n") + "\n").utf8))
+            let list = try temp.write(listName, Data((urls.joined(separator: "\n") + "\n").utf8))
             var configuration = PrefetchJob.Configuration()
             configuration.retry.delay = 0.01
             configuration.retry.maxWait = 1
@@ -249,5 +250,50 @@ import Testing
         #expect(result.httpStatus == 304)
         #expect(result.bytes == bench.png.count)
         #expect(bench.cached(url) == bench.png)
+    }
+
+    /// A JSON Lines "file" line is read, never handed to the network, beside a URL line that is;
+    /// the blacklist of its URL (the server's answer) does not hold back the local file, and
+    /// its own failure (not an image) blacklists nothing.
+    @Test func aFileLineIsReadNotRequestedAndIgnoresTheBlacklist() throws {
+        let bench = try Bench()
+        let (local, fetched, broken) = (
+            "https://example.com/local.png", "https://example.com/fetched.png", "https://example.com/broken.png"
+        )
+        _ = try bench.temp.write("local.png", Data(bench.png))
+        _ = try bench.temp.write("broken.png", Data("not an image".utf8))
+        _ = try bench.run([local], network: ScriptedNetwork([local: [.status(404)]]))
+        #expect(try bench.blacklistedURLs() == [local])
+
+        let network = ScriptedNetwork([fetched: [.image(bench.png)]])
+        let lines = [
+            #"{"url": "\#(local)", "file": "local.png"}"#, #"{"url": "\#(fetched)"}"#,
+            #"{"url": "\#(broken)", "file": "broken.png"}"#,
+        ]
+        let run = try bench.run(lines, network: network, listName: "list.jsonl")
+        #expect(network.requests.map(\.url) == [fetched])
+        #expect(try run.result(local).outcome == .downloaded)
+        #expect(try run.result(local).httpStatus == nil)
+        #expect(try run.result(fetched).outcome == .downloaded)
+        #expect(try run.result(broken).failure?.reason == .notAnImage)
+        #expect(bench.cached(local) == bench.png)
+        #expect(try bench.blacklistedURLs().isEmpty, "stored: taken off the blacklist; the broken file lists nothing")
+    }
+
+    /// A file line takes no slot of its URL's host: with the host's every slot held by transfers
+    /// that hang, it is still read and stored at once.
+    @Test func aFileLineTakesNoSlotOfItsHost() throws {
+        let bench = try Bench()
+        _ = try bench.temp.write("local.png", Data(bench.png))
+        let hanging = (1...(SlotPolicy.Configuration.initialPerHost + 2)).map { "https://example.com/hang-\($0).png" }
+        let local = "https://example.com/local.png"
+        let network = ScriptedNetwork(Dictionary(uniqueKeysWithValues: hanging.map { ($0, [.hang]) }))
+        let stop = bench.stop
+        network.onPoll = { _ in if bench.cached(local) != nil { stop.trip(SIGTERM) } }
+        let lines = hanging.map { #"{"url": "\#($0)"}"# } + [#"{"url": "\#(local)", "file": "local.png"}"#]
+        let run = try bench.run(lines, network: network, listName: "list.jsonl")
+        #expect(network.requests.count == SlotPolicy.Configuration.initialPerHost, "the host's slots are full")
+        #expect(try run.result(local).outcome == .downloaded)
+        #expect(run.summary.signal == SIGTERM, "stopped by the test, not by the 60 s deadline")
     }
 }

@@ -1,0 +1,76 @@
+import ImgwarmSystem
+
+/// Where an entry's body comes from when it is not requested: a list line that names its bytes
+/// (a JSON Lines `"file"`). An entry without one is fetched from its URL.
+///
+/// An enum so that other local sources (a HAR capture's recorded body: a scratch file, an
+/// offset, a length and the recorded headers) join as cases of their own.
+public enum BodySource: Sendable, Equatable {
+    /// A regular file, by its resolved path (every symbolic link followed, `LocalFileRules`).
+    case file(String)
+}
+
+/// The rules of a JSON Lines `"file"` path: a relative path resolves against the list's folder
+/// (standard input: the current folder), or against `--files-root` when it is given; a path
+/// that leaves that folder (`..`, an absolute path, a symbolic link pointing out) is refused
+/// unless `--files-root` holds it; only regular files are read (not FIFOs, devices, folders).
+public struct LocalFileRules: Sendable, Equatable {
+    /// `--files-root`: the folder every file must be in, and relative paths resolve against.
+    public var root: String?
+
+    public init(root: String? = nil) { self.root = root }
+
+    /// Why a path is refused, in words for the report (the line's `errorMessage`).
+    public struct Refusal: Error, Equatable, Sendable {
+        public var message: String
+    }
+
+    /// The resolved path of `path`, named on a line of the list at `listPath` (`-`: standard input).
+    public func resolve(_ path: String, listPath: String) -> Result<String, Refusal> {
+        let base = root ?? LocalFileRules.folder(of: listPath)
+        let absolute = path.hasPrefix("/")
+        if root == nil {
+            if absolute {
+                return .failure(
+                    Refusal(message: "\"file\" \(path) is an absolute path; name a folder holding it with --files-root")
+                )
+            }
+            if path.split(separator: "/", omittingEmptySubsequences: false).contains("..") {
+                return .failure(
+                    Refusal(message: "\"file\" \(path) leaves the list's folder (..); use --files-root to allow it"))
+            }
+        }
+        let joined = absolute ? path : base + "/" + path
+        let status: FileStatus
+        do {
+            status = try FileSystem.status(ofPath: joined)
+        } catch {
+            return .failure(Refusal(message: "cannot read \"file\" \(path): \(SystemError.message(error.code))"))
+        }
+        guard status.kind == .file else {
+            let what = status.kind == .directory ? "a folder" : "a FIFO, socket or device"
+            return .failure(Refusal(message: "\"file\" \(path) is \(what), not a regular file"))
+        }
+        guard let real = FileSystem.resolvedPath(joined), let realBase = FileSystem.resolvedPath(base) else {
+            return .failure(Refusal(message: "cannot read \"file\" \(path): its path cannot be resolved"))
+        }
+        guard LocalFileRules.isInside(real, folder: realBase) else {
+            let within = root.map { "--files-root \($0)" } ?? "the list's folder"
+            return .failure(Refusal(message: "\"file\" \(path) resolves to \(real), outside \(within)"))
+        }
+        return .success(real)
+    }
+
+    /// The folder of the list at `listPath`: standard input's is the current folder.
+    static func folder(of listPath: String) -> String {
+        guard listPath != "-", let slash = listPath.lastIndex(of: "/") else { return "." }
+        let folder = String(listPath[..<slash])
+        return folder.isEmpty ? "/" : folder
+    }
+
+    /// True when resolved path `path` is in resolved folder `folder` (or its subfolders).
+    static func isInside(_ path: String, folder: String) -> Bool {
+        if folder == "/" { return path.hasPrefix("/") }
+        return path.hasPrefix(folder + "/")
+    }
+}

@@ -1,0 +1,36 @@
+import Curl
+import ImgwarmSystem
+
+/// The network the download loop drives when a list may name local bodies: an entry with a
+/// `BodySource` (a JSON Lines `"file"`) goes to `LocalBodies`, which completes it at once with no
+/// request; every other entry goes to the real network. A list mixing both runs as one.
+final class TransferRouter: TransferDriving {
+    let network: any TransferDriving
+    let local: LocalBodies
+
+    init(network: any TransferDriving, local: LocalBodies) {
+        self.network = network
+        self.local = local
+    }
+
+    func start(_ entry: PendingEntry, validators: Downloader.Validators?) throws(CurlError) {
+        if entry.body != nil {
+            local.start(entry)
+        } else {
+            try network.start(entry, validators: validators)
+        }
+    }
+
+    var inFlight: Int { network.inFlight + local.inFlight }
+    var resumeDue: Double? { network.resumeDue }
+    func perform() { network.perform() }
+    func completions() -> [Downloader.Finished] { local.completions() + network.completions() }
+    func abortAll() -> [PendingEntry] { local.abortAll() + network.abortAll() }
+
+    /// Does not wait while local bodies are ready: their completions are due now.
+    func poll(milliseconds: Int, stop: FileDescriptor?) {
+        network.poll(milliseconds: local.inFlight > 0 ? 0 : milliseconds, stop: stop)
+    }
+
+    func wakeup() { network.wakeup() }
+}
