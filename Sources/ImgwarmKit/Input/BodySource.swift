@@ -32,12 +32,16 @@ public struct LocalFileRules: Sendable, Equatable {
         if root == nil {
             if absolute {
                 return .failure(
-                    Refusal(message: "\"file\" \(path) is an absolute path; name a folder holding it with --files-root")
+                    Refusal(
+                        message:
+                            "\"file\" \(path) is an absolute path; name a folder holding it with \(Setting.filesRoot)")
                 )
             }
             if path.split(separator: "/", omittingEmptySubsequences: false).contains("..") {
                 return .failure(
-                    Refusal(message: "\"file\" \(path) leaves the list's folder (..); use --files-root to allow it"))
+                    Refusal(
+                        message: "\"file\" \(path) leaves the list's folder (..); use \(Setting.filesRoot) to allow it")
+                )
             }
         }
         let joined = absolute ? path : base + "/" + path
@@ -55,7 +59,7 @@ public struct LocalFileRules: Sendable, Equatable {
             return .failure(Refusal(message: "cannot read \"file\" \(path): its path cannot be resolved"))
         }
         guard LocalFileRules.isInside(real, folder: realBase) else {
-            let within = root.map { "--files-root \($0)" } ?? "the list's folder"
+            let within = root.map { "\(Setting.filesRoot) \($0)" } ?? "the list's folder"
             return .failure(Refusal(message: "\"file\" \(path) resolves to \(real), outside \(within)"))
         }
         return .success(real)

@@ -29,6 +29,7 @@ public enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
     case maxAge
     case expiresIn
     case databasePath
+    case filesRoot
 
     /// How messages name this setting: the installed spelling, else the configuration's name.
     public var description: String {

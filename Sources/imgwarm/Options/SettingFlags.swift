@@ -25,6 +25,7 @@ enum SettingFlags {
         case .maxSize: return "--max-size"
         case .maxAge: return "--max-age"
         case .expiresIn: return "--expires-in"
+        case .filesRoot: return "--files-root"
         case .databasePath: return "--database"
         }
     }
