@@ -50,7 +50,7 @@ final class EntrySpool {
     /// The next bit: request headers follow (after the key), a count and each `length, bytes`.
     private static let hasHeaders: UInt32 = 1 << 30
     /// The next bit: a body source (`BodySource`) follows the headers: its kind (one byte,
-    /// 0 a file), then `length, bytes` (its path).
+    /// `BodySource.spoolFields`), a count and each field's `length, bytes`.
     private static let hasBody: UInt32 = 1 << 29
 
     /// Appends one entry. A record is `line, input, URL length` (three UInt32) and the URL; when
@@ -81,11 +81,15 @@ final class EntrySpool {
                 buffer.append(contentsOf: text.utf8)
             }
         }
-        if case .file(let path) = body {
-            var length = UInt32(path.utf8.count)
-            buffer.append(0)
-            withUnsafeBytes(of: &length) { buffer.append(contentsOf: $0) }
-            buffer.append(contentsOf: path.utf8)
+        if let (kind, fields) = body?.spoolFields {
+            buffer.append(kind)
+            var number = UInt32(fields.count)
+            withUnsafeBytes(of: &number) { buffer.append(contentsOf: $0) }
+            for field in fields {
+                var length = UInt32(field.utf8.count)
+                withUnsafeBytes(of: &length) { buffer.append(contentsOf: $0) }
+                buffer.append(contentsOf: field.utf8)
+            }
         }
         count += 1
         remaining += 1
@@ -208,11 +212,19 @@ final class EntrySpool {
                 }
             }
             if length & EntrySpool.hasBody != 0 {
-                let pathLength = Int(
+                let kind = bytes[position]
+                let number = Int(
                     bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position + 1, as: UInt32.self) })
                 position += 5
-                entry.body = .file(String(decoding: bytes[position..<(position + pathLength)], as: UTF8.self))
-                position += pathLength
+                var fields: [String] = []
+                for _ in 0..<number {
+                    let fieldLength = Int(
+                        bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position, as: UInt32.self) })
+                    position += 4
+                    fields.append(String(decoding: bytes[position..<(position + fieldLength)], as: UTF8.self))
+                    position += fieldLength
+                }
+                entry.body = BodySource(spoolKind: kind, fields: fields)
             }
             loaded.append(entry)
         }

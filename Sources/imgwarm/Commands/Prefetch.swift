@@ -86,6 +86,7 @@ struct Prefetch: ParsableCommand {
 
     @OptionGroup var listFormat: ListFormatOption
     @OptionGroup var filesRoot: FilesRootOption
+    @OptionGroup var offline: OfflineOption
 
     @Option(
         help: ArgumentHelp(
@@ -321,6 +322,7 @@ struct Prefetch: ParsableCommand {
             (.downloaded, t.downloaded), (.cached, t.cached), (.revalidated, t.revalidated), (.failed, t.failed),
             (.blacklisted, t.blacklisted), (.invalid, t.invalid), (.duplicate, t.duplicates),
             (.wouldFetch, t.wouldFetch), (.notStarted, t.notStarted), (.interrupted, t.interrupted),
+            (.noBody, t.noBody),
         ]
         file.gauge(
             "prefetch_lines", "Lines of the last prefetch by outcome.",
@@ -397,7 +399,8 @@ struct Prefetch: ParsableCommand {
         if dryRun {
             // Exit 1 for what the run certainly would not put in the cache (a would-fetch may succeed).
             let totals = summary.totals
-            return totals.invalid + totals.failed + totals.blacklisted > 0 ? ExitStatus.partial : ExitStatus.success
+            return totals.invalid + totals.failed + totals.blacklisted + totals.noBody > 0
+                ? ExitStatus.partial : ExitStatus.success
         }
         return summary.totals.allInCache ? ExitStatus.success : ExitStatus.partial
     }

@@ -190,7 +190,8 @@ final class PrefetchConsole: PrefetchJob.Observer {
             text =
                 "imgwarm prefetch (dry run): \(Console.count(t.lines - t.otherShard, "line")): \(t.wouldFetch) would be fetched, "
                 + "\(t.cached) cached, \(t.blacklisted) blacklisted, \(t.invalid) invalid, "
-                + "\(Console.count(t.duplicates, "duplicate"))."
+                + "\(Console.count(t.duplicates, "duplicate"))"
+                + (t.noBody > 0 ? ", \(t.noBody) no-body (nothing recorded to store)." : ".")
         } else {
             let inCache = t.downloaded + t.cached + t.revalidated
             let urls = Console.count(t.lines - t.duplicates - t.otherShard - t.invalid, "URL")
@@ -206,7 +207,7 @@ final class PrefetchConsole: PrefetchJob.Observer {
             }
             var problems: [String] = []
             if t.failed > 0 {
-                let classes = t.errorClasses.filter { $0.key != "invalid-url" }.sorted {
+                let classes = t.errorClasses.filter { $0.key != "invalid-url" && $0.key != "no-body" }.sorted {
                     $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key
                 }
                 .map { "\($0.value) \($0.key)" }.joined(separator: ", ")
@@ -216,6 +217,7 @@ final class PrefetchConsole: PrefetchJob.Observer {
                 problems.append("\(t.blacklisted) blacklisted (skipped; --retry-failed requests them again)")
             }
             if t.invalid > 0 { problems.append("\(t.invalid) invalid") }
+            if t.noBody > 0 { problems.append("\(t.noBody) no-body (nothing recorded to store)") }
             if t.duplicates > 0 { problems.append(Console.count(t.duplicates, "duplicate")) }
             if t.notStarted > 0 && unchecked == nil { problems.append("\(t.notStarted) not started") }
             if t.interrupted > 0 { problems.append("\(t.interrupted) interrupted") }
