@@ -59,7 +59,7 @@ final class PrefetchRecorder {
         var result = EntryResult(entry, outcome: failure.reason == .noBody ? .noBody : .failed)
         result.fileName = entry.cacheFileName(in: location)
         result.httpStatus = failure.httpStatus
-        result.attempts = entry.attempts
+        result.attempts = failure.reason == .noBody ? 0 : entry.attempts  // nothing was requested nor read
         result.duration = entry.firstStarted > 0 ? Monotonic.now() - entry.firstStarted : 0
         result.failure = failure
         record(result)
