@@ -72,24 +72,10 @@ final class EntrySpool {
             withUnsafeBytes(of: &length) { buffer.append(contentsOf: $0) }
             buffer.append(contentsOf: key.utf8)
         }
-        if !headers.isEmpty {
-            var number = UInt32(headers.count)
-            withUnsafeBytes(of: &number) { buffer.append(contentsOf: $0) }
-            for text in headers {
-                var length = UInt32(text.utf8.count)
-                withUnsafeBytes(of: &length) { buffer.append(contentsOf: $0) }
-                buffer.append(contentsOf: text.utf8)
-            }
-        }
+        if !headers.isEmpty { appendStrings(headers) }
         if let (kind, fields) = body?.spoolFields {
             buffer.append(kind)
-            var number = UInt32(fields.count)
-            withUnsafeBytes(of: &number) { buffer.append(contentsOf: $0) }
-            for field in fields {
-                var length = UInt32(field.utf8.count)
-                withUnsafeBytes(of: &length) { buffer.append(contentsOf: $0) }
-                buffer.append(contentsOf: field.utf8)
-            }
+            appendStrings(fields)
         }
         count += 1
         remaining += 1
@@ -123,6 +109,17 @@ final class EntrySpool {
         self.order = order
         nextSegment = order == .fifo ? 0 : segmentStarts.count - 2
         buffer = []
+    }
+
+    /// A count, then each string's `length, bytes`.
+    private func appendStrings(_ strings: [String]) {
+        var number = UInt32(strings.count)
+        withUnsafeBytes(of: &number) { buffer.append(contentsOf: $0) }
+        for text in strings {
+            var length = UInt32(text.utf8.count)
+            withUnsafeBytes(of: &length) { buffer.append(contentsOf: $0) }
+            buffer.append(contentsOf: text.utf8)
+        }
     }
 
     // MARK: Reading
@@ -200,35 +197,29 @@ final class EntrySpool {
                 position += keyLength
             }
             var entry = PendingEntry(line: Int(line), input: Int(input), url: url, key: key, priority: priority)
-            if length & EntrySpool.hasHeaders != 0 {
-                let number = Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position, as: UInt32.self) })
-                position += 4
-                for _ in 0..<number {
-                    let textLength = Int(
-                        bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position, as: UInt32.self) })
-                    position += 4
-                    entry.headers.append(String(decoding: bytes[position..<(position + textLength)], as: UTF8.self))
-                    position += textLength
-                }
-            }
+            if length & EntrySpool.hasHeaders != 0 { entry.headers = EntrySpool.strings(in: bytes, at: &position) }
             if length & EntrySpool.hasBody != 0 {
                 let kind = bytes[position]
-                let number = Int(
-                    bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position + 1, as: UInt32.self) })
-                position += 5
-                var fields: [String] = []
-                for _ in 0..<number {
-                    let fieldLength = Int(
-                        bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position, as: UInt32.self) })
-                    position += 4
-                    fields.append(String(decoding: bytes[position..<(position + fieldLength)], as: UTF8.self))
-                    position += fieldLength
-                }
-                entry.body = BodySource(spoolKind: kind, fields: fields)
+                position += 1
+                entry.body = BodySource(spoolKind: kind, fields: EntrySpool.strings(in: bytes, at: &position))
             }
             loaded.append(entry)
         }
         if order == .lifo { loaded.reverse() }
         return !loaded.isEmpty
+    }
+
+    /// The strings `appendStrings` wrote at `position`, which moves past them.
+    private static func strings(in bytes: [UInt8], at position: inout Int) -> [String] {
+        let number = Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position, as: UInt32.self) })
+        position += 4
+        var strings: [String] = []
+        for _ in 0..<number {
+            let length = Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position, as: UInt32.self) })
+            position += 4
+            strings.append(String(decoding: bytes[position..<(position + length)], as: UTF8.self))
+            position += length
+        }
+        return strings
     }
 }
