@@ -19,6 +19,8 @@ import Testing
         var images: [String: [UInt8]]
         /// Cache key → the ETag the capture recorded for it.
         var etags: [String: String]
+        /// Cache key → the Last-Modified the capture recorded for it.
+        var lastModified: [String: String] = [:]
     }
 
     static func name(of body: [UInt8]) -> String? {
@@ -53,6 +55,7 @@ import Testing
         var kept: [[String: Any]] = []
         var images: [String: [UInt8]] = [:]
         var etags: [String: String] = [:]
+        var dates: [String: String] = [:]
         var redirected: Set<String> = []
         for var entry in entries {
             var request = try #require(entry["request"] as? [String: Any])
@@ -67,6 +70,7 @@ import Testing
                 content["size"] = body.count
                 response["content"] = content
                 if let etag = header("etag", in: response) { etags[name] = etag }
+                if let date = header("last-modified", in: response) { dates[name] = date }
             } else if (300...399).contains(status) {
                 let location = header("location", in: response)
                 let recorded = response["redirectURL"] as? String ?? ""
@@ -97,10 +101,12 @@ import Testing
             let key = h.url((redirected.contains(name) ? "/redirect/1/" : "/img/") + name)
             images[key] = h.routes.valid[name]
             if let etag = etags[name] { etags[key] = etag }
+            if let date = dates[name] { dates[key] = date }
         }
         log["entries"] = kept
         root["log"] = log
-        return Moved(har: try JSONSerialization.data(withJSONObject: root), images: images, etags: etags)
+        return Moved(
+            har: try JSONSerialization.data(withJSONObject: root), images: images, etags: etags, lastModified: dates)
     }
 
     /// The files of an SDWebImage cache folder, by name.
@@ -136,6 +142,15 @@ import Testing
         #expect(online.status == 0, "\(online.stderr)")
         #expect(!h.server.requests.isEmpty)
         #expect(Self.files(other) == Self.files(h.folder))
+        // The state database kept the recorded validators: --refresh revalidates with them.
+        let refresh = try h.run(["prefetch", "--refresh", "--disk-cache-path", h.folder, list])
+        #expect(refresh.status == 0, "\(refresh.stderr)")
+        for key in moved.images.keys {
+            let path = String(key.dropFirst(h.url("").count))
+            let request = try #require(h.server.requests.last { $0.path == path }, "\(path)")
+            #expect(request.header("If-None-Match") == moved.etags[key], "\(fixture) \(path)")
+            #expect(request.header("If-Modified-Since") == moved.lastModified[key], "\(fixture) \(path)")
+        }
     }
 
     /// flutter: the same files under the same keys, and the row of an offline run carries the
