@@ -183,6 +183,26 @@ import Testing
         }
     }
 
+    /// glide (an indexed format with a journal): the same entry files offline as online, and
+    /// verify finds every image of the capture.
+    @Test(arguments: ["chrome.har", "mitmproxy.har"]) func glideSeedsTheSameFilesOffline(fixture: String) throws {
+        let h = try PrefetchHarness()
+        let moved = try Self.move(fixture, h)
+        let list = try h.temp.write(fixture, moved.har)
+        func run(_ folder: String, _ extra: [String]) throws -> [String: Data] {
+            let options = ["--cache-format", "glide", "--disk-cache-path", h.temp.path(folder)]
+            let run = try h.run(["prefetch"] + extra + options + [list])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try h.run(["verify"] + options + [list]).status == 0)
+            return Self.files(h.temp.path(folder)).filter { !$0.key.hasPrefix("journal") }
+        }
+        let offline = try run("offline", ["--offline"])
+        #expect(h.server.requests.isEmpty)
+        #expect(offline.count == moved.images.count)
+        #expect(Set(offline.values.map { [UInt8]($0) }) == Set(moved.images.values))
+        #expect(try run("online", []) == offline)
+    }
+
     /// A 304, a body left out, a `content.size` that differs, bad base64: `no-body`, exit 1,
     /// nothing requested, nothing blacklisted (an online run then downloads them).
     @Test func entriesWithoutABodyAreNoBody() throws {
