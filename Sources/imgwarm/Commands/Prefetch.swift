@@ -323,7 +323,8 @@ struct Prefetch: ParsableCommand {
         // run their pipe, and sets SIGQUIT's handler again over the Swift runtime's backtracer.
         // A first stop signal stops the run cleanly, whenever it came; a second ends it at once.
         configuration.stop = StopSource.installSignalHandlers()
-        let console = PrefetchConsole(output: output, sources: sources, dryRun: dryRun, reportPath: report)
+        let console = PrefetchConsole(
+            output: output, sources: sources, dryRun: dryRun, reportPath: report, offline: offline.offline)
         // Under --quiet too: warnings are always printed (docs/usage.md), and this one most of all.
         if insecure {
             Console.warning("--insecure: TLS certificates are not verified; anyone on the path can substitute images")

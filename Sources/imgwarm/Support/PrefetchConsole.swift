@@ -16,6 +16,8 @@ final class PrefetchConsole: PrefetchJob.Observer {
     let output: OutputOptions
     let sources: [ListSource]
     let dryRun: Bool
+    /// `--offline`: the summary says what was stored from recorded bodies, not downloaded.
+    let offline: Bool
     let reportPath: String?
     private let progressMode: ProgressMode
     private let progressInterval: Double
@@ -27,10 +29,11 @@ final class PrefetchConsole: PrefetchJob.Observer {
     private var unprintedProblems = 0
     private var retryFailedHinted = false
 
-    init(output: OutputOptions, sources: [ListSource], dryRun: Bool, reportPath: String?) {
+    init(output: OutputOptions, sources: [ListSource], dryRun: Bool, reportPath: String?, offline: Bool = false) {
         self.output = output
         self.sources = sources
         self.dryRun = dryRun
+        self.offline = offline
         self.reportPath = reportPath
         progressMode = output.resolvedProgress(stderrIsTerminal: Console.stderrIsTerminal)
         progressInterval = output.progressInterval ?? OutputOptions.defaultInterval
@@ -157,7 +160,8 @@ final class PrefetchConsole: PrefetchJob.Observer {
             return
         }
         Console.writeError(
-            PrefetchConsole.summaryText(summary, dryRun: dryRun, reportPath: reportPath, sources: sources) + "\n")
+            PrefetchConsole.summaryText(
+                summary, dryRun: dryRun, reportPath: reportPath, sources: sources, offline: offline) + "\n")
     }
 
     /// Where a signal stopped the reading of the lists, in words.
@@ -176,7 +180,8 @@ final class PrefetchConsole: PrefetchJob.Observer {
     }
 
     static func summaryText(
-        _ summary: PrefetchJob.Summary, dryRun: Bool, reportPath: String?, sources: [ListSource] = []
+        _ summary: PrefetchJob.Summary, dryRun: Bool, reportPath: String?, sources: [ListSource] = [],
+        offline: Bool = false
     ) -> String {
         let t = summary.totals
         let seconds = Quantities.formatDecimal(summary.duration, digits: 2)
@@ -188,7 +193,7 @@ final class PrefetchConsole: PrefetchJob.Observer {
         var text: String
         if dryRun {
             text =
-                "imgwarm prefetch (dry run): \(Console.count(t.lines - t.otherShard, "line")): \(t.wouldFetch) would be fetched, "
+                "imgwarm prefetch (dry run): \(Console.count(t.lines - t.otherShard, "line")): \(t.wouldFetch) would be \(offline ? "stored from recorded bodies" : "fetched"), "
                 + "\(t.cached) cached, \(t.blacklisted) blacklisted, \(t.invalid) invalid, "
                 + "\(Console.count(t.duplicates, "duplicate"))"
                 + (t.noBody > 0 ? ", \(t.noBody) no-body (nothing recorded to store)." : ".")
@@ -196,7 +201,8 @@ final class PrefetchConsole: PrefetchJob.Observer {
             let inCache = t.downloaded + t.cached + t.revalidated
             let urls = Console.count(t.lines - t.duplicates - t.otherShard - t.invalid, "URL")
             let revalidated = t.revalidated > 0 ? ", \(t.revalidated) revalidated" : ""
-            let kinds = "(\(t.downloaded) downloaded, \(t.cached) cached\(revalidated))"
+            let kinds =
+                "(\(t.downloaded) \(offline ? "stored offline" : "downloaded"), \(t.cached) cached\(revalidated))"
             let unchecked = t.notStarted > 0 ? uncheckedReason(summary) : nil
             if let unchecked {
                 // They were never looked up: they may well be in the cache (a hit needs the lock).
