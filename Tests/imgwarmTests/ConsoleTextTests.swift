@@ -39,6 +39,15 @@ import Testing
             PrefetchJob.Summary(totals: one, duration: 1), dryRun: true, reportPath: nil)
         #expect(dry.contains("(dry run): 1 line: 1 would be fetched"), "\(dry)")
         #expect(dry.contains("0 duplicates."), "\(dry)")
+        one.noBody = 2
+        one.lines = 3
+        let offline = PrefetchConsole.summaryText(
+            PrefetchJob.Summary(totals: one, duration: 1), dryRun: true, reportPath: nil, offline: true)
+        #expect(
+            offline.contains("(dry run): 3 lines: 1 would be stored from recorded bodies, 0 cached"), "\(offline)")
+        #expect(offline.hasSuffix("0 duplicates, 2 no-body (nothing recorded to store)."), "\(offline)")
+        one.noBody = 0
+        one.lines = 1
         one.downloaded = 1
         let single = PrefetchConsole.summaryText(
             PrefetchJob.Summary(totals: one, duration: 0), dryRun: false, reportPath: nil)

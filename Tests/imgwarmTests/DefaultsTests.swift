@@ -119,6 +119,16 @@ import Testing
             #expect(try run.entry(line: 1)["outcome"] as? String == "downloaded", "\(run.stderr)")
             #expect(try run.entry(line: 2)["outcome"] as? String == "invalid")
         },
+        Row(command: "prefetch", option: "--offline", documented: "off (entries are downloaded)") { h in
+            // A capture's entry without a recorded body is downloaded, not no-body.
+            let capture = try HARRunTests.har([HARRunTests.entry(h.url("/img/photo.jpg"), mimeType: "image/jpeg")])
+            let list = try h.temp.write("capture.har", capture)
+            let run = try h.run(["prefetch", "--disk-cache-path", h.folder, "--report", "-", list])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try run.entry(line: 1)["outcome"] as? String == "downloaded")
+            #expect(h.server.requestCount("/img/photo.jpg") == 1)
+            #expect(try (run.report["options"] as? [String: Any])?["offline"] as? Bool == false)
+        },
         Row(command: "prefetch", option: "--cache-dir/--namespace", documented: "~/.cache, default") { h in
             let list = try h.temp.write("plain.txt", Data((h.url("/img/photo.jpg") + "\n").utf8))
             let run = try h.run(["prefetch", list])

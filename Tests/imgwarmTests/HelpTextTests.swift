@@ -57,6 +57,15 @@ import Testing
         #expect(text.contains("by imgwarm for JPEG, PNG, GIF and WebP"), "\(text)")
     }
 
+    /// `--offline` says what it does, its outcome and its default (docs/usage.md, "Seeding
+    /// offline from a HAR's bodies").
+    @Test func prefetchHelpExplainsOffline() throws {
+        let text = try Self.help(["prefetch"])
+        #expect(text.contains("--offline Make no request: store each HAR entry's recorded body"), "\(text)")
+        #expect(text.contains("no-body, exit 1 (default off: entries are downloaded)"), "\(text)")
+        #expect(text.contains("ETag, Last-Modified, Cache-Control, Content-Type"), "\(text)")
+    }
+
     /// `command --help` as one line: argument-parser's wrapping undone.
     static func help(_ command: [String]) throws -> String {
         let temp = try TemporaryFolder()

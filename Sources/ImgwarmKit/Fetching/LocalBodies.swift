@@ -2,8 +2,11 @@ import ImgwarmSystem
 
 /// The bodies of entries that name their bytes (`BodySource`): a started entry completes at once,
 /// with no request, as a transfer would (a body in memory, or in a temporary file of
-/// `spillFolder` past `memoryLimit`; status 200, no headers), so the same validation and store
-/// follow. The job reaches it through the same seam as the network (`TransferRouter`).
+/// `spillFolder` past `memoryLimit`), so the same validation and store follow. A file has status
+/// 200 and no headers; a HAR's recorded body (`--offline`) its recorded status and response
+/// headers, so an index keeps its validators and expiry as it would a download's; an entry with
+/// nothing to store fails as `no-body`. The job reaches it through the same seam as the network
+/// (`TransferRouter`).
 final class LocalBodies {
     /// `--max-bytes`: a larger file is `too-large`, as a larger download is.
     let maxBytes: Int
@@ -11,11 +14,15 @@ final class LocalBodies {
     let memoryLimit: Int
     let spillFolder: String
     let spillPrefix: String
+    /// `--offline`: the scratch file of the HAR captures' recorded bodies (`PrefetchIngest`
+    /// keeps it open for the run).
+    let recorded: HARBodies?
     private var finished: [Downloader.Finished] = []
 
-    init(maxBytes: Int, memoryLimit: Int, spillFolder: String, spillPrefix: String) {
+    init(maxBytes: Int, memoryLimit: Int, spillFolder: String, spillPrefix: String, recorded: HARBodies? = nil) {
         (self.maxBytes, self.memoryLimit) = (maxBytes, memoryLimit)
         (self.spillFolder, self.spillPrefix) = (spillFolder, spillPrefix)
+        self.recorded = recorded
     }
 
     /// Entries read and not yet returned by `completions` or `abortAll`.
@@ -30,6 +37,12 @@ final class LocalBodies {
         switch entry.body {
         case .file(let path):
             done.result = read(path, entry: entry)
+        case .recorded(let offset, let length, let status, let headers):
+            done.result = read(HAREntry.Body(offset: offset, length: length), status: status, entry: entry)
+            done.headers = ResponseHeaders(recorded: headers)
+            done.httpStatus = status
+        case .missing(let reason):
+            done.result = .failure(Failure(.noBody, reason))
         case nil:
             done.result = .failure(Failure(.transferFailed, "the entry has no local body"))
         }
@@ -54,6 +67,27 @@ final class LocalBodies {
         return finished.map(\.entry)
     }
 
+    /// A HAR's recorded body as a body: at most `maxBytes`, not empty (ingest made sure).
+    func read(_ body: HAREntry.Body, status: Int, entry: PendingEntry) -> Result<Downloader.Body, Failure> {
+        guard let recorded else { return .failure(Failure(.noBody, "the recorded bodies are not open")) }
+        if body.length > Int64(maxBytes) {
+            return .failure(
+                Failure(.tooLarge, "the recorded body is larger than \(Setting.maxBytes) (\(maxBytes) bytes)"))
+        }
+        var position: Int64 = 0
+        return collect(entry: entry, what: "the recorded body", noun: "the recorded body", status: status) {
+            () throws(SystemError) in
+            let bytes: [UInt8]
+            do throws(HARBodies.ScratchError) {
+                bytes = try recorded.read(body, at: position, count: 1 << 20)
+            } catch {
+                throw SystemError(code: error.code)
+            }
+            position += Int64(bytes.count)
+            return bytes[...]
+        }
+    }
+
     /// The file at `path` as a body: only a regular file, at most `maxBytes`, not empty.
     func read(_ path: String, entry: PendingEntry) -> Result<Downloader.Body, Failure> {
         // Checked again as it is read (ingest checked it): opening a FIFO would wait for a writer.
@@ -74,23 +108,35 @@ final class LocalBodies {
             return .failure(
                 Failure(.tooLarge, "the file is larger than \(Setting.maxBytes) (\(maxBytes) bytes)"))
         }
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        return collect(entry: entry, what: path, noun: "the file", status: 200) { () throws(SystemError) in
+            let read = try file.read(into: &chunk)
+            return chunk[..<read]
+        }
+    }
+
+    /// The body `next` hands in pieces (an empty one at its end), in memory or spilled past
+    /// `memoryLimit`; `what` names its source in messages, `noun` in the size's.
+    private func collect(
+        entry: PendingEntry, what: String, noun: String, status: Int,
+        next: () throws(SystemError) -> ArraySlice<UInt8>
+    ) -> Result<Downloader.Body, Failure> {
         var bytes: [UInt8] = []
         var spill: (name: String, file: FileDescriptor)?
         var count = 0
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
         var failure: Failure?
         while failure == nil {
-            let read: Int
+            let piece: ArraySlice<UInt8>
             do {
-                read = try file.read(into: &chunk)
+                piece = try next()
             } catch {
-                failure = Failure(.transferFailed, "cannot read \(path): \(error.message)")
+                failure = Failure(.transferFailed, "cannot read \(what): \(error.message)")
                 break
             }
-            if read == 0 { break }
-            count += read
+            if piece.isEmpty { break }
+            count += piece.count
             if count > maxBytes {  // it grew while read
-                failure = Failure(.tooLarge, "the file is larger than \(Setting.maxBytes) (\(maxBytes) bytes)")
+                failure = Failure(.tooLarge, "\(noun) is larger than \(Setting.maxBytes) (\(maxBytes) bytes)")
                 break
             }
             do throws(SystemError) {
@@ -102,29 +148,31 @@ final class LocalBodies {
                 }
                 if let spill {
                     var error: SystemError?
-                    chunk.withUnsafeBytes { raw in
+                    piece.withUnsafeBytes { raw in
                         do throws(SystemError) {
-                            try spill.file.writeAll(UnsafeRawBufferPointer(rebasing: raw[..<read]))
+                            try spill.file.writeAll(raw)
                         } catch let failed { error = failed }
                     }
                     if let error { throw error }
                 } else {
-                    bytes.append(contentsOf: chunk[..<read])
+                    bytes.append(contentsOf: piece)
                 }
             } catch {
-                failure = Failure(.writeFailed, "cannot copy \(path) to a temporary file: \(error)")
+                failure = Failure(.writeFailed, "cannot copy \(what) to a temporary file: \(error)")
             }
         }
         if let spill {
             do throws(SystemError) {
                 try spill.file.closeAfterWriting()
             } catch {
-                failure = failure ?? Failure(.writeFailed, "cannot copy \(path) to a temporary file: \(error)")
+                failure = failure ?? Failure(.writeFailed, "cannot copy \(what) to a temporary file: \(error)")
             }
             if failure != nil { try? FileSystem.removeFile(spillFolder + "/" + spill.name) }
         }
         if let failure { return .failure(failure) }
-        if count == 0 { return .failure(Failure(.emptyBody, "the file \(path) is empty")) }
-        return .success(Downloader.Body(bytes: bytes, spillName: spill?.name, count: count, status: 200))
+        if count == 0 {
+            return .failure(Failure(.emptyBody, noun == "the file" ? "the file \(what) is empty" : "\(noun) is empty"))
+        }
+        return .success(Downloader.Body(bytes: bytes, spillName: spill?.name, count: count, status: status))
     }
 }

@@ -32,6 +32,16 @@ public struct ResponseHeaders: Sendable, Equatable {
         (self.contentType, self.retryAfter) = (contentType, retryAfter)
     }
 
+    /// The headers of `Name: value` lines a HAR capture recorded (`BodySource.recorded`), read
+    /// as libcurl's lines are.
+    init(recorded lines: [String]) {
+        self.init()
+        for line in lines {
+            let text = Array((line + "\r\n").utf8)
+            text.withUnsafeBytes { take($0) }
+        }
+    }
+
     /// Takes one header line as libcurl hands it (CRLF included). A status line (`HTTP/…`) starts
     /// a new response, forgetting everything of the previous one. Only a few headers matter, so
     /// the line is matched as bytes and a String is made only for their values (this runs ~10

@@ -1,13 +1,47 @@
 import ImgwarmSystem
 
 /// Where an entry's body comes from when it is not requested: a list line that names its bytes
-/// (a JSON Lines `"file"`). An entry without one is fetched from its URL.
-///
-/// An enum so that other local sources (a HAR capture's recorded body: a scratch file, an
-/// offset, a length and the recorded headers) join as cases of their own.
+/// (a JSON Lines `"file"`), or, under `--offline`, the body a HAR capture recorded. An entry
+/// without one is fetched from its URL.
 public enum BodySource: Sendable, Equatable {
     /// A regular file, by its resolved path (every symbolic link followed, `LocalFileRules`).
     case file(String)
+    /// `--offline`: a HAR entry's recorded body, `length` bytes at `offset` in the run's scratch
+    /// file of bodies (`HARBodies`, kept open by the ingest for the whole run), with the
+    /// recorded status and the response headers an index keeps (`Name: value` lines).
+    case recorded(offset: Int64, length: Int64, status: Int, headers: [String])
+    /// `--offline`: an entry with nothing to store (a 304 or another status without an image,
+    /// a body not saved, a `content.size` that differs from it, bad base64, a plain URL line):
+    /// its `no-body` outcome, with why.
+    case missing(String)
+
+    /// A local file: it had no response (no status, no headers).
+    public var isFile: Bool {
+        if case .file = self { return true }
+        return false
+    }
+
+    /// The kind byte and the fields of the spool's record (`EntrySpool`).
+    var spoolFields: (kind: UInt8, fields: [String]) {
+        switch self {
+        case .file(let path): return (0, [path])
+        case .recorded(let offset, let length, let status, let headers):
+            return (1, [String(offset), String(length), String(status)] + headers)
+        case .missing(let reason): return (2, [reason])
+        }
+    }
+
+    /// The source a spool record holds (`spoolFields`).
+    init(spoolKind kind: UInt8, fields: [String]) {
+        switch kind {
+        case 1 where fields.count >= 3:
+            self = .recorded(
+                offset: Int64(fields[0]) ?? 0, length: Int64(fields[1]) ?? 0, status: Int(fields[2]) ?? 0,
+                headers: Array(fields.dropFirst(3)))
+        case 2: self = .missing(fields.first ?? "")
+        default: self = .file(fields.first ?? "")
+        }
+    }
 }
 
 /// The rules of a JSON Lines `"file"` path: a relative path resolves against the list's folder

@@ -50,7 +50,7 @@ final class EntrySpool {
     /// The next bit: request headers follow (after the key), a count and each `length, bytes`.
     private static let hasHeaders: UInt32 = 1 << 30
     /// The next bit: a body source (`BodySource`) follows the headers: its kind (one byte,
-    /// 0 a file), then `length, bytes` (its path).
+    /// `BodySource.spoolFields`), a count and each field's `length, bytes`.
     private static let hasBody: UInt32 = 1 << 29
 
     /// Appends one entry. A record is `line, input, URL length` (three UInt32) and the URL; when
@@ -72,20 +72,10 @@ final class EntrySpool {
             withUnsafeBytes(of: &length) { buffer.append(contentsOf: $0) }
             buffer.append(contentsOf: key.utf8)
         }
-        if !headers.isEmpty {
-            var number = UInt32(headers.count)
-            withUnsafeBytes(of: &number) { buffer.append(contentsOf: $0) }
-            for text in headers {
-                var length = UInt32(text.utf8.count)
-                withUnsafeBytes(of: &length) { buffer.append(contentsOf: $0) }
-                buffer.append(contentsOf: text.utf8)
-            }
-        }
-        if case .file(let path) = body {
-            var length = UInt32(path.utf8.count)
-            buffer.append(0)
-            withUnsafeBytes(of: &length) { buffer.append(contentsOf: $0) }
-            buffer.append(contentsOf: path.utf8)
+        if !headers.isEmpty { appendStrings(headers) }
+        if let (kind, fields) = body?.spoolFields {
+            buffer.append(kind)
+            appendStrings(fields)
         }
         count += 1
         remaining += 1
@@ -119,6 +109,17 @@ final class EntrySpool {
         self.order = order
         nextSegment = order == .fifo ? 0 : segmentStarts.count - 2
         buffer = []
+    }
+
+    /// A count, then each string's `length, bytes`.
+    private func appendStrings(_ strings: [String]) {
+        var number = UInt32(strings.count)
+        withUnsafeBytes(of: &number) { buffer.append(contentsOf: $0) }
+        for text in strings {
+            var length = UInt32(text.utf8.count)
+            withUnsafeBytes(of: &length) { buffer.append(contentsOf: $0) }
+            buffer.append(contentsOf: text.utf8)
+        }
     }
 
     // MARK: Reading
@@ -196,27 +197,29 @@ final class EntrySpool {
                 position += keyLength
             }
             var entry = PendingEntry(line: Int(line), input: Int(input), url: url, key: key, priority: priority)
-            if length & EntrySpool.hasHeaders != 0 {
-                let number = Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position, as: UInt32.self) })
-                position += 4
-                for _ in 0..<number {
-                    let textLength = Int(
-                        bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position, as: UInt32.self) })
-                    position += 4
-                    entry.headers.append(String(decoding: bytes[position..<(position + textLength)], as: UTF8.self))
-                    position += textLength
-                }
-            }
+            if length & EntrySpool.hasHeaders != 0 { entry.headers = EntrySpool.strings(in: bytes, at: &position) }
             if length & EntrySpool.hasBody != 0 {
-                let pathLength = Int(
-                    bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position + 1, as: UInt32.self) })
-                position += 5
-                entry.body = .file(String(decoding: bytes[position..<(position + pathLength)], as: UTF8.self))
-                position += pathLength
+                let kind = bytes[position]
+                position += 1
+                entry.body = BodySource(spoolKind: kind, fields: EntrySpool.strings(in: bytes, at: &position))
             }
             loaded.append(entry)
         }
         if order == .lifo { loaded.reverse() }
         return !loaded.isEmpty
+    }
+
+    /// The strings `appendStrings` wrote at `position`, which moves past them.
+    private static func strings(in bytes: [UInt8], at position: inout Int) -> [String] {
+        let number = Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position, as: UInt32.self) })
+        position += 4
+        var strings: [String] = []
+        for _ in 0..<number {
+            let length = Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position, as: UInt32.self) })
+            position += 4
+            strings.append(String(decoding: bytes[position..<(position + length)], as: UTF8.self))
+            position += length
+        }
+        return strings
     }
 }

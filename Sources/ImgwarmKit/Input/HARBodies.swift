@@ -41,6 +41,28 @@ final class HARBodies {
 
     deinit { file?.close() }
 
+    /// True when bodies are kept (a scratch file), so a body that is missing is missing.
+    var keepsBodies: Bool { file != nil }
+
+    /// Up to `count` bytes of a kept body from `position` (empty at its end): a reader of a
+    /// large body takes it in pieces.
+    func read(_ body: HAREntry.Body, at position: Int64, count: Int) throws(ScratchError) -> [UInt8] {
+        guard let file, position < body.length else { return [] }
+        var bytes = [UInt8](repeating: 0, count: Int(min(Int64(count), body.length - position)))
+        var done = 0
+        while done < bytes.count {
+            let read: Int
+            do {
+                read = try file.read(into: &bytes, from: done, at: body.offset + position + Int64(done))
+            } catch {
+                throw ScratchError(code: error.code)
+            }
+            if read == 0 { break }
+            done += read
+        }
+        return Array(bytes[..<done])
+    }
+
     /// Starts a body (dropping one begun and not finished).
     func begin() {
         written = 0
@@ -104,22 +126,9 @@ final class HARBodies {
         end = max(end, body.offset + body.length)
     }
 
-    /// The bytes of a kept body (for a reader of the bodies, and tests).
+    /// The bytes of a kept body (for tests).
     func bytes(of body: HAREntry.Body) throws(ScratchError) -> [UInt8] {
-        guard let file else { return [] }
-        var bytes = [UInt8](repeating: 0, count: Int(body.length))
-        var done = 0
-        while done < bytes.count {
-            let count: Int
-            do {
-                count = try file.read(into: &bytes, from: done, at: body.offset + Int64(done))
-            } catch {
-                throw ScratchError(code: error.code)
-            }
-            if count == 0 { break }
-            done += count
-        }
-        return bytes
+        try read(body, at: 0, count: Int(body.length))
     }
 
     private func flush() throws(ScratchError) {

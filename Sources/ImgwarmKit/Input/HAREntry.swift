@@ -27,6 +27,8 @@ public struct HAREntry: Sendable, Equatable {
     /// `response.content.size`: the decoded body's length as the exporter counted it.
     public var size: Int?
     public var body: Body?
+    /// Why a recorded body could not be kept (bad base64); nil otherwise.
+    public var bodyProblem: String?
     public var startedDateTime = ""
 
     /// The value of the first response header named `name` (any case).
@@ -106,5 +108,43 @@ public struct HAREntry: Sendable, Equatable {
             || (starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8))
             || starts(Array("ftypavif".utf8), at: 4)
             || starts(Array("ftypheic".utf8), at: 4) || starts(Array("ftypmif1".utf8), at: 4)
+    }
+}
+
+extension HAREntry {
+    /// The response headers an offline run stores with a recorded body (validators,
+    /// `Cache-Control`, `Content-Type`): what an index keeps of a download's. Never
+    /// `Content-Length` or `Content-Encoding`, which describe the bytes on the wire.
+    static let storedResponseHeaders = ["ETag", "Last-Modified", "Cache-Control", "Content-Type"]
+
+    /// `--offline`: the body the entry recorded, with its status and the response headers an
+    /// index keeps (the content's `mimeType` when no `Content-Type` was recorded); `.missing`,
+    /// with why, when it recorded none that can be stored.
+    func recordedBody() -> BodySource {
+        guard (200...299).contains(status), status != 204, status != 206 else {
+            if status == 304 { return .missing("the recorded response is a 304 Not Modified, which has no body") }
+            return .missing("the recorded response is HTTP \(status), not a whole image's body")
+        }
+        if let bodyProblem { return .missing(bodyProblem) }
+        guard let body, body.length > 0 else {
+            return .missing("the capture did not save the response's body (response.content.text is missing or empty)")
+        }
+        if let size, size >= 0, Int64(size) != body.length {
+            return .missing("response.content.size says \(size) bytes but the recorded body has \(body.length)")
+        }
+        var headers: [String] = []
+        for name in HAREntry.storedResponseHeaders {
+            let lower = name.lowercased()
+            for header in responseHeaders where header.name.lowercased() == lower {
+                guard !header.value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 }) else { continue }
+                headers.append("\(name): \(header.value)")
+            }
+        }
+        if !headers.contains(where: { $0.hasPrefix("Content-Type:") }), !mimeType.isEmpty,
+            !mimeType.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 })
+        {
+            headers.append("Content-Type: \(mimeType)")
+        }
+        return .recorded(offset: body.offset, length: body.length, status: status, headers: headers)
     }
 }

@@ -250,6 +250,9 @@ struct HARReader {
                 let result = try bodies.finish(base64: encoding.lowercased() == "base64")
                 bodyResult = result
                 entry.body = result.body
+                if result.body == nil && bodies.keepsBodies {
+                    entry.bodyProblem = "response.content.text is not valid base64"
+                }
                 current = entry
             }
         } else if relative.count == 3 && relative.dropLast().last == "headers" {

@@ -44,6 +44,11 @@ final class LineIngest {
     let replayCredentials: Bool
     /// The variant headers of the HAR entry being taken (told just before its line).
     private var recordedHeaders: [String] = []
+    /// `--offline`: the scratch file HAR captures' recorded bodies are kept in (nil online).
+    /// Every line then has a body: a HAR entry its recorded one (told just before its line),
+    /// a `"file"` line its file, any other line none (`BodySource.missing`).
+    let offlineBodies: HARBodies?
+    private var recordedBody: BodySource?
     /// Where reading stopped when `shouldStop` said so before the lists ended; nil when every
     /// list was read to its end.
     private(set) var cut: ListCut?
@@ -52,8 +57,9 @@ final class LineIngest {
         sources: [ListSource], keyFilters: KeyFilterChain, shard: Shard?, duplicateMemoryLimit: Int,
         scratchFolder: String, fileName: @escaping (String) -> String = { $0 },
         shouldStop: @escaping () -> Bool = { false }, stop: FileDescriptor? = nil, replayCredentials: Bool = false,
-        fileRules: LocalFileRules = LocalFileRules()
+        fileRules: LocalFileRules = LocalFileRules(), offlineBodies: HARBodies? = nil
     ) {
+        self.offlineBodies = offlineBodies
         self.replayCredentials = replayCredentials
         self.fileRules = fileRules
         self.stop = stop
@@ -88,6 +94,7 @@ final class LineIngest {
                 linesRead = try ListIngest.read(
                     source, index: index, descriptor: descriptors[index], stop: stop, notImages: { notImages += $0 },
                     replayCredentials: replayCredentials, variantHeaders: { recordedHeaders = $0 },
+                    bodies: offlineBodies, recordedBody: { recordedBody = $0 },
                     onLine: { (line, parsed) throws(EntrySpool.SpoolError) -> Bool in
                         // Asked before a list's first line (a signal during set-up reads nothing)
                         // and then every 1024 lines: one load, nothing next to parsing a line.
@@ -137,7 +144,7 @@ final class LineIngest {
         _ line: Int, _ index: Int, _ source: ListSource, _ parsed: ListLine, _ base: UInt64,
         _ spools: [EntrySpool], _ event: (Event) -> Void
     ) throws(EntrySpool.SpoolError) {
-        defer { recordedHeaders = [] }
+        defer { (recordedHeaders, recordedBody) = ([], nil) }
         switch parsed {
         case .ignored:
             return
@@ -157,7 +164,11 @@ final class LineIngest {
                 event(.invalid(result))
             }
         case .url(let url, let explicitKey, let linePriority):
-            try queue(line, index, source, url, explicitKey, linePriority, nil, base, spools, event)
+            var body = recordedBody
+            if offlineBodies != nil && body == nil {
+                body = .missing("--offline: a URL line has no recorded body (only HAR entries and \"file\" lines do)")
+            }
+            try queue(line, index, source, url, explicitKey, linePriority, body, base, spools, event)
         }
     }
 

@@ -49,15 +49,16 @@ struct ListIngest {
     static func read<LineError: Error>(
         _ source: ListSource, index: Int, descriptor: FileDescriptor, stop: FileDescriptor? = nil,
         notImages: (Int) -> Void = { _ in }, replayCredentials: Bool = false,
-        variantHeaders: ([String]) -> Void = { _ in },
+        variantHeaders: ([String]) -> Void = { _ in }, bodies: HARBodies? = nil,
+        recordedBody: (BodySource) -> Void = { _ in },
         onLine: (_ line: Int, _ parsed: ListLine) throws(LineError) -> Bool
     ) throws(ReadFailure<LineError>) -> Int? {
         let format = source.effectiveFormat
         if format == .har {
             return try readHAR(
                 source, descriptor: descriptor, stop: stop, notImages: notImages,
-                replayCredentials: replayCredentials, variantHeaders: variantHeaders,
-                onLine: onLine)
+                replayCredentials: replayCredentials, variantHeaders: variantHeaders, kept: bodies,
+                recordedBody: recordedBody, onLine: onLine)
         }
         var reader = LineReader(descriptor: descriptor, maxLineLength: URLRules.maxLineLength, stop: stop)
         var lineNumber = 0
@@ -84,17 +85,24 @@ struct ListIngest {
     /// `read` for a HAR capture: each image entry is a line numbered by its entry (`HARList`),
     /// its recorded variant headers told just before it (`variantHeaders`), each unusable entry
     /// an invalid line; entries that are not images are not lines (`notImages` counts them).
+    /// With `kept` (`--offline`: the run's scratch file of bodies) each image's recorded body is
+    /// kept there and told just before its line (`recordedBody`).
     private static func readHAR<LineError: Error>(
         _ source: ListSource, descriptor: FileDescriptor, stop: FileDescriptor?, notImages: (Int) -> Void,
-        replayCredentials: Bool, variantHeaders: ([String]) -> Void,
+        replayCredentials: Bool, variantHeaders: ([String]) -> Void, kept: HARBodies?,
+        recordedBody: (BodySource) -> Void,
         onLine: (_ line: Int, _ parsed: ListLine) throws(LineError) -> Bool
     ) throws(ReadFailure<LineError>) -> Int? {
         defer { if descriptor != .standardInput { descriptor.close() } }
         let bodies: HARBodies
-        do {
-            bodies = try HARBodies(folder: nil)
-        } catch {
-            throw .read(ReadError(path: source.path, code: error.code))
+        if let kept {
+            bodies = kept
+        } else {
+            do {
+                bodies = try HARBodies(folder: nil)
+            } catch {
+                throw .read(ReadError(path: source.path, code: error.code))
+            }
         }
         var failure: LineError?
         let result = HARList.read(descriptor, bodies: bodies, stop: stop) { line in
@@ -105,6 +113,7 @@ struct ListIngest {
             case .image(let first, let url, let entry):
                 number = first
                 variantHeaders(entry.headersToSend(credentials: replayCredentials))
+                if kept != nil { recordedBody(entry.recordedBody()) }
                 switch URLRules.validate(url) {
                 case .success: parsed = .url(url: url, key: nil, priority: nil)
                 case .failure(let error):

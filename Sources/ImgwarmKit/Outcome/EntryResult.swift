@@ -22,6 +22,9 @@ public enum Outcome: String, Codable, Sendable, CaseIterable {
     /// The run was interrupted while this URL was downloading: the transfer was abandoned and
     /// nothing was stored.
     case interrupted
+    /// `--offline`: nothing to store, no request made (a HAR entry without a usable recorded
+    /// body, a plain URL line); the entry has the reason. Not blacklisted.
+    case noBody = "no-body"
 
     /// In the cache at the end of the run.
     public var isInCache: Bool { self == .downloaded || self == .cached || self == .revalidated }
@@ -82,6 +85,8 @@ public struct PrefetchTotals: Sendable, Equatable {
     public var notStarted = 0
     /// Transfers the interruption abandoned.
     public var interrupted = 0
+    /// `--offline`: lines with no body to store (`Outcome.noBody`).
+    public var noBody = 0
     /// `--shard K/N`: lines whose key belongs to another shard (counted in `lines`, not listed).
     public var otherShard = 0
     /// Entries of HAR captures that are not images (or not GET, or not http(s)): counted, never
@@ -99,7 +104,7 @@ public struct PrefetchTotals: Sendable, Equatable {
     public var finishedCount: Int { lines - notStarted - interrupted - otherShard }
     /// SDWebImage's `skippedCount`: those that ended in an error or were blacklisted (invalid
     /// lines included, as SDWebImage counts a nil URL).
-    public var skippedCount: Int { failed + blacklisted + invalid }
+    public var skippedCount: Int { failed + blacklisted + invalid + noBody }
     /// True when every URL ended in the cache: the run did all it was asked.
     public var allInCache: Bool { skippedCount == 0 && notStarted == 0 && interrupted == 0 }
 
@@ -124,8 +129,9 @@ public struct PrefetchTotals: Sendable, Equatable {
         case .wouldFetch: wouldFetch += 1
         case .notStarted: notStarted += 1
         case .interrupted: interrupted += 1
+        case .noBody: noBody += 1
         }
-        if let failure = result.failure, result.outcome == .failed || result.outcome == .invalid {
+        if let failure = result.failure, [.failed, .invalid, .noBody].contains(result.outcome) {
             errorClasses[failure.reason.rawValue, default: 0] += 1
         }
     }

@@ -53,6 +53,10 @@ public enum FailureReason: String, Codable, Sendable, CaseIterable {
     /// blacklisted, not counted against the URL's host; a proxy that cannot be reached stops
     /// the run (`PrefetchJob.Halt.proxy`), as does a request that did not go through it.
     case proxyFailed = "proxy-failed"
+    /// `--offline`: the entry has no body to store (a HAR entry whose response was a 304 or had
+    /// its body left out, a `content.size` that differs from it, bad base64; a plain URL line).
+    /// The entry's `no-body` outcome; never retried nor blacklisted.
+    case noBody = "no-body"
 
     /// HTTP statuses worth retrying: 408, 429, 500, 502, 503, 504.
     public static func isTransient(status: Int) -> Bool {
@@ -84,7 +88,7 @@ public enum FailureReason: String, Codable, Sendable, CaseIterable {
     /// and never does.
     public func isBlacklisted(status: Int?) -> Bool {
         switch self {
-        case .writeFailed, .interrupted, .validationLimit, .proxyFailed: return false
+        case .writeFailed, .interrupted, .validationLimit, .proxyFailed, .noBody: return false
         default: return !isTransient(status: status)
         }
     }

@@ -48,6 +48,9 @@ extension PrefetchJob {
         /// Where the lists' JSON Lines `"file"` paths may be (`--files-root`): the list's own
         /// folder by default.
         public var fileRules = LocalFileRules()
+        /// `--offline`: no request at all; HAR entries store their recorded bodies, and an entry
+        /// without one (or a plain URL line) is `no-body`.
+        public var offline = false
 
         public init() {}
     }

@@ -30,6 +30,11 @@ struct PrefetchDryRun {
                 blacklisted: { entry.body == nil ? state.activeBlacklistEntry(url: entry.url) : nil },
                 hostUnavailable: { nil })
             var result = decision.result(of: entry, fileName: name) ?? EntryResult(entry, outcome: .wouldFetch)
+            if result.outcome == .wouldFetch, case .missing(let reason) = entry.body {
+                // --offline: an entry with nothing to store ends as the run would end it.
+                result.outcome = .noBody
+                result.failure = Failure(.noBody, reason)
+            }
             if case .hit(let size) = lookup {
                 // Cached; or revalidated with `--refresh`, which a dry run reports as a hit, as
                 // it did before `EntryStart`.

@@ -6,6 +6,9 @@ final class PrefetchIngest {
     let configuration: PrefetchJob.Configuration
     /// Where a signal stopped the reading, if one did.
     private(set) var cut: ListCut?
+    /// `--offline`: the scratch file of the HAR captures' recorded bodies, open (and its bodies
+    /// readable by `LocalBodies`) as long as the ingest lives: the whole run.
+    private(set) var bodies: HARBodies?
 
     init(sources: [ListSource], location: CacheLocation, configuration: PrefetchJob.Configuration) {
         self.sources = sources
@@ -23,13 +26,21 @@ final class PrefetchIngest {
         } catch {
             throw .spoolFolder(error.folder, code: error.code)
         }
+        if configuration.offline {
+            do {
+                bodies = try HARBodies(folder: configuration.spoolFolder)
+            } catch {
+                throw .spoolFolder(configuration.spoolFolder, code: error.code)
+            }
+        }
         let stop = configuration.stop
         let lines = LineIngest(
             sources: sources, keyFilters: configuration.keyFilters, shard: configuration.shard,
             duplicateMemoryLimit: configuration.duplicateMemoryLimit, scratchFolder: configuration.spoolFolder,
             fileName: { [location] in (try? location.entryName(forKey: $0, index: nil)) ?? "" },
             shouldStop: { stop.signal != 0 }, stop: stop.descriptor,
-            replayCredentials: configuration.fetch.replayCredentials, fileRules: configuration.fileRules)
+            replayCredentials: configuration.fetch.replayCredentials, fileRules: configuration.fileRules,
+            offlineBodies: bodies)
         do {
             try lines.read(into: spools, order: configuration.order) { event in
                 switch event {

@@ -1,7 +1,8 @@
 /// The download loop: one thread drives libcurl, starts URLs by priority, routes finished
 /// transfers to validation, retries transient failures after their back-off, and records.
 extension PrefetchJob {
-    func download(_ scheduler: Scheduler) throws(PrefetchJob.Error) {
+    /// `recordedBodies`: `--offline`'s scratch file of HAR bodies, which `LocalBodies` reads.
+    func download(_ scheduler: Scheduler, recordedBodies: HARBodies? = nil) throws(PrefetchJob.Error) {
         let store: PrefetchStore
         do {
             store = try PrefetchStore.open(location: location, lockTimeout: configuration.lockTimeout) {
@@ -18,12 +19,14 @@ extension PrefetchJob {
         }
         let downloader: any TransferDriving
         do {
-            // Entries naming a local body (a JSON Lines "file") are read, not requested.
+            // Entries naming a local body (a JSON Lines "file", a HAR's recorded body under
+            // --offline, where every entry names one) are read, not requested.
             downloader = TransferRouter(
                 network: try parts.downloader(configuration, scheduler.policy, store.cache),
                 local: LocalBodies(
                     maxBytes: configuration.fetch.maxBytes, memoryLimit: configuration.fetch.memoryBodyLimit,
-                    spillFolder: store.cache.temporaryFolder, spillPrefix: store.cache.temporaryPrefix))
+                    spillFolder: store.cache.temporaryFolder, spillPrefix: store.cache.temporaryPrefix,
+                    recorded: recordedBodies))
         } catch {
             throw .curl(error)
         }

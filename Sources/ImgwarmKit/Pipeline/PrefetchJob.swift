@@ -77,7 +77,7 @@ public final class PrefetchJob {
             halts.interrupt(signal: configuration.stop.signal)
         } else {
             do {
-                try download(scheduler)
+                try download(scheduler, recordedBodies: ingest.bodies)
             } catch {
                 // The lists were read and are reported (invalid lines, duplicates); nothing else
                 // started, and the report says so rather than going missing.

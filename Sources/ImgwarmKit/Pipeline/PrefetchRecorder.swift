@@ -56,10 +56,10 @@ final class PrefetchRecorder {
 
     /// A final failure (its blacklisting is the job's).
     func recordFailed(_ entry: PendingEntry, _ failure: Failure) {
-        var result = EntryResult(entry, outcome: .failed)
+        var result = EntryResult(entry, outcome: failure.reason == .noBody ? .noBody : .failed)
         result.fileName = entry.cacheFileName(in: location)
         result.httpStatus = failure.httpStatus
-        result.attempts = entry.attempts
+        result.attempts = failure.reason == .noBody ? 0 : entry.attempts  // nothing was requested nor read
         result.duration = entry.firstStarted > 0 ? Monotonic.now() - entry.firstStarted : 0
         result.failure = failure
         record(result)
@@ -70,7 +70,7 @@ final class PrefetchRecorder {
     func recordDownloaded(_ job: ValidationPool.Job, _ image: ValidatedImage, index: (any CacheIndex)?) {
         var result = EntryResult(job.entry, outcome: .downloaded)
         result.fileName = job.fileName
-        result.httpStatus = job.entry.body == nil ? job.httpStatus : nil  // a local file had no response
+        result.httpStatus = job.entry.body?.isFile == true ? nil : job.httpStatus  // a local file had no response
         result.attempts = job.entry.attempts
         result.duration = Monotonic.now() - job.entry.firstStarted
         result.bytes = job.count

@@ -44,6 +44,7 @@ extension PrefetchReport.Header {
             ("maxRetryWaitSeconds", .double(configuration.retry.maxWait)),
             ("retryFailed", .bool(configuration.retryFailed)),
             ("replayCredentials", .bool(configuration.fetch.replayCredentials)),
+            ("offline", .bool(configuration.offline)),
             ("blacklistTTLSeconds", configuration.blacklistTTL.seconds.map { .double($0) } ?? .string(nil)),
             ("refresh", .bool(configuration.refresh)),
             ("lockTimeoutSeconds", .double(configuration.lockTimeout)),

@@ -100,7 +100,7 @@ public final class PrefetchReport {
         writer.key("errorKind")
         if let failure = result.failure, result.outcome == .failed || result.outcome == .blacklisted {
             writer.string(failure.isTransient ? "transient" : "permanent")
-        } else if result.outcome == .invalid {
+        } else if result.outcome == .invalid || result.outcome == .noBody {
             writer.string("permanent")
         } else {
             writer.null()
@@ -151,6 +151,7 @@ public final class PrefetchReport {
         writer.field("wouldFetch", totals.wouldFetch)
         writer.field("notStarted", totals.notStarted)
         writer.field("interrupted", totals.interrupted)
+        writer.field("noBody", totals.noBody)
         writer.field("otherShard", totals.otherShard)
         writer.field("notImages", totals.notImages)
         writer.field("bytesReceived", totals.bytesReceived)

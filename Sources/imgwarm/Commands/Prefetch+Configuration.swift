@@ -77,6 +77,7 @@ extension Prefetch {
         configuration.keyFilters = keyOptions.chain
         configuration.shard = shardOptions.shard
         configuration.fileRules = filesRoot.rules
+        configuration.offline = offline.offline
         configuration.maxSize = maxSize
         return configuration
     }

@@ -86,6 +86,7 @@ struct Prefetch: ParsableCommand {
 
     @OptionGroup var listFormat: ListFormatOption
     @OptionGroup var filesRoot: FilesRootOption
+    @OptionGroup var offline: OfflineOption
 
     @Option(
         help: ArgumentHelp(
@@ -313,25 +314,6 @@ struct Prefetch: ParsableCommand {
         var summary: PrefetchJob.Summary?
     }
 
-    /// The prefetch figures (the run and cache ones are added by `MetricsOutput.write`).
-    private func metricsFile(_ summary: PrefetchJob.Summary?, location: CacheLocation) -> MetricsFile {
-        var file = MetricsFile(command: "prefetch", cacheFolder: location.folder)
-        let t = summary?.totals ?? PrefetchTotals()
-        let counts: [(Outcome, Int)] = [
-            (.downloaded, t.downloaded), (.cached, t.cached), (.revalidated, t.revalidated), (.failed, t.failed),
-            (.blacklisted, t.blacklisted), (.invalid, t.invalid), (.duplicate, t.duplicates),
-            (.wouldFetch, t.wouldFetch), (.notStarted, t.notStarted), (.interrupted, t.interrupted),
-        ]
-        file.gauge(
-            "prefetch_lines", "Lines of the last prefetch by outcome.",
-            counts.map { ([("outcome", $0.0.rawValue)], Double($0.1)) })
-        file.gauge(
-            "prefetch_received_bytes", "Body bytes the last prefetch stored (after content decoding).",
-            Double(t.bytesReceived))
-        file.gauge("prefetch_duration_seconds", "How long the last prefetch ran.", summary?.duration ?? 0)
-        return file
-    }
-
     private func prefetch(location: CacheLocation, outcome: RunOutcome) throws {
         let sources = listSources()
         var configuration = try configuration(environment: CurrentProcess.environment)
@@ -341,7 +323,8 @@ struct Prefetch: ParsableCommand {
         // run their pipe, and sets SIGQUIT's handler again over the Swift runtime's backtracer.
         // A first stop signal stops the run cleanly, whenever it came; a second ends it at once.
         configuration.stop = StopSource.installSignalHandlers()
-        let console = PrefetchConsole(output: output, sources: sources, dryRun: dryRun, reportPath: report)
+        let console = PrefetchConsole(
+            output: output, sources: sources, dryRun: dryRun, reportPath: report, offline: offline.offline)
         // Under --quiet too: warnings are always printed (docs/usage.md), and this one most of all.
         if insecure {
             Console.warning("--insecure: TLS certificates are not verified; anyone on the path can substitute images")
@@ -397,7 +380,8 @@ struct Prefetch: ParsableCommand {
         if dryRun {
             // Exit 1 for what the run certainly would not put in the cache (a would-fetch may succeed).
             let totals = summary.totals
-            return totals.invalid + totals.failed + totals.blacklisted > 0 ? ExitStatus.partial : ExitStatus.success
+            return totals.invalid + totals.failed + totals.blacklisted + totals.noBody > 0
+                ? ExitStatus.partial : ExitStatus.success
         }
         return summary.totals.allInCache ? ExitStatus.success : ExitStatus.partial
     }

@@ -16,6 +16,8 @@ final class PrefetchConsole: PrefetchJob.Observer {
     let output: OutputOptions
     let sources: [ListSource]
     let dryRun: Bool
+    /// `--offline`: the summary says what was stored from recorded bodies, not downloaded.
+    let offline: Bool
     let reportPath: String?
     private let progressMode: ProgressMode
     private let progressInterval: Double
@@ -27,10 +29,11 @@ final class PrefetchConsole: PrefetchJob.Observer {
     private var unprintedProblems = 0
     private var retryFailedHinted = false
 
-    init(output: OutputOptions, sources: [ListSource], dryRun: Bool, reportPath: String?) {
+    init(output: OutputOptions, sources: [ListSource], dryRun: Bool, reportPath: String?, offline: Bool = false) {
         self.output = output
         self.sources = sources
         self.dryRun = dryRun
+        self.offline = offline
         self.reportPath = reportPath
         progressMode = output.resolvedProgress(stderrIsTerminal: Console.stderrIsTerminal)
         progressInterval = output.progressInterval ?? OutputOptions.defaultInterval
@@ -157,7 +160,8 @@ final class PrefetchConsole: PrefetchJob.Observer {
             return
         }
         Console.writeError(
-            PrefetchConsole.summaryText(summary, dryRun: dryRun, reportPath: reportPath, sources: sources) + "\n")
+            PrefetchConsole.summaryText(
+                summary, dryRun: dryRun, reportPath: reportPath, sources: sources, offline: offline) + "\n")
     }
 
     /// Where a signal stopped the reading of the lists, in words.
@@ -176,7 +180,8 @@ final class PrefetchConsole: PrefetchJob.Observer {
     }
 
     static func summaryText(
-        _ summary: PrefetchJob.Summary, dryRun: Bool, reportPath: String?, sources: [ListSource] = []
+        _ summary: PrefetchJob.Summary, dryRun: Bool, reportPath: String?, sources: [ListSource] = [],
+        offline: Bool = false
     ) -> String {
         let t = summary.totals
         let seconds = Quantities.formatDecimal(summary.duration, digits: 2)
@@ -188,14 +193,16 @@ final class PrefetchConsole: PrefetchJob.Observer {
         var text: String
         if dryRun {
             text =
-                "imgwarm prefetch (dry run): \(Console.count(t.lines - t.otherShard, "line")): \(t.wouldFetch) would be fetched, "
+                "imgwarm prefetch (dry run): \(Console.count(t.lines - t.otherShard, "line")): \(t.wouldFetch) would be \(offline ? "stored from recorded bodies" : "fetched"), "
                 + "\(t.cached) cached, \(t.blacklisted) blacklisted, \(t.invalid) invalid, "
-                + "\(Console.count(t.duplicates, "duplicate"))."
+                + "\(Console.count(t.duplicates, "duplicate"))"
+                + (t.noBody > 0 ? ", \(t.noBody) no-body (nothing recorded to store)." : ".")
         } else {
             let inCache = t.downloaded + t.cached + t.revalidated
             let urls = Console.count(t.lines - t.duplicates - t.otherShard - t.invalid, "URL")
             let revalidated = t.revalidated > 0 ? ", \(t.revalidated) revalidated" : ""
-            let kinds = "(\(t.downloaded) downloaded, \(t.cached) cached\(revalidated))"
+            let kinds =
+                "(\(t.downloaded) \(offline ? "stored offline" : "downloaded"), \(t.cached) cached\(revalidated))"
             let unchecked = t.notStarted > 0 ? uncheckedReason(summary) : nil
             if let unchecked {
                 // They were never looked up: they may well be in the cache (a hit needs the lock).
@@ -206,7 +213,7 @@ final class PrefetchConsole: PrefetchJob.Observer {
             }
             var problems: [String] = []
             if t.failed > 0 {
-                let classes = t.errorClasses.filter { $0.key != "invalid-url" }.sorted {
+                let classes = t.errorClasses.filter { $0.key != "invalid-url" && $0.key != "no-body" }.sorted {
                     $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key
                 }
                 .map { "\($0.value) \($0.key)" }.joined(separator: ", ")
@@ -216,6 +223,7 @@ final class PrefetchConsole: PrefetchJob.Observer {
                 problems.append("\(t.blacklisted) blacklisted (skipped; --retry-failed requests them again)")
             }
             if t.invalid > 0 { problems.append("\(t.invalid) invalid") }
+            if t.noBody > 0 { problems.append("\(t.noBody) no-body (nothing recorded to store)") }
             if t.duplicates > 0 { problems.append(Console.count(t.duplicates, "duplicate")) }
             if t.notStarted > 0 && unchecked == nil { problems.append("\(t.notStarted) not started") }
             if t.interrupted > 0 { problems.append("\(t.interrupted) interrupted") }
