@@ -30,6 +30,7 @@ public enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
     case expiresIn
     case databasePath
     case filesRoot
+    case offline
 
     /// How messages name this setting: the installed spelling, else the configuration's name.
     public var description: String {

@@ -26,6 +26,7 @@ enum SettingFlags {
         case .maxAge: return "--max-age"
         case .expiresIn: return "--expires-in"
         case .filesRoot: return "--files-root"
+        case .offline: return "--offline"
         case .databasePath: return "--database"
         }
     }
