@@ -166,7 +166,8 @@ final class LineIngest {
         case .url(let url, let explicitKey, let linePriority):
             var body = recordedBody
             if offlineBodies != nil && body == nil {
-                body = .missing("\(Setting.offline): a URL line has no recorded body (only HAR entries and \"file\" lines do)")
+                body = .missing(
+                    "\(Setting.offline): a URL line has no recorded body (only HAR entries and \"file\" lines do)")
             }
             try queue(line, index, source, url, explicitKey, linePriority, body, base, spools, event)
         }
