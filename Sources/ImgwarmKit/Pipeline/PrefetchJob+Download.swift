@@ -24,7 +24,8 @@ extension PrefetchJob {
             downloader = TransferRouter(
                 network: try parts.downloader(configuration, scheduler.policy, store.cache),
                 local: LocalBodies(
-                    maxBytes: configuration.fetch.maxBytes, memoryLimit: configuration.fetch.memoryBodyLimit,
+                    maxBytes: configuration.fetch.maxBytes,
+                    memoryLimit: min(configuration.fetch.memoryBodyLimit, LocalBodies.memoryLimit),
                     spillFolder: store.cache.temporaryFolder, spillPrefix: store.cache.temporaryPrefix,
                     recorded: recordedBodies))
         } catch {
