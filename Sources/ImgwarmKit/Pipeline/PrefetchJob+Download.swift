@@ -19,15 +19,9 @@ extension PrefetchJob {
         }
         let downloader: any TransferDriving
         do {
-            // Entries naming a local body (a JSON Lines "file", a HAR's recorded body under
-            // --offline, where every entry names one) are read, not requested.
             downloader = TransferRouter(
                 network: try parts.downloader(configuration, scheduler.policy, store.cache),
-                local: LocalBodies(
-                    maxBytes: configuration.fetch.maxBytes,
-                    memoryLimit: min(configuration.fetch.memoryBodyLimit, LocalBodies.memoryLimit),
-                    spillFolder: store.cache.temporaryFolder, spillPrefix: store.cache.temporaryPrefix,
-                    recorded: recordedBodies))
+                fetch: configuration.fetch, cache: store.cache, recorded: recordedBodies)
         } catch {
             throw .curl(error)
         }

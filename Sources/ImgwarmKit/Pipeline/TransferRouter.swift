@@ -13,6 +13,17 @@ final class TransferRouter: TransferDriving {
         self.local = local
     }
 
+    /// `network` beside the local bodies of a run of `fetch` storing into `cache` (entries naming
+    /// a JSON Lines "file", or a HAR's recorded body in `recorded` under `--offline`, where every
+    /// entry names one): they are read, not requested.
+    convenience init(network: any TransferDriving, fetch: FetchConfiguration, cache: CacheStore, recorded: HARBodies?) {
+        self.init(
+            network: network,
+            local: LocalBodies(
+                maxBytes: fetch.maxBytes, memoryLimit: min(fetch.memoryBodyLimit, LocalBodies.memoryLimit),
+                spillFolder: cache.temporaryFolder, spillPrefix: cache.temporaryPrefix, recorded: recorded))
+    }
+
     func start(_ entry: PendingEntry, validators: Downloader.Validators?) throws(CurlError) {
         if entry.body != nil {
             local.start(entry)
