@@ -253,6 +253,9 @@ import Testing
             #expect(entry["errorKind"] as? String == "permanent")
             #expect((entry["errorMessage"] as? String)?.contains(words) == true, "\(entry)")
             #expect(entry["attempts"] as? Int == 0)
+            // Each is told on standard error with its entry, as a failure is.
+            #expect(run.stderr.contains("partial.har entry \(line): "), "\(run.stderr)")
+            #expect(run.stderr.contains(": no-body: "), "\(run.stderr)")
         }
         #expect(try run.totals["noBody"] as? Int == 4)
         #expect(try run.totals["skippedCount"] as? Int == 4)

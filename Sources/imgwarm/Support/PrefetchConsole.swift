@@ -44,7 +44,7 @@ final class PrefetchConsole: PrefetchJob.Observer {
         // An unavailable host's URLs were announced once, by host (`prefetchHostUnavailable`):
         // only --verbose lists them one by one.
         if result.failure?.reason == .hostUnavailable && !(output.verbose && !output.quiet) { return }
-        let problem = result.outcome == .failed || result.outcome == .invalid || result.outcome == .blacklisted
+        let problem = [.failed, .invalid, .blacklisted, .noBody].contains(result.outcome)
         guard problem || (output.verbose && !output.quiet) else { return }
         if output.quiet && result.outcome == .blacklisted { return }
         if problem && output.quiet {
@@ -82,6 +82,8 @@ final class PrefetchConsole: PrefetchJob.Observer {
             let hint =
                 hintRetryFailed ? " (skipped without a request; --retry-failed requests blacklisted URLs again)" : ""
             return "\(place): \(url): blacklisted: \(message)\(hint)"
+        case .noBody:
+            return "\(place): \(url): no-body: \(message)"
         default:
             var detail = result.outcome.rawValue
             if let format = result.format, let width = result.width, let height = result.height {
