@@ -1,0 +1,182 @@
+/// Which `--key-filter` rule did an app use? Given the distinct URLs it loaded and a test of
+/// whether a key has an entry in its cache (`hits`), scores candidate filter chains by how many
+/// URLs' keys hit, and picks the best (docs/usage.md, "Apps with a cacheKeyFilter").
+///
+/// File names are one-way digests, so the search generates keys and tests membership: each
+/// candidate is one pass over the URLs. Parameter subsets are searched by structure, never over
+/// all 2^n subsets: on a sample of URLs, the subsets of each URL's own parameters that hit
+/// propose drop sets; the best proposals are scored on every URL, then grown greedily by the
+/// names the sample did not decide.
+public struct KeyRuleSearch {
+    /// One candidate rule and the URLs it explains.
+    public struct Score: Sendable, Equatable {
+        /// The filters, as `--key-filter` takes them (empty: the URL as given).
+        public var filters: [String]
+        public var hits: Int
+    }
+
+    /// A URL no candidate filter explains, and the nearest explanation found for it.
+    public struct Unexplained: Sendable, Equatable {
+        public var url: String
+        /// In words (a normalisation `--key-filter` has no filter for, or another rule), or nil.
+        public var nearest: String?
+    }
+
+    /// What the search found.
+    public struct Result: Sendable, Equatable {
+        /// The best rule (fewest filters and names on a tie).
+        public var best: Score
+        /// Hits with the URL as given.
+        public var plainHits: Int
+        /// Every candidate scored, best first.
+        public var candidates: [Score]
+        /// The URLs the best rule does not explain, in list order.
+        public var unexplained: [Unexplained]
+        /// Normalisations that explain URLs the best rule misses, in words, with their counts.
+        public var normalisations: [(String, Int)]
+
+        public static func == (a: Result, b: Result) -> Bool {
+            a.best == b.best && a.plainHits == b.plainHits && a.candidates == b.candidates
+                && a.unexplained == b.unexplained && a.normalisations.map(\.0) == b.normalisations.map(\.0)
+                && a.normalisations.map(\.1) == b.normalisations.map(\.1)
+        }
+    }
+
+    public let urls: [String]
+    public let hits: (String) -> Bool
+    /// URLs whose parameter subsets are tried (spread over the list).
+    public var sampleSize = 64
+    /// A URL with more distinct parameter names than this is not sampled (2^n keys).
+    public var maxSampledParameters = 10
+
+    public init(urls: [String], hits: @escaping (String) -> Bool) {
+        self.urls = urls
+        self.hits = hits
+    }
+
+    /// Scores the candidates and explains the misses.
+    public func run() -> Result {
+        var scored: [Score] = []
+        var seen = Set<[String]>()
+        func score(_ filters: [KeyFilter]) -> Score {
+            let chain = KeyFilterChain(filters)
+            let specs = chain.specs
+            if let known = scored.first(where: { $0.filters == specs }) { return known }
+            let count = urls.reduce(0) { $0 + (hits(chain.key(for: $1)) ? 1 : 0) }
+            let result = Score(filters: specs, hits: count)
+            if seen.insert(specs).inserted { scored.append(result) }
+            return result
+        }
+        let plain = score([])
+        _ = score([.stripQuery])
+        _ = score([.schemeHostPath])
+        let names = KeyRuleSearch.parameterNames(urls)
+        for dropped in proposedDropSets(names: names) {
+            var drop = dropped
+            var best = score([.dropParameters(drop)])
+            // Greedy growth over the names the sample did not decide: one name at a time.
+            while true {
+                var improved: ([String], Score)?
+                for name in names where !drop.contains(name) {
+                    let grown = names.filter { drop.contains($0) || $0 == name }
+                    let candidate = score([.dropParameters(grown)])
+                    if candidate.hits > (improved?.1.hits ?? best.hits) { improved = (grown, candidate) }
+                }
+                guard let (grown, candidate) = improved else { break }
+                (drop, best) = (grown, candidate)
+            }
+            let kept = names.filter { !drop.contains($0) }
+            if !kept.isEmpty { _ = score([.keepParameters(kept)]) }
+        }
+        let ranked = scored.enumerated().sorted { a, b in
+            if a.element.hits != b.element.hits { return a.element.hits > b.element.hits }
+            let (ca, cb) = (KeyRuleSearch.cost(a.element.filters), KeyRuleSearch.cost(b.element.filters))
+            return ca != cb ? ca < cb : a.offset < b.offset
+        }.map(\.element)
+        let best = ranked[0].hits > 0 ? ranked[0] : plain
+        let (unexplained, normalisations) = explainMisses(best: best, ranked: ranked)
+        return Result(
+            best: best, plainHits: plain.hits, candidates: ranked, unexplained: unexplained,
+            normalisations: normalisations)
+    }
+
+    // MARK: - Parameters
+
+    /// The distinct parameter names of the URLs' queries, in order of first occurrence.
+    static func parameterNames(_ urls: [String]) -> [String] {
+        var names: [String] = []
+        var seen = Set<String>()
+        for url in urls {
+            for name in queryNames(url) where seen.insert(name).inserted { names.append(name) }
+        }
+        return names
+    }
+
+    /// The parameter names of one URL's query, as `drop-params` reads them.
+    static func queryNames(_ url: String) -> [String] {
+        guard let query = KeyFilter.URLParts(url).query else { return [] }
+        return query.split(separator: "&").map { parameter in
+            String(parameter.firstIndex(of: "=").map { parameter[..<$0] } ?? parameter)
+        }
+    }
+
+    /// Drop sets proposed by the sample: for each sampled URL, every subset of its parameter
+    /// names whose drop makes a key that hits; the most proposed first (at most 4).
+    func proposedDropSets(names: [String]) -> [[String]] {
+        var votes: [[String]: Int] = [:]
+        let step = max(1, urls.count / max(1, sampleSize))
+        for url in stride(from: 0, to: urls.count, by: step).map({ urls[$0] }) {
+            var own: [String] = []
+            for name in KeyRuleSearch.queryNames(url) where !own.contains(name) { own.append(name) }
+            guard !own.isEmpty, own.count <= maxSampledParameters else { continue }
+            for mask in 1..<(1 << own.count) {
+                let drop = own.indices.filter { mask & (1 << $0) != 0 }.map { own[$0] }
+                if hits(KeyFilter.dropParameters(drop).apply(url)) {
+                    votes[names.filter { drop.contains($0) }, default: 0] += 1
+                }
+            }
+        }
+        let ordered = votes.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key.count < $1.key.count }
+        return [[]] + ordered.prefix(4).map(\.key)
+    }
+
+    /// A rule's size for ties: filters, then parameter names (a simpler rule wins).
+    static func cost(_ specs: [String]) -> Int {
+        specs.reduce(0) { total, spec in
+            total + 100 + (spec.firstIndex(of: ":").map { spec[$0...].split(separator: ",").count } ?? 0)
+        }
+    }
+
+    // MARK: - Misses
+
+    private func explainMisses(best: Score, ranked: [Score]) -> ([Unexplained], [(String, Int)]) {
+        let chain = (try? KeyFilterChain(specs: best.filters)) ?? KeyFilterChain()
+        let others = ranked.filter { $0.filters != best.filters && $0.hits > 0 }.prefix(6).compactMap { score in
+            (try? KeyFilterChain(specs: score.filters)).map { (score.filters, $0) }
+        }
+        var unexplained: [Unexplained] = []
+        var counts: [String: Int] = [:]
+        var order: [String] = []
+        for url in urls where !hits(chain.key(for: url)) {
+            var nearest: String?
+            for (words, normalise) in URLNormalisation.all {
+                let changed = normalise(url)
+                guard changed != url else { continue }
+                if hits(chain.key(for: changed)) || hits(normalise(chain.key(for: url))) {
+                    nearest = "hits with \(words) (--key-filter has no filter for that)"
+                    if counts[words] == nil { order.append(words) }
+                    counts[words, default: 0] += 1
+                    break
+                }
+            }
+            if nearest == nil, let other = others.first(where: { hits($0.1.key(for: url)) }) {
+                nearest =
+                    other.0.isEmpty
+                    ? "hits with the URL as given"
+                    : "hits with --key-filter " + other.0.joined(separator: " --key-filter ")
+            }
+            unexplained.append(Unexplained(url: url, nearest: nearest))
+        }
+        return (unexplained, order.map { ($0, counts[$0] ?? 0) })
+    }
+}

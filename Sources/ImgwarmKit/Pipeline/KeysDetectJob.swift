@@ -1,0 +1,115 @@
+import ImgwarmSystem
+
+/// `imgwarm keys detect`: which key rule made the entries of a cache pulled off a device? Reads
+/// the distinct URLs of the lists and the folder's entry names once (the index's listed names for
+/// a format with an index), then lets `KeyRuleSearch` score candidate rules by membership: the
+/// names are one-way digests, so keys are generated and their names looked up.
+///
+/// Reads only: it creates, moves, locks and writes nothing in the folder.
+public struct KeysDetectJob {
+    /// A run-level problem: nothing can be said.
+    public enum Error: Swift.Error, Sendable, CustomStringConvertible {
+        /// A list cannot be read (`code` is the errno value): a usage error.
+        case unreadableInput(path: String, code: Int32)
+        /// The folder (or its index) cannot be read.
+        case unreadableFolder(String, String)
+
+        public var description: String {
+            switch self {
+            case .unreadableInput(let path, let code): return ListIngest.ReadError(path: path, code: code).description
+            case .unreadableFolder(let path, let reason): return "cannot read the cache folder \(path): \(reason)"
+            }
+        }
+    }
+
+    /// What the run found: the search's result, the URLs read and the names the folder holds.
+    public struct Result: Sendable {
+        public var search: KeyRuleSearch.Result
+        /// Distinct URLs read from the lists.
+        public var urls: Int
+        /// Entry names in the folder (or listed by its index).
+        public var entries: Int
+    }
+
+    public let location: CacheLocation
+    public let sources: [ListSource]
+
+    public init(location: CacheLocation, sources: [ListSource]) {
+        self.location = location
+        self.sources = sources
+    }
+
+    public func run() throws(Error) -> Result {
+        let urls = try readURLs()
+        let (names, index) = try entryNames()
+        let location = location
+        let search = KeyRuleSearch(urls: urls) { key in
+            guard let name = try? location.entryName(forKey: key, index: index) else { return false }
+            return names.contains(name)
+        }
+        return Result(search: search.run(), urls: urls.count, entries: names.count)
+    }
+
+    /// The distinct URLs of the lists, in list order (a line's explicit key is not a URL's: it
+    /// is left out of the search, its URL is not).
+    private func readURLs() throws(Error) -> [String] {
+        let descriptors: [FileDescriptor]
+        do {
+            descriptors = try ListIngest.open(sources)
+        } catch {
+            throw .unreadableInput(path: error.path, code: error.code)
+        }
+        var urls: [String] = []
+        var seen = Set<String>()
+        for (index, source) in sources.enumerated() {
+            do {
+                try ListIngest.read(source, index: index, descriptor: descriptors[index]) {
+                    (_, parsed) throws(Never) -> Bool in
+                    switch parsed {
+                    case .url(let url, _, _), .file(let url, _, _, _):
+                        if seen.insert(url).inserted { urls.append(url) }
+                    case .ignored, .invalid: break
+                    }
+                    return true
+                }
+            } catch {
+                switch error {
+                case .read(let error): throw .unreadableInput(path: error.path, code: error.code)
+                case .line(let never): switch never {}
+                }
+            }
+        }
+        return urls
+    }
+
+    /// The folder's entry names, once: the index's listed names where the format keeps one (the
+    /// library serves only those), else the files whose names are the format's.
+    private func entryNames() throws(Error) -> (Set<String>, (any CacheIndex)?) {
+        if let index = location.makeIndex() {
+            do {
+                try index.load()
+            } catch {
+                throw .unreadableFolder(location.folder, error.description)
+            }
+            return (Set(index.listedNames), index)
+        }
+        var names = Set<String>()
+        let folder: FileDescriptor
+        do {
+            folder = try FileDescriptor.openFolder(location.folder)
+        } catch {
+            if error.isNotFound { return (names, nil) }
+            throw .unreadableFolder(location.folder, error.description)
+        }
+        defer { folder.close() }
+        let format = location.format
+        do {
+            try FolderWalk.forEach(in: folder) { bytes, _ in
+                if format.isEntryName(bytes: bytes) { names.insert(String(decoding: bytes, as: UTF8.self)) }
+            }
+        } catch {
+            throw .unreadableFolder(location.folder, String(describing: error))
+        }
+        return (names, nil)
+    }
+}
