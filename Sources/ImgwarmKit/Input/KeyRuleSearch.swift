@@ -18,8 +18,15 @@ public struct KeyRuleSearch {
     /// A URL no candidate filter explains, and the nearest explanation found for it.
     public struct Unexplained: Sendable, Equatable {
         public var url: String
-        /// In words (a normalisation `--key-filter` has no filter for, or another rule), or nil.
-        public var nearest: String?
+        public var nearest: Nearest?
+    }
+
+    /// The nearest explanation of a URL the best rule misses.
+    public enum Nearest: Sendable, Equatable {
+        /// Its key hits once the URL is normalised as these words say (no filter does that).
+        case normalised(String)
+        /// Its key hits under another rule (these filter specs; empty: the URL as given).
+        case rule([String])
     }
 
     /// What the search found.
@@ -158,22 +165,19 @@ public struct KeyRuleSearch {
         var counts: [String: Int] = [:]
         var order: [String] = []
         for url in urls where !hits(chain.key(for: url)) {
-            var nearest: String?
+            var nearest: Nearest?
             for (words, normalise) in URLNormalisation.all {
                 let changed = normalise(url)
                 guard changed != url else { continue }
                 if hits(chain.key(for: changed)) || hits(normalise(chain.key(for: url))) {
-                    nearest = "hits with \(words) (--key-filter has no filter for that)"
+                    nearest = .normalised(words)
                     if counts[words] == nil { order.append(words) }
                     counts[words, default: 0] += 1
                     break
                 }
             }
             if nearest == nil, let other = others.first(where: { hits($0.1.key(for: url)) }) {
-                nearest =
-                    other.0.isEmpty
-                    ? "hits with the URL as given"
-                    : "hits with --key-filter " + other.0.joined(separator: " --key-filter ")
+                nearest = .rule(other.0)
             }
             unexplained.append(Unexplained(url: url, nearest: nearest))
         }

@@ -42,7 +42,7 @@ struct KeyRuleSearchTests {
         let result = KeyRuleSearch(urls: urls) { keys.contains($0) }.run()
         #expect(result.best.hits == 0)
         #expect(result.unexplained.count == 20)
-        #expect(result.unexplained[0].nearest?.contains("lower-cased") == true)
+        #expect(result.unexplained[0].nearest == .normalised("the scheme and host lower-cased"))
         #expect(result.normalisations.first?.1 == 20)
     }
 
