@@ -17,7 +17,9 @@ struct Imgwarm: ParsableCommand {
             \(ExitStatus.helpText)
             """,
         version: ImgwarmVersion.current,
-        subcommands: [Prefetch.self, Path.self, Stats.self, Clean.self, Verify.self, Blacklist.self, Version.self])
+        subcommands: [
+            Prefetch.self, Path.self, Stats.self, Clean.self, Verify.self, Keys.self, Blacklist.self, Version.self,
+        ])
 
     /// Runs the command line and exits with imgwarm's exit codes (usage errors are 2, not 64).
     static func main() {

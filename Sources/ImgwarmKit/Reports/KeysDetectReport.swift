@@ -1,0 +1,70 @@
+/// The JSON document `imgwarm keys detect --json` prints (schema: `docs/keys-detect.schema.json`):
+/// it renders what `KeysDetectJob` found, and reads nothing itself.
+public struct KeysDetectReport {
+    public static let schemaVersion = 1
+
+    public var location: CacheLocation
+    public var search: KeyRuleSearch.Result
+    /// Distinct URLs read, and entry names in the folder.
+    public var urls: Int
+    public var entries: Int
+
+    public init(location: CacheLocation, search: KeyRuleSearch.Result, urls: Int, entries: Int) {
+        (self.location, self.search, self.urls, self.entries) = (location, search, urls, entries)
+    }
+
+    public func json(pretty: Bool = true) -> [UInt8] {
+        var w = JSONWriter(pretty: pretty)
+        w.beginObject()
+        w.reportHeader(
+            schemaVersion: KeysDetectReport.schemaVersion, command: "keys detect", cacheFolder: location.folder)
+        w.key("keyFilter")
+        w.beginArray()
+        for spec in search.best.filters { w.string(spec) }
+        w.endArray()
+        w.field("hits", search.best.hits)
+        w.field("plainHits", search.plainHits)
+        w.field("urls", urls)
+        w.field("entries", entries)
+        w.key("candidates")
+        w.beginArray()
+        for candidate in search.candidates {
+            w.beginObject()
+            w.key("keyFilter")
+            w.beginArray()
+            for spec in candidate.filters { w.string(spec) }
+            w.endArray()
+            w.field("hits", candidate.hits)
+            w.endObject()
+        }
+        w.endArray()
+        w.key("normalisations")
+        w.beginArray()
+        for (words, count) in search.normalisations {
+            w.beginObject()
+            w.field("normalisation", words)
+            w.field("urls", count)
+            w.endObject()
+        }
+        w.endArray()
+        w.key("unexplained")
+        w.beginArray()
+        for miss in search.unexplained {
+            w.beginObject()
+            w.field("url", miss.url)
+            switch miss.nearest {
+            case .normalised(let words)?: w.field("normalisation", words)
+            case .rule(let specs)?:
+                w.key("keyFilter")
+                w.beginArray()
+                for spec in specs { w.string(spec) }
+                w.endArray()
+            case nil: break
+            }
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+        return w.take()
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import ImgwarmKit
+import TestSupport
+import Testing
+
+/// `imgwarm keys detect` on folders that `imgwarm prefetch --key-filter` filled from a loopback
+/// server: it names the rule that made each, with its hits, and changes nothing in the folder.
+struct KeysDetectTests {
+    static let rules: [[String]] = [
+        [], ["strip-query"], ["scheme-host-path"], ["drop-params:token"], ["drop-params:token,expires,sig"],
+        ["keep-params:w,h"],
+    ]
+    static let parameters = ["w", "h", "token", "expires", "sig", "v"]
+
+    static func schema() throws -> JSONSchema {
+        try JSONSchema(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/keys-detect.schema.json"))
+    }
+
+    /// Every name under `folder` with its size and modification time.
+    static func snapshot(_ folder: String) throws -> [String: String] {
+        var files: [String: String] = [:]
+        let manager = FileManager.default
+        for name in try manager.subpathsOfDirectory(atPath: folder) {
+            let attributes = try manager.attributesOfItem(atPath: folder + "/" + name)
+            files[name] = "\(attributes[.size] ?? 0) \(attributes[.modificationDate] ?? 0)"
+        }
+        return files
+    }
+
+    /// 20 URLs on distinct paths (the port of the loopback server is one `scheme-host-path`
+    /// drops), each with the six parameters; the cache holds 19 of them (5 % absent) and one
+    /// entry of a URL not in the list (5 % unrelated), all under `rule`.
+    @Test(arguments: ["sdwebimage", "kingfisher", "glide"], rules)
+    func namesTheRuleThatMadeTheCache(format: String, rule: [String]) throws {
+        let harness = try PrefetchHarness()
+        let folder = harness.temp.path("caches/\(format)")
+        let urls = (1...20).map { n in
+            harness.url("/max-age/\(n)/photo.jpg?")
+                + Self.parameters.map { "\($0)=\($0)\(n * 37 % 101)" }.joined(separator: "&")
+        }
+        let stored = urls.filter { !$0.contains("/max-age/7/") } + [harness.url("/max-age/99/photo.jpg?w=1")]
+        let storedList = try harness.temp.write("stored.txt", Data((stored.joined(separator: "\n") + "\n").utf8))
+        let list = try harness.temp.write("list.txt", Data((urls.joined(separator: "\n") + "\n").utf8))
+        let seeded = try harness.run(
+            ["prefetch", "--cache-format", format, "--disk-cache-path", folder, "--quiet"]
+                + rule.flatMap { ["--key-filter", $0] } + [storedList])
+        #expect(seeded.status == 0, "\(seeded.stderr)")
+        let before = try Self.snapshot(folder)
+
+        let text = try harness.run(["keys", "detect", "--cache-format", format, "--disk-cache-path", folder, list])
+        #expect(text.status == 0, "\(text.stderr)")
+        let words = rule.isEmpty ? "the URL as given" : rule.map { "--key-filter \($0)" }.joined(separator: " ")
+        #expect(text.result.stdoutText.hasPrefix("19 of 20 URLs hit with \(words)"), "\(text.result.stdoutText)")
+        #expect(text.result.stdoutText.contains(urls[6]))
+
+        let json = try harness.run(
+            ["keys", "detect", "--json", "--cache-format", format, "--disk-cache-path", folder, list])
+        #expect(json.status == 0)
+        let report = try json.report
+        #expect(try Self.schema().validate(report) == [])
+        #expect(report["keyFilter"] as? [String] == rule)
+        #expect(report["hits"] as? Int == 19)
+        #expect(report["urls"] as? Int == 20)
+        #expect(report["plainHits"] as? Int == (rule.isEmpty ? 19 : 0))
+        #expect((report["unexplained"] as? [[String: Any]])?.map { $0["url"] as? String } == [urls[6]])
+        #expect(try Self.snapshot(folder) == before)
+    }
+
+    /// No entry of the folder is any URL's: exit 1, the URL as given.
+    @Test func noRuleHitsExitsOne() throws {
+        let harness = try PrefetchHarness()
+        let list = try harness.temp.write("list.txt", Data((harness.url("/img/photo.jpg") + "\n").utf8))
+        let run = try harness.run(["keys", "detect", "--disk-cache-path", harness.folder, list])
+        #expect(run.status == 1)
+        #expect(run.result.stdoutText.hasPrefix("0 of 1 URLs hit with the URL as given"))
+    }
+}
