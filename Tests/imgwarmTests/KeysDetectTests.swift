@@ -74,4 +74,23 @@ struct KeysDetectTests {
         #expect(run.status == 1)
         #expect(run.result.stdoutText.hasPrefix("0 of 1 URLs hit with the URL as given"))
     }
+
+    /// verify suggests the detector when most keys are not found but the folder holds entries,
+    /// and not when the keys are the app's.
+    @Test func verifySuggestsTheDetector() throws {
+        let harness = try PrefetchHarness()
+        let urls = (1...8).map { harness.url("/max-age/\($0)/photo.jpg?token=t\($0)") }
+        let list = try harness.temp.write("list.txt", Data((urls.joined(separator: "\n") + "\n").utf8))
+        let seeded = try harness.run(
+            ["prefetch", "--disk-cache-path", harness.folder, "--quiet", "--key-filter", "strip-query", list])
+        #expect(seeded.status == 0, "\(seeded.stderr)")
+        let missing = try harness.run(["verify", "--disk-cache-path", harness.folder, list])
+        #expect(missing.status == 1)
+        #expect(missing.result.stdoutText.contains("yet the folder holds 8 entries"), "\(missing.result.stdoutText)")
+        #expect(missing.result.stdoutText.contains("run imgwarm keys detect"))
+        let found = try harness.run(
+            ["verify", "--disk-cache-path", harness.folder, "--key-filter", "strip-query", list])
+        #expect(found.status == 0)
+        #expect(!found.result.stdoutText.contains("keys detect"), "\(found.result.stdoutText)")
+    }
 }

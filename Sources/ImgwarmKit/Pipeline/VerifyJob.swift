@@ -108,7 +108,12 @@ public final class VerifyJob {
         } else {
             try readLists(folder, now: now, count)
         }
-        return Result(totals: totals, folder: verdict, fromLists: !sources.isEmpty)
+        var result = Result(totals: totals, folder: verdict, fromLists: !sources.isEmpty)
+        let notFound = (totals.misses[.absent] ?? 0) + (totals.misses[.notIndexed] ?? 0)
+        if !sources.isEmpty, let folder, notFound * 2 > totals.keys {
+            result.folderEntries = countEntries(folder)
+        }
+        return result
     }
 
     // MARK: - Keys from lists
@@ -233,5 +238,16 @@ public final class VerifyJob {
             throw .unreadableFolder(location.folder, (error as? SystemError) ?? SystemError(code: 0))
         }
         reportListed(seen: seen, in: folder, now: now, observe)
+    }
+
+    /// The folder's entries: the index's listed ones, else the files with the format's names.
+    private func countEntries(_ folder: FileDescriptor) -> Int {
+        if let index { return index.listedNames.count }
+        var count = 0
+        let format = location.format
+        try? FolderWalk.forEach(in: folder) { bytes, _ in
+            if format.isEntryName(bytes: bytes) { count += 1 }
+        }
+        return count
     }
 }

@@ -85,6 +85,22 @@ public enum Verification {
 
         /// True when every key hits, no line was invalid and the folder is usable.
         public var allHit: Bool { folder == .usable && totals.missCount == 0 && totals.invalid == 0 }
+        /// The folder's entries (the index's listed ones for a format with an index), counted only
+        /// when most keys of the lists were not found: a folder full of entries that the keys do
+        /// not name is one whose keys another rule made (`imgwarm keys detect`).
+        public var folderEntries: Int?
+
+        public init(totals: Totals, folder: FolderVerdict, fromLists: Bool, folderEntries: Int? = nil) {
+            (self.totals, self.folder, self.fromLists, self.folderEntries) = (totals, folder, fromLists, folderEntries)
+        }
+
+        /// True when most keys were not found though the folder holds at least half as many
+        /// entries as keys were checked: the keys likely differ from the app's.
+        public var keysLikelyDiffer: Bool {
+            let notFound = (totals.misses[.absent] ?? 0) + (totals.misses[.notIndexed] ?? 0)
+            guard let folderEntries, totals.keys >= 4, notFound * 2 > totals.keys else { return false }
+            return folderEntries * 2 >= totals.keys
+        }
     }
 
 }

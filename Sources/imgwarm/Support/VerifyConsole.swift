@@ -121,6 +121,11 @@ final class VerifyConsole {
         if totals.otherShard > 0 { summary += ", \(totals.otherShard) of other shards" }
         if totals.ignored > 0 { summary += ", \(totals.ignored) ignored" }
         Console.output(summary + "; " + verdict + "\n")
+        if result.keysLikelyDiffer, let entries = result.folderEntries {
+            Console.output(
+                "Most keys are not found, yet the folder holds \(entries) \(entries == 1 ? "entry" : "entries"): the app may compute its keys from the URLs another way (a cacheKeyFilter); run imgwarm keys detect with the same cache options and lists to find the --key-filter rule\n"
+            )
+        }
     }
 
     /// 3 when the library cannot use the folder; 1 when a key misses, a line is invalid or the
