@@ -93,4 +93,36 @@ struct KeysDetectTests {
         #expect(found.status == 0)
         #expect(!found.result.stdoutText.contains("keys detect"), "\(found.result.stdoutText)")
     }
+
+    /// A Kingfisher folder whose names carry the key's path extension
+    /// (`autoExtAfterHashedFileName`): the rule is found with the extension, and said to be one
+    /// imgwarm does not write.
+    @Test func kingfisherNamesWithTheirExtension() throws {
+        let harness = try PrefetchHarness()
+        let folder = harness.temp.path("caches/kingfisher-ext")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var location = CacheLocation(folder: folder)
+        location.format = try #require(CacheFormats.named("kingfisher"))
+        let urls = (1...20).map { "https://cdn.example.com/p/\($0).png?token=t\($0)" }
+        for url in urls.dropFirst() {
+            let name = try location.entryName(forKey: KeyFilter.stripQuery.apply(url), index: nil)
+            #expect(FileManager.default.createFile(atPath: folder + "/" + name + ".png", contents: Data()))
+        }
+        let list = try harness.temp.write("list.txt", Data((urls.joined(separator: "\n") + "\n").utf8))
+        let text = try harness.run([
+            "keys", "detect", "--cache-format", "kingfisher", "--disk-cache-path", folder, list,
+        ])
+        #expect(text.status == 1)
+        #expect(
+            text.result.stdoutText.contains(
+                "19 of 20 URLs hit with --key-filter strip-query when the names carry the key's path extension"),
+            "\(text.result.stdoutText)")
+        let json = try harness.run(
+            ["keys", "detect", "--json", "--cache-format", "kingfisher", "--disk-cache-path", folder, list])
+        let report = try json.report
+        #expect(try Self.schema().validate(report) == [])
+        let extended = try #require(report["withExtension"] as? [String: Any])
+        #expect(extended["keyFilter"] as? [String] == ["strip-query"])
+        #expect(extended["hits"] as? Int == 19)
+    }
 }

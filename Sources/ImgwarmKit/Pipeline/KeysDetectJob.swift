@@ -29,6 +29,11 @@ public struct KeysDetectJob {
         public var urls: Int
         /// Entry names in the folder (or listed by its index).
         public var entries: Int
+        /// Files named as an entry plus an extension (Kingfisher's `autoExtAfterHashedFileName`):
+        /// their count, and the best rule when the names are read as the key's name plus the key's
+        /// path extension (nil when there are none). imgwarm writes names without it.
+        public var extensionNamed = 0
+        public var withExtension: KeyRuleSearch.Score?
     }
 
     public let location: CacheLocation
@@ -41,13 +46,30 @@ public struct KeysDetectJob {
 
     public func run() throws(Error) -> Result {
         let urls = try readURLs()
-        let (names, index) = try entryNames()
+        let (names, extended, index) = try entryNames()
         let location = location
         let search = KeyRuleSearch(urls: urls) { key in
             guard let name = try? location.entryName(forKey: key, index: index) else { return false }
             return names.contains(name)
         }
-        return Result(search: search.run(), urls: urls.count, entries: names.count)
+        var result = Result(search: search.run(), urls: urls.count, entries: names.count)
+        result.extensionNamed = extended.count
+        if !extended.isEmpty {
+            let withExtension = KeyRuleSearch(urls: urls) { key in
+                guard let name = try? location.entryName(forKey: key, index: index) else { return false }
+                return extended.contains(name + "." + KeysDetectJob.pathExtension(key))
+            }
+            result.withExtension = withExtension.run().best
+        }
+        return result
+    }
+
+    /// The extension of the key's last path segment (as `URL.pathExtension` gives it), or "".
+    static func pathExtension(_ key: String) -> String {
+        let path = KeyFilter.URLParts(key).beforeQuery
+        let last = path.split(separator: "/", omittingEmptySubsequences: false).last ?? path
+        guard let dot = last.lastIndex(of: "."), last.index(after: dot) != last.endIndex else { return "" }
+        return String(last[last.index(after: dot)...])
     }
 
     /// The distinct URLs of the lists, in list order (a line's explicit key is not a URL's: it
@@ -84,32 +106,40 @@ public struct KeysDetectJob {
 
     /// The folder's entry names, once: the index's listed names where the format keeps one (the
     /// library serves only those), else the files whose names are the format's.
-    private func entryNames() throws(Error) -> (Set<String>, (any CacheIndex)?) {
+    /// Also the files named as an entry plus an extension, which the format does not name.
+    private func entryNames() throws(Error) -> (Set<String>, Set<String>, (any CacheIndex)?) {
         if let index = location.makeIndex() {
             do {
                 try index.load()
             } catch {
                 throw .unreadableFolder(location.folder, error.description)
             }
-            return (Set(index.listedNames), index)
+            return (Set(index.listedNames), [], index)
         }
         var names = Set<String>()
         let folder: FileDescriptor
         do {
             folder = try FileDescriptor.openFolder(location.folder)
         } catch {
-            if error.isNotFound { return (names, nil) }
+            if error.isNotFound { return (names, [], nil) }
             throw .unreadableFolder(location.folder, error.description)
         }
         defer { folder.close() }
         let format = location.format
+        var extended = Set<String>()
         do {
             try FolderWalk.forEach(in: folder) { bytes, _ in
-                if format.isEntryName(bytes: bytes) { names.insert(String(decoding: bytes, as: UTF8.self)) }
+                if format.isEntryName(bytes: bytes) {
+                    names.insert(String(decoding: bytes, as: UTF8.self))
+                } else if let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot > 0,
+                    format.isEntryName(bytes: UnsafeBufferPointer(rebasing: bytes[..<dot]))
+                {
+                    extended.insert(String(decoding: bytes, as: UTF8.self))
+                }
             }
         } catch {
             throw .unreadableFolder(location.folder, String(describing: error))
         }
-        return (names, nil)
+        return (names, extended, nil)
     }
 }

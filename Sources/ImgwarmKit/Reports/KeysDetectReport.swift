@@ -9,8 +9,15 @@ public struct KeysDetectReport {
     public var urls: Int
     public var entries: Int
 
-    public init(location: CacheLocation, search: KeyRuleSearch.Result, urls: Int, entries: Int) {
+    /// The best rule when names carry the key's path extension (`KeysDetectJob.Result`).
+    public var withExtension: KeyRuleSearch.Score?
+
+    public init(
+        location: CacheLocation, search: KeyRuleSearch.Result, urls: Int, entries: Int,
+        withExtension: KeyRuleSearch.Score? = nil
+    ) {
         (self.location, self.search, self.urls, self.entries) = (location, search, urls, entries)
+        self.withExtension = withExtension
     }
 
     public func json(pretty: Bool = true) -> [UInt8] {
@@ -26,6 +33,16 @@ public struct KeysDetectReport {
         w.field("plainHits", search.plainHits)
         w.field("urls", urls)
         w.field("entries", entries)
+        if let withExtension {
+            w.key("withExtension")
+            w.beginObject()
+            w.key("keyFilter")
+            w.beginArray()
+            for spec in withExtension.filters { w.string(spec) }
+            w.endArray()
+            w.field("hits", withExtension.hits)
+            w.endObject()
+        }
         w.key("candidates")
         w.beginArray()
         for candidate in search.candidates {

@@ -87,7 +87,8 @@ struct Keys: ParsableCommand {
             if json {
                 Console.output(
                     KeysDetectReport(
-                        location: location, search: result.search, urls: result.urls, entries: result.entries
+                        location: location, search: result.search, urls: result.urls, entries: result.entries,
+                        withExtension: result.withExtension
                     ).json())
             } else {
                 Console.output(Detect.text(result, limit: limit))
@@ -109,6 +110,11 @@ struct Keys: ParsableCommand {
                     + (search.best.filters.isEmpty ? "" : "; \(search.plainHits) with the URL as given")
                     + " (\(result.entries) \(result.entries == 1 ? "entry" : "entries") in the folder)"
             ]
+            if let extended = result.withExtension, extended.hits > search.best.hits {
+                lines.append(
+                    "\(extended.hits) of \(result.urls) URLs hit with \(arguments(extended.filters)) when the names carry the key's path extension (Kingfisher's autoExtAfterHashedFileName, \(result.extensionNamed) such files): imgwarm writes names without it, so the app would not find what it stores"
+                )
+            }
             for (words, count) in search.normalisations {
                 lines.append(
                     "\(count) more hit with \(words): --key-filter has no filter for that; the app's cacheKeyFilter does it"
