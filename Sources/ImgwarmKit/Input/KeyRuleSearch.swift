@@ -78,23 +78,26 @@ public struct KeyRuleSearch {
         _ = score([.stripQuery])
         _ = score([.schemeHostPath])
         let names = KeyRuleSearch.parameterNames(urls)
-        for dropped in proposedDropSets(names: names) {
-            var drop = dropped
-            var best = score([.dropParameters(drop)])
-            // Greedy growth over the names the sample did not decide: one name at a time.
-            while true {
-                var improved: ([String], Score)?
-                for name in names where !drop.contains(name) {
-                    let grown = names.filter { drop.contains($0) || $0 == name }
-                    let candidate = score([.dropParameters(grown)])
-                    if candidate.hits > (improved?.1.hits ?? best.hits) { improved = (grown, candidate) }
-                }
-                guard let (grown, candidate) = improved else { break }
-                (drop, best) = (grown, candidate)
-            }
-            let kept = names.filter { !drop.contains($0) }
-            if !kept.isEmpty { _ = score([.keepParameters(kept)]) }
+        // Each proposal scored once; only the best is grown (one name at a time, while the hits
+        // grow) and its complement tried as keep-params: a pass per name per round, no more.
+        var drop: [String] = []
+        var grownBest = plain
+        for proposal in proposedDropSets(names: names) {
+            let candidate = score([.dropParameters(proposal)])
+            if candidate.hits > grownBest.hits { (drop, grownBest) = (proposal, candidate) }
         }
+        while true {
+            var improved: ([String], Score)?
+            for name in names where !drop.contains(name) {
+                let grown = names.filter { drop.contains($0) || $0 == name }
+                let candidate = score([.dropParameters(grown)])
+                if candidate.hits > (improved?.1.hits ?? grownBest.hits) { improved = (grown, candidate) }
+            }
+            guard let (grown, candidate) = improved else { break }
+            (drop, grownBest) = (grown, candidate)
+        }
+        let kept = names.filter { !drop.contains($0) }
+        if !kept.isEmpty { _ = score([.keepParameters(kept)]) }
         let ranked = scored.enumerated().sorted { a, b in
             if a.element.hits != b.element.hits { return a.element.hits > b.element.hits }
             let (ca, cb) = (KeyRuleSearch.cost(a.element.filters), KeyRuleSearch.cost(b.element.filters))
@@ -144,7 +147,7 @@ public struct KeyRuleSearch {
             }
         }
         let ordered = votes.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key.count < $1.key.count }
-        return [[]] + ordered.prefix(4).map(\.key)
+        return ordered.prefix(4).map(\.key)
     }
 
     /// A rule's size for ties: filters, then parameter names (a simpler rule wins).

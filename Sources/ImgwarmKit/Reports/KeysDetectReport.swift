@@ -25,10 +25,7 @@ public struct KeysDetectReport {
         w.beginObject()
         w.reportHeader(
             schemaVersion: KeysDetectReport.schemaVersion, command: "keys detect", cacheFolder: location.folder)
-        w.key("keyFilter")
-        w.beginArray()
-        for spec in search.best.filters { w.string(spec) }
-        w.endArray()
+        KeysDetectReport.keyFilter(search.best.filters, &w)
         w.field("hits", search.best.hits)
         w.field("plainHits", search.plainHits)
         w.field("urls", urls)
@@ -36,10 +33,7 @@ public struct KeysDetectReport {
         if let withExtension {
             w.key("withExtension")
             w.beginObject()
-            w.key("keyFilter")
-            w.beginArray()
-            for spec in withExtension.filters { w.string(spec) }
-            w.endArray()
+            KeysDetectReport.keyFilter(withExtension.filters, &w)
             w.field("hits", withExtension.hits)
             w.endObject()
         }
@@ -47,10 +41,7 @@ public struct KeysDetectReport {
         w.beginArray()
         for candidate in search.candidates {
             w.beginObject()
-            w.key("keyFilter")
-            w.beginArray()
-            for spec in candidate.filters { w.string(spec) }
-            w.endArray()
+            KeysDetectReport.keyFilter(candidate.filters, &w)
             w.field("hits", candidate.hits)
             w.endObject()
         }
@@ -72,10 +63,7 @@ public struct KeysDetectReport {
             switch miss.nearest {
             case .normalised(let words)?: w.field("normalisation", words)
             case .rule(let specs)?:
-                w.key("keyFilter")
-                w.beginArray()
-                for spec in specs { w.string(spec) }
-                w.endArray()
+                KeysDetectReport.keyFilter(specs, &w)
             case nil: break
             }
             w.endObject()
@@ -83,5 +71,13 @@ public struct KeysDetectReport {
         w.endArray()
         w.endObject()
         return w.take()
+    }
+
+    /// `"keyFilter": [specs]`: the `--key-filter` arguments of a rule.
+    private static func keyFilter(_ specs: [String], _ w: inout JSONWriter) {
+        w.key("keyFilter")
+        w.beginArray()
+        for spec in specs { w.string(spec) }
+        w.endArray()
     }
 }
