@@ -75,6 +75,17 @@ struct KeysDetectTests {
         #expect(run.result.stdoutText.hasPrefix("0 of 1 URLs hit with the URL as given"))
     }
 
+    /// A folder that does not exist is most often a wrong path: the run says so on standard error.
+    @Test func aMissingFolderIsNamed() throws {
+        let harness = try PrefetchHarness()
+        let list = try harness.temp.write("list.txt", Data((harness.url("/img/photo.jpg") + "\n").utf8))
+        let missing = harness.temp.path("not-pulled")
+        let run = try harness.run(["keys", "detect", "--disk-cache-path", missing, list])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("\(missing) does not exist: no URL can hit"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: missing), "keys detect creates nothing")
+    }
+
     /// verify suggests the detector when most keys are not found but the folder holds entries,
     /// and not when the keys are the app's.
     @Test func verifySuggestsTheDetector() throws {

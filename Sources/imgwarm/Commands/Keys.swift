@@ -75,6 +75,12 @@ struct Keys: ParsableCommand {
         func run() throws {
             let location = try location.location()
             let sources = lists.map { ListSource(path: $0, format: listFormat.format ?? .auto) }
+            if location.format.judgeFolder(atPath: location.folder) == .absent {
+                // Most often a wrong path: say so, rather than only "0 of N URLs hit".
+                Console.warning(
+                    "\(location.folder) does not exist: no URL can hit; give the pulled cache's folder (--cache-dir or --disk-cache-path)"
+                )
+            }
             let result: KeysDetectJob.Result
             do {
                 result = try KeysDetectJob(location: location, sources: sources).run()
