@@ -269,7 +269,8 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         let limit = try (run.report["options"] as? [String: Any])?["maxSizeBytes"] as? UInt64
         #expect(limit == format.cleanRules.defaultMaxSize, "\(name)")
-        #expect([40 << 20, 150 << 20, 250 << 20].contains(limit ?? 0), "\(name): \(String(describing: limit))")
+        #expect(
+            [40 << 20, 50 << 20, 150 << 20, 250 << 20].contains(limit ?? 0), "\(name): \(String(describing: limit))")
     }
 
     /// `--help` prints each default once, in the option's own words (argument-parser's

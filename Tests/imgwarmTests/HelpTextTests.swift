@@ -101,7 +101,11 @@ import Testing
         #expect(text.contains("flutter: flutter_cache_manager's cleanup removes rows untouched for 30 days"), "\(text)")
         #expect(
             text.contains(
-                "Default: none for sdwebimage, kingfisher, kingfisher7; 150MiB for nuke; 250MiB for glide, coil, coil2; 40MiB for fresco, fresco3.6. Not for flutter."
+                "pinremoteimage: nothing expires by age; then, when the allocated size is above --max-size (default 50MiB), the oldest by modification time go until it is at most the limit"
+            ), "\(text)")
+        #expect(
+            text.contains(
+                "Default: none for sdwebimage, kingfisher, kingfisher7; 150MiB for nuke; 250MiB for glide, coil, coil2; 40MiB for fresco, fresco3.6; 50MiB for pinremoteimage. Not for flutter."
             ), "\(text)")
         #expect(!text.contains("When the allocated size is above this, trim to below half of it"), "\(text)")
     }
@@ -166,7 +170,8 @@ import Testing
                 "For fresco, fresco3.6, the folder v2.ols100.1 and the folders in it are the library's layout, not entries"
             ), "\(text)")
         #expect(
-            text.contains("what clean --max-size counts for sdwebimage, nuke; the others count logical bytes"),
+            text.contains(
+                "what clean --max-size counts for sdwebimage, nuke, pinremoteimage; the others count logical bytes"),
             "\(text)")
     }
 }

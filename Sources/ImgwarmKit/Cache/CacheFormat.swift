@@ -174,7 +174,7 @@ public enum CacheFormats {
     public static let all: [any CacheFormat] = [
         SDWebImageFormat(), KingfisherFormat(.sha256), KingfisherFormat(.md5), NukeFormat(),
         GlideFormat(), CoilFormat(major: 3), CoilFormat(major: 2),
-        FrescoFormat(.double), FrescoFormat(.integer), FlutterFormat(),
+        FrescoFormat(.double), FrescoFormat(.integer), FlutterFormat(), PINRemoteImageFormat(),
     ]
 
     /// The format named `name`, if there is one.

@@ -47,6 +47,14 @@ public protocol LayoutFolderFormat: CacheFormat {
     var layoutFolder: String { get }
 }
 
+/// A format whose library may discard its whole folder at the app's launch for a reason outside
+/// the folder (PINRemoteImage: a preference the app has not written yet), which no look at the
+/// folder can tell: `verify` says it with its verdict.
+public protocol LaunchCaveatFormat: CacheFormat {
+    /// What the library does at launch and how to prevent it, in words.
+    var launchCaveat: String { get }
+}
+
 extension CacheLocation {
     /// The index the format keeps in this folder (`IndexedCacheFormat`), not yet read; nil for a
     /// plain-files cache.

@@ -80,8 +80,9 @@ final class VerifyConsole {
         }
     }
 
-    /// The summary and the folder's verdict; warnings for a folder the app would not use and for
-    /// lists without a URL, under `--quiet` too.
+    /// The summary and the folder's verdict; warnings for a folder the app would not use, for what
+    /// its library may do at launch (`LaunchCaveatFormat`) and for lists without a URL, under
+    /// `--quiet` too.
     func finish(_ result: VerifyJob.Result) {
         let totals = result.totals
         let folder = EscapedText.escaped(location.folder)
@@ -99,6 +100,10 @@ final class VerifyConsole {
         case .unusable(let why):
             verdict = "\(library) cannot use the cache folder \(folder): \(why)"
             Console.error(verdict)
+        }
+        // What the library may do to the folder at launch, which no look at the folder tells.
+        if result.folder == .usable, let caveat = location.format as? any LaunchCaveatFormat {
+            Console.warning(caveat.launchCaveat)
         }
         if result.fromLists && totals.keys + totals.duplicates + totals.otherShard == 0 {
             Console.warning("the lists hold no URL: nothing was checked")

@@ -1,0 +1,67 @@
+import ImgwarmSystem
+
+/// PINRemoteImage 3.x's default disk cache, a PINCache 3.x `PINDiskCache` (docs/cache-formats.md,
+/// "PINRemoteImage"): `<root>/com.pinterest.PINDiskCache.PINRemoteImageManagerCache/`, one file
+/// of the image's raw bytes per key, named by `PINDiskCacheKey` (the key percent-encoded; a key
+/// longer than 200 UTF-16 units is first replaced by its MD5). No index.
+///
+/// A hit sets the file's modification date to now (`fileURLForKey:updateFileModificationDate:`,
+/// the cache being no TTL cache): the modification date is the last use, and the size trim
+/// (`trimDiskToSizeByEvictionStrategy`, least recently used first) goes by it. The app trims by
+/// itself at launch and after every write, above `byteLimit` (50 MiB by default), until the
+/// allocated total is at most the limit. Nothing expires by age unless the app sets an
+/// `ageLimit` (then by creation date).
+///
+/// PINRemoteImage deletes the whole folder on a launch that does not find its version key in the
+/// app's preferences (`LaunchCaveatFormat`): a seeded folder survives only in an app that has run
+/// once already, or with the key written beside it.
+public struct PINRemoteImageFormat: KeyNamedFormat, LaunchCaveatFormat {
+    public init() {}
+
+    public var name: String { "pinremoteimage" }
+    public var library: String { "PINRemoteImage 3.x (PINCache)" }
+    public var hasNamespace: Bool { false }
+
+    /// `PINDiskCachePrefix` + "." + `kPINRemoteImageDiskCacheName`: the folder in the caches root.
+    public static let folderName = "com.pinterest.PINDiskCache.PINRemoteImageManagerCache"
+
+    /// `PINDiskCacheDefaultByteLimit`: 50 MiB.
+    public static let defaultByteLimit: UInt64 = 50 * 1024 * 1024
+
+    /// The preference `defaultImageCacheEnablingTtl:` checks at every launch, and the value it wants.
+    public static let versionKey = "kPINRemoteImageDiskCacheVersionKey"
+    public static let version = 1
+
+    public var trimsItselfToSizeLimit: Bool { true }
+
+    public func folder(cachesRoot: String, namespace: String) -> String {
+        CacheLocation.join(cachesRoot, PINRemoteImageFormat.folderName)
+    }
+
+    public func fileName(forKey key: String) -> String { PINCacheFileName.forKey(key) }
+
+    public func isEntryName(bytes: UnsafeBufferPointer<UInt8>) -> Bool { PINCacheFileName.isEncoded(bytes) }
+
+    public var entryNameShape: String { "a percent-encoded key: no '.', ':' or '/', '%' only before two hex digits" }
+
+    /// A hit's modification date becomes now (the read's `asynchronouslySetFileModificationDate:`).
+    public func timesOnHit(now: Timestamp) -> FileTimes { FileTimes(modification: .now) }
+
+    /// `trimDiskToSizeByEvictionStrategy:` with the default least-recently-used strategy: above
+    /// the limit (allocated bytes, `NSURLTotalFileAllocatedSizeKey`), the oldest modification
+    /// dates go until the total is at most the limit. No age pass: `trimToAgeLimitRecursively`
+    /// runs only once the app calls `setAgeLimit:`.
+    public var cleanRules: CleanRules {
+        var rules = CleanRules(expiry: .none, trimDate: .modification, measure: .allocated)
+        rules.keep = (1, 1)
+        rules.stopsAtTarget = true
+        rules.defaultMaxSize = PINRemoteImageFormat.defaultByteLimit
+        return rules
+    }
+
+    public var launchCaveat: String {
+        "PINRemoteImage deletes this folder when the app launches without \(PINRemoteImageFormat.versionKey) = "
+            + "\(PINRemoteImageFormat.version) in its preferences (Library/Preferences/<bundle id>.plist): copy the "
+            + "folder into an app that has run once, or write the key with it (docs/cache-formats.md, \"PINRemoteImage\")"
+    }
+}
