@@ -18,7 +18,8 @@ struct Imgwarm: ParsableCommand {
             """,
         version: ImgwarmVersion.current,
         subcommands: [
-            Prefetch.self, Path.self, Stats.self, Clean.self, Verify.self, Keys.self, Pack.self, Blacklist.self,
+            Prefetch.self, Path.self, Stats.self, Clean.self, Verify.self, Keys.self, Pack.self, Push.self, Pull.self,
+            Blacklist.self,
             Version.self,
         ])
 

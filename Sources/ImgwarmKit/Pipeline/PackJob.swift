@@ -25,7 +25,7 @@ public struct PackJob {
     public static let manifestName = "imgwarm-manifest.json"
 
     /// What was packed.
-    public struct Result: Sendable {
+    public struct Result {
         /// The files packed (the manifest not counted).
         public var files: Int
         /// Their bytes.
@@ -34,6 +34,8 @@ public struct PackJob {
         public var containerFolder: String
         /// The manifest, as it is in the archive.
         public var manifest: [UInt8]
+        /// What the manifest lists: each file's path in the archive, size and modification time.
+        public var entries: [(path: String, size: UInt64, modified: Timestamp)]
     }
 
     /// Why nothing (or not all) could be packed.
@@ -204,7 +206,9 @@ public struct PackJob {
         } catch {
             throw .read(.output(SystemError(code: 5)))
         }
-        return Result(files: files, bytes: bytes, containerFolder: containerFolder, manifest: manifest)
+        let entries = members.filter { !$0.isFolder }.map { ($0.path, $0.info.size, $0.info.modified) }
+        return Result(
+            files: files, bytes: bytes, containerFolder: containerFolder, manifest: manifest, entries: entries)
     }
 
     private func addFile(_ member: Member, to archive: inout PaxArchive) throws(Error) {
