@@ -53,13 +53,7 @@ struct Pack: ParsableCommand {
             valueName: "file"), completion: .file())
     var manifest: String?
 
-    @Option(
-        name: .customLong("lock-timeout"), parsing: .unconditional,
-        help: ArgumentHelp(
-            "Seconds to wait for a lock held by another imgwarm before exiting with code 3 (default \(Defaults.seconds(Defaults.lockTimeout))).",
-            valueName: "seconds"),
-        transform: Parse.seconds("--lock-timeout"))
-    var lockTimeout: Double?
+    @OptionGroup var lockTimeoutOption: LockTimeoutOption
 
     static func platform(_ text: String) throws -> AppContainer.Platform {
         guard let platform = AppContainer.Platform(rawValue: text.lowercased()) else {
@@ -86,7 +80,7 @@ struct Pack: ParsableCommand {
                 "--output - would write the archive to the terminal: redirect it, or name a file")
         }
         let archive = try ReportFile.openForCommand(output)
-        let result = try Pack.pack(location: location, platform: platform, lockTimeout: lockTimeout) {
+        let result = try Pack.pack(location: location, platform: platform, lockTimeout: lockTimeoutOption.lockTimeout) {
             archive.write($0)
         }
         do {
@@ -106,13 +100,13 @@ struct Pack: ParsableCommand {
         }
     }
 
-    /// Runs the job, its failures worded with their exit codes (push packs the same way).
+    /// Runs the job, its failures worded with their exit codes.
     static func pack(
-        location: CacheLocation, platform: AppContainer.Platform, lockTimeout: Double?,
+        location: CacheLocation, platform: AppContainer.Platform, lockTimeout: Double,
         sink: @escaping PaxArchive.Sink
     ) throws -> PackJob.Result {
         var configuration = PackJob.Configuration(platform: platform)
-        if let lockTimeout { configuration.lockTimeout = lockTimeout }
+        configuration.lockTimeout = lockTimeout
         do {
             return try PackJob(location: location, configuration: configuration).run(sink: sink)
         } catch {

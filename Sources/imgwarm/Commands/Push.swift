@@ -28,18 +28,12 @@ struct Push: ParsableCommand {
     @OptionGroup var location: CacheLocationOptions
     @OptionGroup(title: "Device") var adbOptions: AdbOptions
 
-    @Option(
-        name: .customLong("lock-timeout"), parsing: .unconditional,
-        help: ArgumentHelp(
-            "Seconds to wait for a lock held by another imgwarm before exiting with code 3 (default \(Defaults.seconds(Defaults.lockTimeout))).",
-            valueName: "seconds"),
-        transform: Parse.seconds("--lock-timeout"))
-    var lockTimeout: Double?
+    @OptionGroup var lockTimeoutOption: LockTimeoutOption
 
     func run() throws {
         let location = try location.location()
         let device = try adbOptions.device()
-        let job = PushJob(location: location, device: device, lockTimeout: lockTimeout ?? Defaults.lockTimeout)
+        let job = PushJob(location: location, device: device, lockTimeout: lockTimeoutOption.lockTimeout)
         let result: PushJob.Result
         do {
             result = try job.run { event in
