@@ -189,6 +189,28 @@ import Testing
         #expect(!beside.isEmpty && file.range(of: beside)?.lowerBound == 1536)
     }
 
+    /// pack waits for the cache lock (a prefetch holds it shared around each change) and gives up
+    /// after --lock-timeout, writing nothing; a link in the folder is refused.
+    @Test func packTakesTheCacheLockAndRefusesALink() throws {
+        let s = try FormatContractTests.Prefetched(try #require(CacheFormats.named("sdwebimage")))
+        let output = s.h.temp.path("seed.tar")
+        let lock = try CacheLock(location: s.location)
+        try lock.lockShared(timeout: 1)
+        let locked = try s.h.run(
+            ["pack", "--platform", "ios", "--output", output, "--lock-timeout", "0.3"] + s.options)
+        lock.unlock()
+        #expect(locked.status == 3)
+        #expect(locked.stderr.contains("the cache lock"), "\(locked.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+
+        try FileManager.default.createSymbolicLink(
+            atPath: s.location.folder + "/link", withDestinationPath: "/etc/passwd")
+        let linked = try s.h.run(["pack", "--platform", "ios", "--output", output] + s.options)
+        #expect(linked.status == 3)
+        #expect(linked.stderr.contains("/link is neither a file nor a folder"), "\(linked.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
     /// A folder that does not exist is refused, naming it; nothing is written.
     @Test func aMissingFolderIsRefused() throws {
         let h = try PrefetchHarness()
