@@ -134,6 +134,18 @@ import Testing
         #expect(other.stderr.contains("adb lists no device emulator-9999"), "\(other.stderr)")
     }
 
+    /// A device that goes away while pull reads leaves the output folder empty.
+    @Test func aPullCutShortLeavesNothing() throws {
+        let setup = try Setup(try #require(CacheFormats.named("glide")))
+        #expect(try setup.push().status == 0)
+        let out = setup.s.h.temp.path("out")
+        let pull = try setup.run(
+            ["pull", "--cache-format", "glide", "--output", out], env: ["FAKE_ADB_DROP_AFTER": "1500"])
+        #expect(pull.status == 3)
+        #expect(pull.stderr.contains("the device went away during the copy (adb exec-out)"), "\(pull.stderr)")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).isEmpty)
+    }
+
     /// push's and pull's help say how the device side was tested and how to check a first push.
     @Test(arguments: ["push", "pull"]) func helpSaysHowTheDeviceSideWasTested(command: String) throws {
         let temp = try TemporaryFolder()
