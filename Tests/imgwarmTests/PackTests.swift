@@ -129,13 +129,16 @@ import Testing
                     - wanted.nanoseconds
                 #expect(abs(off) <= extractor.nanoseconds, "\(name), \(extractor.name): \(path) \(got.modified)")
             }
-            try Self.checkManifest(manifest.bytes, against: before, format: format)
+            try Self.checkManifest(manifest.bytes, against: before, format: format, keys: s.urls)
             try Self.verifyAllHits(s, extractedInto: target, platform: platform)
         }
     }
 
-    /// The manifest follows its schema and lists every file with its size and times, as pax writes them.
-    static func checkManifest(_ data: Data, against files: [String: File], format: any CacheFormat) throws {
+    /// The manifest follows its schema and lists every file with its size and times, as pax writes
+    /// them, and the key of each prefetched entry.
+    static func checkManifest(_ data: Data, against files: [String: File], format: any CacheFormat, keys: [String])
+        throws
+    {
         let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let schema = try JSONSchema(
             contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/pack-manifest.schema.json"))
@@ -143,6 +146,8 @@ import Testing
         #expect(json["format"] as? String == format.name)
         let listed = try #require(json["files"] as? [[String: Any]])
         #expect(listed.count == files.count)
+        // Each prefetched key names one file: the entry its state records.
+        #expect(listed.compactMap { $0["key"] as? String }.sorted() == keys.sorted(), "\(format.name)")
         for entry in listed {
             let path = try #require(entry["path"] as? String)
             let file = try #require(files[path], "\(path) is not in the cache")

@@ -133,8 +133,14 @@ public struct PackJob {
             members.append(Member(path: folder + "/" + file.name, isFolder: false, info: info, source: (parent, name)))
         }
         members.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        // The keys the state database beside the cache records, by entry name (none without one).
+        var keys: [String: String] = [:]
+        if let state = try? StateStore.openExisting(path: StateStore.defaultPath(for: location)) {
+            try? state.forEachKeyAndFileName { key, name in keys[containerFolder + "/" + name] = key }
+        }
         let manifest = PackManifest.document(
-            members: members, platform: configuration.platform, location: location, containerFolder: containerFolder)
+            members: members, keys: keys, platform: configuration.platform, location: location,
+            containerFolder: containerFolder)
         return try write(members, manifest: manifest, containerFolder: containerFolder, to: sink)
     }
 

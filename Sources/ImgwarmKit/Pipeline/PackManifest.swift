@@ -2,10 +2,12 @@ import ImgwarmSystem
 
 /// The manifest of a pack (docs/pack-manifest.schema.json): what the archive holds, for `push`'s
 /// check of what arrived and for a user's diff. It names no local path and no time of packing,
-/// so the same cache gives the same manifest.
+/// so the same cache gives the same manifest. A file's key comes from imgwarm's state database
+/// beside the cache, where it records the entry.
 enum PackManifest {
     static func document(
-        members: [PackJob.Member], platform: AppContainer.Platform, location: CacheLocation, containerFolder: String
+        members: [PackJob.Member], keys: [String: String], platform: AppContainer.Platform, location: CacheLocation,
+        containerFolder: String
     ) -> [UInt8] {
         var json = JSONWriter(pretty: true)
         json.beginObject()
@@ -27,6 +29,8 @@ enum PackManifest {
         for member in members where !member.isFolder {
             json.beginObject()
             json.field("path", member.path)
+            // The key whose entry this file is, where imgwarm's state records it (passwords hidden).
+            if let key = keys[member.path] { json.field("key", Redaction.redact(key)) }
             json.field("size", member.info.size)
             json.field("mtime", PaxArchive.time(member.info.modified))
             json.field("atime", PaxArchive.time(member.info.accessed))
