@@ -18,7 +18,9 @@ struct Imgwarm: ParsableCommand {
             """,
         version: ImgwarmVersion.current,
         subcommands: [
-            Prefetch.self, Path.self, Stats.self, Clean.self, Verify.self, Keys.self, Blacklist.self, Version.self,
+            Prefetch.self, Path.self, Stats.self, Clean.self, Verify.self, Keys.self, Pack.self, Push.self, Pull.self,
+            Blacklist.self,
+            Version.self,
         ])
 
     /// Runs the command line and exits with imgwarm's exit codes (usage errors are 2, not 64).

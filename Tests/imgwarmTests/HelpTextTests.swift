@@ -22,6 +22,17 @@ import Testing
         #expect(Set(Self.commands.filter { $0.count == 1 }.map { $0[0] }) == Set(Imgwarm.commandNames(under: [])))
     }
 
+    /// The README's table of commands has a row for every command of the tree (it once lacked
+    /// `pack`'s when the command came).
+    @Test func readmeTableNamesEveryCommand() throws {
+        let readme = try String(
+            contentsOf: Fixtures.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let rows = readme.split(separator: "\n").filter { $0.hasPrefix("| `imgwarm ") }
+        for command in Imgwarm.commandNames(under: []) {
+            #expect(rows.contains { $0.hasPrefix("| `imgwarm \(command)") }, "README has no row for \(command)")
+        }
+    }
+
     /// An example that goes on over several lines ends each of them but the last with a
     /// backslash: argument-parser wraps long lines at 80 columns, and a wrapped line (it once
     /// split `--disk-cache-path "$SIM_CACHES/…"` in two) breaks when pasted.

@@ -119,3 +119,11 @@ extension CacheIndex {
         }
     }
 }
+
+/// A format whose library keeps files of the cache outside its folder (flutter_cache_manager's
+/// database, in the app's support folder): `imgwarm pack` lays them out in the app's container
+/// beside the folder (docs/pack.md).
+public protocol OutsideFilesFormat: CacheFormat {
+    /// The files the cache at `location` keeps outside its folder, with where the app keeps each.
+    func outsideFiles(of location: CacheLocation) -> [AppContainer.OutsideFile]
+}

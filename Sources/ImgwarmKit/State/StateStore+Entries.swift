@@ -109,6 +109,14 @@ extension StateStore {
         try query("SELECT file_name FROM entries") { row in if let name = row.text(0) { body(name) } }
     }
 
+    /// Calls `body` with every recorded key and the name of its entry in the cache folder
+    /// (`pack`'s manifest names each file's key where the state knows it).
+    public func forEachKeyAndFileName(_ body: (String, String) -> Void) throws(StateError) {
+        try query("SELECT key, file_name FROM entries") { row in
+            if let key = row.text(0), let name = row.text(1) { body(key, name) }
+        }
+    }
+
     func text(_ value: String?) -> SQLiteStatement.Value { value.map { .text($0) } ?? .null }
     func integer(_ value: Int?) -> SQLiteStatement.Value { value.map { .integer(Int64($0)) } ?? .null }
 }

@@ -31,6 +31,9 @@ public enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
     case databasePath
     case filesRoot
     case offline
+    case adbPath
+    case serial
+    case cacheFormat
 
     /// How messages name this setting: the installed spelling, else the configuration's name.
     public var description: String {

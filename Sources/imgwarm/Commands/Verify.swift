@@ -40,11 +40,10 @@ struct Verify: ParsableCommand {
               imgwarm verify --key-filter strip-query --json feed.jsonl | jq .totals
               # CI: the seeded caches root, before it goes into the simulator:
               imgwarm verify --cache-dir seed ci/images.txt
-              # on the Mac that runs the simulator, before the UI tests:
-              DATA=$(xcrun simctl get_app_container booted com.example.App data)
-              imgwarm verify --cache-dir "$DATA/Library/Caches" ci/images.txt
+              # a container brought back to Linux (imgwarm pull, or a tar made on the Mac):
+              imgwarm verify --cache-dir pulled/Library/Caches ci/images.txt
               # every entry of a folder, no list:
-              imgwarm verify --cache-format nuke --cache-dir "$DATA/Library/Caches"
+              imgwarm verify --cache-format nuke --cache-dir pulled/Library/Caches
 
             Exit codes of verify: 0 every key hits; 1 some key misses, a list line is invalid or \
             the cache folder (or its index) does not exist; 2 usage error or unreadable list; 3 the library \

@@ -87,6 +87,19 @@ struct StateOptions: ParsableArguments {
             valueName: "path"), completion: .file())
     var state: String?
 
+    @OptionGroup var lockTimeoutOption: LockTimeoutOption
+
+    /// The wait in force: the one given, else the engine's default.
+    var lockTimeout: Double { lockTimeoutOption.lockTimeout }
+
+    func path(for location: CacheLocation) -> String {
+        StateStore.path(state, for: location)
+    }
+}
+
+/// How long to wait for another process's cache lock (`--lock-timeout`), for the commands that
+/// take it without a state database (`pack`, `push`) and, through `StateOptions`, the others.
+struct LockTimeoutOption: ParsableArguments {
     @Option(
         name: .customLong("lock-timeout"), parsing: .unconditional,
         help: ArgumentHelp(
@@ -97,8 +110,4 @@ struct StateOptions: ParsableArguments {
 
     /// The wait in force: the one given, else the engine's default.
     var lockTimeout: Double { givenLockTimeout ?? Defaults.lockTimeout }
-
-    func path(for location: CacheLocation) -> String {
-        StateStore.path(state, for: location)
-    }
 }

@@ -28,6 +28,9 @@ enum SettingFlags {
         case .filesRoot: return "--files-root"
         case .offline: return "--offline"
         case .databasePath: return "--database"
+        case .adbPath: return "--adb"
+        case .serial: return "--serial"
+        case .cacheFormat: return "--cache-format"
         }
     }
 

@@ -80,3 +80,15 @@ public struct FlutterFormat: IndexedCacheFormat, ExternalDatabaseFormat {
         return verdict
     }
 }
+
+extension FlutterFormat: OutsideFilesFormat {
+    /// The database, which the library opens in the app's support folder
+    /// (docs/cache-formats-android.md, "flutter_cache_manager").
+    public func outsideFiles(of location: CacheLocation) -> [AppContainer.OutsideFile] {
+        [
+            AppContainer.OutsideFile(
+                path: databasePath(forFolder: location.folder), folder: .support, name: FlutterFormat.folderName + ".db"
+            )
+        ]
+    }
+}

@@ -1,0 +1,244 @@
+import ImgwarmSystem
+
+/// `imgwarm pack`: a cache as one pax archive laid out relative to an app's data container
+/// (docs/pack.md). The first member is the manifest (`imgwarm-manifest.json`,
+/// docs/pack-manifest.schema.json); then the cache folder and everything below it, and the files
+/// its format keeps outside it (`OutsideFilesFormat`: flutter's database), by name.
+///
+/// Reads only, under the cache lock held exclusively (no prefetch renames a file or appends to a
+/// journal meanwhile, no clean deletes): nothing is created, and reading a file leaves its access
+/// time as it was. The same cache packs to the same bytes (`PaxArchive`).
+public struct PackJob {
+    public struct Configuration: Sendable {
+        /// Whose container layout the archive follows.
+        public var platform: AppContainer.Platform
+        /// Seconds to wait for the cache lock another process holds (`--lock-timeout`).
+        /// `CacheLock.defaultTimeout` by default.
+        public var lockTimeout = CacheLock.defaultTimeout
+
+        public init(platform: AppContainer.Platform) {
+            self.platform = platform
+        }
+    }
+
+    /// The manifest's name: the archive's first member, at its root.
+    public static let manifestName = "imgwarm-manifest.json"
+
+    /// What was packed.
+    public struct Result {
+        /// The files packed (the manifest not counted).
+        public var files: Int
+        /// Their bytes.
+        public var bytes: UInt64
+        /// The cache folder's path in the container.
+        public var containerFolder: String
+        /// The manifest, as it is in the archive.
+        public var manifest: [UInt8]
+        /// What the manifest lists: each file's path in the archive, size and modification time.
+        public var entries: [(path: String, size: UInt64, modified: Timestamp)]
+    }
+
+    /// Why nothing (or not all) could be packed.
+    public enum Error: Swift.Error, Equatable, CustomStringConvertible {
+        case layout(ContainerLayoutError)
+        /// There is no cache folder at the path.
+        case noFolder(String)
+        /// Something other than a folder (or a link to one) stands at the folder's path.
+        case notAFolder(String)
+        /// A file the format keeps outside its folder is missing: its path, its library.
+        case missingOutsideFile(String, String)
+        case locked(CacheLock.Timeout)
+        /// Something in the folder that is neither a file nor a folder (a link): the app would not
+        /// read it as an entry, and what it points to is not the cache's.
+        case notPackable(String)
+        case unreadable(String, SystemError)
+        case read(PackReadError)
+
+        public var description: String {
+            switch self {
+            case .layout(let error): return error.description
+            case .noFolder(let path):
+                return
+                    "there is no cache folder at \(path): prefetch into it first, or name the folder with \(Setting.cacheDir) or \(Setting.diskCachePath)"
+            case .notAFolder(let path): return "\(path) is not a folder"
+            case .missingOutsideFile(let path, let library):
+                return
+                    "there is no \(path): \(library) would not find the folder's entries without it (\(Setting.databasePath) names another)"
+            case .locked(let timeout): return timeout.description
+            case .notPackable(let path):
+                return
+                    "\(path) is neither a file nor a folder (a link?): the app does not read it; remove it and pack again"
+            case .unreadable(let path, let error): return "cannot read \(path): \(error)"
+            case .read(let error): return error.description
+            }
+        }
+    }
+
+    let location: CacheLocation
+    let configuration: Configuration
+
+    public init(location: CacheLocation, configuration: Configuration) {
+        self.location = location
+        self.configuration = configuration
+    }
+
+    /// One member of the archive, where it is read from.
+    struct Member {
+        var path: String
+        var isFolder: Bool
+        var info: FileStatus
+        /// The folder it is in on this machine, and its name there.
+        var source: (folder: String, name: String)
+    }
+
+    /// Checks the folder, takes the lock and writes the archive to `sink`.
+    public func run(sink: @escaping PaxArchive.Sink) throws(Error) -> Result {
+        let containerFolder: String
+        do {
+            containerFolder = try location.containerPath(on: configuration.platform)
+        } catch {
+            throw .layout(error)
+        }
+        let folderInfo: FileStatus
+        do {
+            folderInfo = try FileSystem.status(ofPath: location.folder)
+        } catch {
+            throw error.isNotFound ? .noFolder(location.folder) : .unreadable(location.folder, error)
+        }
+        guard folderInfo.kind == .directory else { throw .notAFolder(location.folder) }
+        let outside = (location.format as? any OutsideFilesFormat)?.outsideFiles(of: location) ?? []
+        for file in outside where !FileSystem.exists(file.path) {
+            throw .missingOutsideFile(file.path, location.format.library)
+        }
+        // Without a private folder no imgwarm can be writing here, and no lock is needed (as clean).
+        let lock = try? CacheLock(location: location)
+        do {
+            try lock?.lockExclusive(timeout: configuration.lockTimeout)
+        } catch {
+            throw .locked(error)
+        }
+        defer { lock?.unlock() }
+        var members = [Member(path: containerFolder, isFolder: true, info: folderInfo, source: (location.folder, "."))]
+        try walk(location.folder, as: containerFolder, into: &members)
+        for file in outside {
+            let (parent, name) = CacheLocation.split(file.path)
+            let info: FileStatus
+            do {
+                info = try FileSystem.status(ofPath: file.path, followingLinks: false)
+            } catch {
+                throw .unreadable(file.path, error)
+            }
+            guard info.kind == .file else { throw .notPackable(file.path) }
+            let folder = AppContainer.path(of: file.folder, on: configuration.platform)
+            members.append(Member(path: folder + "/" + file.name, isFolder: false, info: info, source: (parent, name)))
+        }
+        members.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        // The keys the state database beside the cache records, by entry name (none without one).
+        var keys: [String: String] = [:]
+        if let state = try? StateStore.openExisting(path: StateStore.defaultPath(for: location)) {
+            try? state.forEachKeyAndFileName { key, name in keys[containerFolder + "/" + name] = key }
+        }
+        let manifest = PackManifest.document(
+            members: members, keys: keys, platform: configuration.platform, location: location,
+            containerFolder: containerFolder)
+        return try write(members, manifest: manifest, containerFolder: containerFolder, to: sink)
+    }
+
+    /// Adds every name below `folder` (which is `path` in the archive), folders before what they hold.
+    private func walk(_ folder: String, as path: String, into members: inout [Member]) throws(Error) {
+        var names: [String] = []
+        do {
+            let directory = try FileDescriptor.openFolder(folder)
+            defer { directory.close() }
+            try directory.forEachEntry { entry in
+                guard let name = entry.name else {
+                    throw Error.notPackable(CacheLocation.join(folder, entry.displayName))
+                }
+                names.append(name)
+            }
+        } catch let error as Error {
+            throw error
+        } catch let error as SystemError {
+            throw .unreadable(folder, error)
+        } catch {
+            throw .unreadable(folder, SystemError(code: 5))
+        }
+        for name in names {
+            let full = CacheLocation.join(folder, name)
+            let info: FileStatus
+            do {
+                info = try FileSystem.status(ofPath: full, followingLinks: false)
+            } catch {
+                throw .unreadable(full, error)
+            }
+            switch info.kind {
+            case .file:
+                members.append(Member(path: path + "/" + name, isFolder: false, info: info, source: (folder, name)))
+            case .directory:
+                members.append(Member(path: path + "/" + name, isFolder: true, info: info, source: (folder, name)))
+                try walk(full, as: path + "/" + name, into: &members)
+            default:
+                throw .notPackable(full)
+            }
+        }
+    }
+
+    private func write(
+        _ members: [Member], manifest: [UInt8], containerFolder: String, to sink: @escaping PaxArchive.Sink
+    ) throws(Error) -> Result {
+        var archive = PaxArchive(sink: sink)
+        // The manifest's times are the newest member's, so that it too is the same each time.
+        let newest = members.map(\.info.modified).max() ?? Timestamp(seconds: 0)
+        var files = 0
+        var bytes: UInt64 = 0
+        do {
+            try archive.addFile(path: PackJob.manifestName, bytes: manifest, modified: newest, accessed: newest)
+            for member in members {
+                if member.isFolder {
+                    // A folder's access time moves as it is listed: its modification time stands in.
+                    try archive.addFolder(
+                        path: member.path, modified: member.info.modified, accessed: member.info.modified)
+                } else {
+                    try addFile(member, to: &archive)
+                    files += 1
+                    bytes += member.info.size
+                }
+            }
+            try archive.finish()
+        } catch let error as Error {
+            throw error
+        } catch let error as SystemError {
+            throw .read(.output(error))
+        } catch {
+            throw .read(.output(SystemError(code: 5)))
+        }
+        let entries = members.filter { !$0.isFolder }.map { ($0.path, $0.info.size, $0.info.modified) }
+        return Result(
+            files: files, bytes: bytes, containerFolder: containerFolder, manifest: manifest, entries: entries)
+    }
+
+    private func addFile(_ member: Member, to archive: inout PaxArchive) throws(Error) {
+        let full = CacheLocation.join(member.source.folder, member.source.name)
+        let opened: (file: FileDescriptor, restoreAccessTime: Timestamp?)
+        do {
+            let folder = try FileDescriptor.openFolder(member.source.folder)
+            defer { folder.close() }
+            opened = try folder.openForReadingUntouched(member.source.name)
+        } catch {
+            throw .unreadable(full, error)
+        }
+        defer {
+            if let time = opened.restoreAccessTime { try? opened.file.setAccessTime(time) }
+            opened.file.close()
+        }
+        do {
+            try archive.addFile(
+                path: member.path, size: member.info.size, from: opened.file, modified: member.info.modified,
+                accessed: member.info.accessed)
+        } catch {
+            if case .changedSize = error { throw .read(.changedSize(full)) }
+            if case .input(_, let cause) = error { throw .unreadable(full, cause) }
+            throw .read(error)
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import ArgumentParser
+import ImgwarmKit
+import ImgwarmSystem
+
+/// `imgwarm pack`: the cache as one archive laid out as the app's data container (docs/pack.md).
+struct Pack: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write the cache as one tar archive laid out as the app's data container.",
+        discussion: """
+            The archive (POSIX pax tar) holds the cache folder where the app keeps it, relative to \
+            its data container: iOS Library/Caches/<folder>, Android cache/<folder>, and the files \
+            a library keeps outside its folder (flutter's database: iOS Library/Application \
+            Support/, Android files/). Its first member is imgwarm-manifest.json \
+            (docs/pack-manifest.schema.json): every file with its size and times.
+
+            Each file keeps its modification and access times (to the nanosecond, in pax \
+            headers), mode 0600 (folders 0700), owner 0 and no owner names. The same cache packs \
+            to the same bytes: names are sorted and nothing of the machine or the moment is \
+            written, so CI can cache and diff the archive.
+
+            pack reads the cache under its lock (held exclusively: no prefetch or clean changes it \
+            meanwhile) and changes nothing: reading a file does not move its access time. A \
+            cache folder that does not exist is refused.
+
+            On an iOS simulator (on the Mac, not imgwarm: tar there keeps the times):
+              tar -x -p -f seed.tar -C "$(xcrun simctl get_app_container booted BUNDLE data)"
+            On Android, imgwarm push puts the cache into a debuggable app's container.
+
+            Examples:
+              imgwarm pack --platform ios --cache-format kingfisher --cache-dir seed \\
+                --output seed.tar
+              imgwarm pack --platform android --cache-format glide \\
+                --cache-dir seed --output - | tar -t
+            """)
+
+    @OptionGroup var location: CacheLocationOptions
+
+    @Option(
+        help: ArgumentHelp(
+            "Whose container layout the archive follows: \(AppContainer.Platform.allCases.map(\.rawValue).joined(separator: ", ")).",
+            valueName: "platform"),
+        transform: Pack.platform)
+    var platform: AppContainer.Platform
+
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp("The archive to write; - is standard output.", valueName: "file"), completion: .file())
+    var output: String
+
+    @Option(
+        help: ArgumentHelp(
+            "Also write the manifest (imgwarm-manifest.json, the archive's first member) to this file.",
+            valueName: "file"), completion: .file())
+    var manifest: String?
+
+    @OptionGroup var lockTimeoutOption: LockTimeoutOption
+
+    static func platform(_ text: String) throws -> AppContainer.Platform {
+        guard let platform = AppContainer.Platform(rawValue: text.lowercased()) else {
+            throw ValidationError(
+                "unknown platform '\(text)': use one of \(AppContainer.Platform.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
+        }
+        return platform
+    }
+
+    func run() throws {
+        let location = try location.location()
+        for (option, path) in [("--output", output), ("--manifest", manifest ?? "-")] where path != "-" {
+            if path.isEmpty { throw CommandFailure.usage("\(option) '' names no file: give a path") }
+            if let inside = location.forbiddenOutput(path, statePath: StateStore.path(nil, for: location)) {
+                throw CommandFailure.usage("\(option) \(path) is inside \(inside): choose a path outside it")
+            }
+        }
+        if output == "-" && manifest == "-" {
+            throw CommandFailure.usage("--output - already uses standard output: give --manifest a file")
+        }
+        if output == "-" && FileDescriptor.standardOutput.isTerminal {
+            throw CommandFailure.usage(
+                "--output - would write the archive to the terminal: redirect it, or name a file")
+        }
+        let archive = try ReportFile.openForCommand(output)
+        let result = try Pack.pack(location: location, platform: platform, lockTimeout: lockTimeoutOption.lockTimeout) {
+            archive.write($0)
+        }
+        do {
+            try archive.commit()
+            if let manifest {
+                let file = try ReportFile.openForCommand(manifest)
+                file.write(result.manifest)
+                try file.commit()
+            }
+        } catch let error as ReportFile.OpenError {
+            throw CommandFailure.cache(error.description)
+        }
+        if output != "-" {
+            Console.error(
+                "packed \(result.files) files (\(Quantities.formatBytes(result.bytes))) of \(location.folder) as \(result.containerFolder) into \(output)"
+            )
+        }
+    }
+
+    /// Runs the job, its failures worded with their exit codes.
+    static func pack(
+        location: CacheLocation, platform: AppContainer.Platform, lockTimeout: Double,
+        sink: @escaping PaxArchive.Sink
+    ) throws -> PackJob.Result {
+        var configuration = PackJob.Configuration(platform: platform)
+        configuration.lockTimeout = lockTimeout
+        do {
+            return try PackJob(location: location, configuration: configuration).run(sink: sink)
+        } catch {
+            switch error {
+            case .layout: throw CommandFailure.usage(error.description)
+            default: throw CommandFailure.cache(error.description)
+            }
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import ImgwarmKit
+import ImgwarmSystem
+
+/// `imgwarm push`: the cache into a debuggable Android app's container (docs/pack.md, "Android").
+struct Push: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Put the cache into a debuggable Android app's container through adb.",
+        discussion: """
+            push packs the cache as imgwarm pack --platform android does, checks that adb sees the \
+            device, that the app is installed and that run-as works (a debuggable build), stops \
+            the app (am force-stop), and extracts the archive as the app's user into a staging \
+            folder of its container: streamed through adb exec-in (binary-safe), or, where adb has \
+            no exec-in, through a file pushed to /data/local/tmp. The files are listed back and \
+            compared with the manifest (count, sizes, modification times); only when all arrived \
+            does the seed replace the app's cache folder (and flutter's database) as a whole, \
+            after a message naming what it replaces. A refusal or a failure names the cause and \
+            the fix, exits with 3 and leaves the app's cache as it was.
+
+            \(AdbOptions.testedText)
+
+            Examples:
+              imgwarm push --package com.example.app --cache-format glide --cache-dir seed
+              imgwarm push --package com.example.app --serial emulator-5554 \\
+                --cache-format coil --cache-dir seed
+            """)
+
+    @OptionGroup var location: CacheLocationOptions
+    @OptionGroup(title: "Device") var adbOptions: AdbOptions
+
+    @OptionGroup var lockTimeoutOption: LockTimeoutOption
+
+    func run() throws {
+        let location = try location.location()
+        let device = try adbOptions.device()
+        let job = PushJob(location: location, device: device, lockTimeout: lockTimeoutOption.lockTimeout)
+        let result: PushJob.Result
+        do {
+            result = try job.run { event in
+                switch event {
+                case .transferred(let viaExecIn, let files, let bytes):
+                    Console.error(
+                        "copied \(files) files (\(Quantities.formatBytes(bytes))) \(viaExecIn ? "through adb exec-in" : "through /data/local/tmp (this adb has no exec-in)")"
+                    )
+                case .replacing(let path):
+                    Console.error("replacing the app's \(path) as a whole with the seed")
+                case .timeDiffers(let path, let packed, let found):
+                    Console.error("\(path): modification time \(found) on the device, \(packed) packed")
+                }
+            }
+        } catch {
+            switch error {
+            case .pack(.layout): throw CommandFailure.usage(error.description)
+            default: throw CommandFailure.cache(error.description)
+            }
+        }
+        Console.error("pushed \(result.files) files into \(device.package)'s container")
+        if result.timeDifferences > 0 {
+            throw CommandFailure(
+                message: "\(result.timeDifferences) files arrived with another modification time than packed",
+                status: .partial)
+        }
+    }
+}
