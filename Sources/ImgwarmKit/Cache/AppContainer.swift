@@ -34,6 +34,40 @@ public enum AppContainer {
         }
     }
 
+    /// The app's preferences file on iOS (its standard user defaults), relative to the container.
+    public static func preferencesPath(bundleID: String) -> String {
+        "Library/Preferences/\(bundleID).plist"
+    }
+
+    /// True when `text` can be an app's bundle identifier: letters, digits, `-` and `.`, not
+    /// starting with a dot (so it is one plain file name).
+    public static func isBundleID(_ text: String) -> Bool {
+        guard let first = text.utf8.first, first != UInt8(ascii: ".") else { return false }
+        return text.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: ".")
+        }
+    }
+
+    /// A preferences file (an XML property list, which `NSUserDefaults` reads as it reads its
+    /// binary form) holding `values` as integers.
+    public static func preferencesPlist(_ values: [(key: String, value: Int)]) -> [UInt8] {
+        var text = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            <dict>
+
+            """
+        for (key, value) in values {
+            text += "\t<key>\(key)</key>\n\t<integer>\(value)</integer>\n"
+        }
+        text += "</dict>\n</plist>\n"
+        return Array(text.utf8)
+    }
+
     /// `folder`'s path relative to the container's root on `platform`.
     public static func path(of folder: Folder, on platform: Platform) -> String {
         switch (platform, folder) {

@@ -55,6 +55,14 @@ public protocol LaunchCaveatFormat: CacheFormat {
     var launchCaveat: String { get }
 }
 
+/// A format whose library reads integers from the app's preferences before it uses its folder
+/// (PINRemoteImage's version key: without it the library deletes the folder at launch), which
+/// `pack --platform ios` can write as the app's preferences file (docs/pack.md).
+public protocol AppPreferencesFormat: CacheFormat {
+    /// The preferences the library wants, by key, in order.
+    var appPreferences: [(key: String, value: Int)] { get }
+}
+
 extension CacheLocation {
     /// The index the format keeps in this folder (`IndexedCacheFormat`), not yet read; nil for a
     /// plain-files cache.

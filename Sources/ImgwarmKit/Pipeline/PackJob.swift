@@ -15,6 +15,10 @@ public struct PackJob {
         /// Seconds to wait for the cache lock another process holds (`--lock-timeout`).
         /// `CacheLock.defaultTimeout` by default.
         public var lockTimeout = CacheLock.defaultTimeout
+        /// The app's bundle identifier: on iOS, for a format whose library reads the app's
+        /// preferences (`AppPreferencesFormat`), the archive also holds its preferences file with
+        /// what the library wants (`AppContainer.preferencesPath(bundleID:)`). Nil by default.
+        public var bundleID: String?
 
         public init(platform: AppContainer.Platform) {
             self.platform = platform
@@ -183,6 +187,14 @@ public struct PackJob {
         }
     }
 
+    /// The app's preferences file the archive holds last, if any (`Configuration.bundleID`).
+    private var preferences: (path: String, bytes: [UInt8])? {
+        guard configuration.platform == .ios, let bundleID = configuration.bundleID,
+            let format = location.format as? any AppPreferencesFormat
+        else { return nil }
+        return (AppContainer.preferencesPath(bundleID: bundleID), AppContainer.preferencesPlist(format.appPreferences))
+    }
+
     private func write(
         _ members: [Member], manifest: [UInt8], containerFolder: String, to sink: @escaping PaxArchive.Sink
     ) throws(Error) -> Result {
@@ -203,6 +215,10 @@ public struct PackJob {
                     files += 1
                     bytes += member.info.size
                 }
+            }
+            if let preferences {
+                try archive.addFile(
+                    path: preferences.path, bytes: preferences.bytes, modified: newest, accessed: newest)
             }
             try archive.finish()
         } catch let error as Error {

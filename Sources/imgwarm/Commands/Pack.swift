@@ -53,7 +53,18 @@ struct Pack: ParsableCommand {
             valueName: "file"), completion: .file())
     var manifest: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "iOS, for \(Pack.preferenceFormats): the app's bundle identifier; the archive also holds the app's preferences file (Library/Preferences/<id>.plist) with the key its library checks at launch (PINRemoteImage deletes its folder without it). For an app that has never run: extracting replaces that file.",
+            valueName: "id"))
+    var bundleID: String?
+
     @OptionGroup var lockTimeoutOption: LockTimeoutOption
+
+    /// The formats whose library reads the app's preferences, from the registry.
+    static var preferenceFormats: String {
+        CacheFormats.all.filter { $0 is any AppPreferencesFormat }.map(\.name).joined(separator: ", ")
+    }
 
     static func platform(_ text: String) throws -> AppContainer.Platform {
         guard let platform = AppContainer.Platform(rawValue: text.lowercased()) else {
@@ -79,8 +90,25 @@ struct Pack: ParsableCommand {
             throw CommandFailure.usage(
                 "--output - would write the archive to the terminal: redirect it, or name a file")
         }
+        if let bundleID {
+            guard platform == .ios else {
+                throw CommandFailure.usage("--bundle-id is for --platform ios (an app's preferences file on iOS)")
+            }
+            guard location.format is any AppPreferencesFormat else {
+                throw CommandFailure.usage(
+                    "--bundle-id applies to \(Pack.preferenceFormats) only: \(location.format.name)'s library reads nothing from the app's preferences"
+                )
+            }
+            guard AppContainer.isBundleID(bundleID) else {
+                throw CommandFailure.usage(
+                    "--bundle-id '\(EscapedText.escaped(bundleID))' is not a bundle identifier (letters, digits, '-' and '.')"
+                )
+            }
+        }
         let archive = try ReportFile.openForCommand(output)
-        let result = try Pack.pack(location: location, platform: platform, lockTimeout: lockTimeoutOption.lockTimeout) {
+        let result = try Pack.pack(
+            location: location, platform: platform, bundleID: bundleID, lockTimeout: lockTimeoutOption.lockTimeout
+        ) {
             archive.write($0)
         }
         do {
@@ -102,11 +130,12 @@ struct Pack: ParsableCommand {
 
     /// Runs the job, its failures worded with their exit codes.
     static func pack(
-        location: CacheLocation, platform: AppContainer.Platform, lockTimeout: Double,
+        location: CacheLocation, platform: AppContainer.Platform, bundleID: String? = nil, lockTimeout: Double,
         sink: @escaping PaxArchive.Sink
     ) throws -> PackJob.Result {
         var configuration = PackJob.Configuration(platform: platform)
         configuration.lockTimeout = lockTimeout
+        configuration.bundleID = bundleID
         do {
             return try PackJob(location: location, configuration: configuration).run(sink: sink)
         } catch {

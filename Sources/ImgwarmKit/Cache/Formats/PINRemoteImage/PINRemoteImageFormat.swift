@@ -15,7 +15,7 @@ import ImgwarmSystem
 /// PINRemoteImage deletes the whole folder on a launch that does not find its version key in the
 /// app's preferences (`LaunchCaveatFormat`): a seeded folder survives only in an app that has run
 /// once already, or with the key written beside it.
-public struct PINRemoteImageFormat: KeyNamedFormat, LaunchCaveatFormat {
+public struct PINRemoteImageFormat: KeyNamedFormat, LaunchCaveatFormat, AppPreferencesFormat {
     public init() {}
 
     public var name: String { "pinremoteimage" }
@@ -57,6 +57,10 @@ public struct PINRemoteImageFormat: KeyNamedFormat, LaunchCaveatFormat {
         rules.stopsAtTarget = true
         rules.defaultMaxSize = PINRemoteImageFormat.defaultByteLimit
         return rules
+    }
+
+    public var appPreferences: [(key: String, value: Int)] {
+        [(PINRemoteImageFormat.versionKey, PINRemoteImageFormat.version)]
     }
 
     public var launchCaveat: String {
