@@ -99,7 +99,8 @@ struct Keys: ParsableCommand {
             } else {
                 Console.output(Detect.text(result, limit: limit))
             }
-            if result.urls == 0 || result.search.best.hits * 2 < result.urls {
+            let explained = ([result.search.best] + result.search.processed.map(\.best)).map(\.hits).max() ?? 0
+            if result.urls == 0 || explained * 2 < result.urls {
                 throw ExitStatus.partial
             }
         }
@@ -107,6 +108,13 @@ struct Keys: ParsableCommand {
         /// `--key-filter` arguments for `specs`, as a command line writes them.
         static func arguments(_ specs: [String]) -> String {
             specs.isEmpty ? "the URL as given" : specs.map { "--key-filter \($0)" }.joined(separator: " ")
+        }
+
+        /// How the library serves a processed key from the unprocessed one imgwarm writes.
+        static func fallback(_ library: String) -> String {
+            library == "Kingfisher"
+                ? "Kingfisher reads the unprocessed key's entry when the processed one misses and processes it"
+                : "SDWebImage 5.8 and later reads the untransformed key's entry when the transformed one misses and transforms it"
         }
 
         static func text(_ result: KeysDetectJob.Result, limit: Int) -> String {
@@ -121,6 +129,12 @@ struct Keys: ParsableCommand {
                     "\(extended.hits) of \(result.urls) URLs hit with \(arguments(extended.filters)) when the names carry the key's path extension (Kingfisher's autoExtAfterHashedFileName, \(result.extensionNamed) such files): imgwarm writes names without it, so the app would not find what it stores"
                 )
             }
+            for found in search.processed {
+                lines.append(
+                    "\(found.best.hits) of \(result.urls) URLs hit as \(found.form.words) with \(arguments(found.best.filters)): "
+                        + "imgwarm writes no processed key (its entry holds the image \(found.form.library) made, which imgwarm does not make); "
+                        + "warm with \(arguments(found.best.filters)): \(Detect.fallback(found.form.library))")
+            }
             for (words, count) in search.normalisations {
                 lines.append(
                     "\(count) more hit with \(words): --key-filter has no filter for that; the app's cacheKeyFilter does it"
@@ -132,6 +146,8 @@ struct Keys: ParsableCommand {
                     switch miss.nearest {
                     case .normalised(let words)?: lines.append("  \(miss.url): hits with \(words)")
                     case .rule(let specs)?: lines.append("  \(miss.url): hits with \(arguments(specs))")
+                    case .processed(let form, let specs)?:
+                        lines.append("  \(miss.url): hits as \(form.words) with \(arguments(specs))")
                     case nil: lines.append("  \(miss.url)")
                     }
                 }
