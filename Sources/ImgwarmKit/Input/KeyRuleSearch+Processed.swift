@@ -16,32 +16,41 @@ extension KeyRuleSearch {
 
     /// URLs probed for processed forms: misses of the best rule first, then URLs spread over
     /// the list (an app that also stores the unprocessed image leaves no misses to probe).
-    static let probedMisses = 12
+    static let probedMisses = 8
     static let probedURLs = 4
 
     /// The forms (at most 2) whose keys hit for sampled URLs under the best rule, the URL as
     /// given, strip-query or scheme-host-path (and, when the best rule explains fewer than half
-    /// of the URLs and none hit, under every drop set of a few URLs' own parameters), each then
+    /// of the URLs and none hit, under every drop set of the own parameters of 4 misses spread
+    /// over the list, those with at most 6 names), each then
     /// searched for its own best rule over every URL. Trying a few thousand forms on 16 URLs
     /// keeps it to a fraction of the search's time (docs/performance.md).
     func processedForms(best: Score, unexplained: [String]) -> [Processed] {
         guard !forms.isEmpty, !urls.isEmpty else { return [] }
-        let step = max(1, unexplained.count / KeyRuleSearch.probedMisses)
-        var probe = stride(from: 0, to: unexplained.count, by: step).prefix(KeyRuleSearch.probedMisses).map {
-            unexplained[$0]
-        }
-        let urlStep = max(1, urls.count / KeyRuleSearch.probedURLs)
-        probe += stride(from: 0, to: urls.count, by: urlStep).prefix(KeyRuleSearch.probedURLs).map { urls[$0] }
         var bases: [KeyFilterChain] = []
         for specs in [best.filters, [], ["strip-query"], ["scheme-host-path"]] {
             if let chain = try? KeyFilterChain(specs: specs), !bases.contains(where: { $0.specs == chain.specs }) {
                 bases.append(chain)
             }
         }
-        var votes = vote(probe: probe) { url in bases.map { $0.key(for: url) } }
+        // Misses under every base; URLs spread over the list under the best rule alone.
+        let step = max(1, unexplained.count / KeyRuleSearch.probedMisses)
+        var probe = stride(from: 0, to: unexplained.count, by: step).prefix(KeyRuleSearch.probedMisses).map {
+            (unexplained[$0], bases)
+        }
+        let urlStep = max(1, urls.count / KeyRuleSearch.probedURLs)
+        probe += stride(from: 0, to: urls.count, by: urlStep).prefix(KeyRuleSearch.probedURLs).map {
+            (urls[$0], [bases[0]])
+        }
+        var votes = vote(probe.map(\.0)) { url in
+            (probe.first { $0.0 == url }?.1 ?? bases).map { $0.key(for: url) }
+        }
         if votes.isEmpty, best.hits * 2 < urls.count {
-            let few = unexplained.filter { Set(KeyRuleSearch.queryNames($0)).count <= 6 }.prefix(4)
-            votes = vote(probe: Array(few)) { url in
+            let fewStep = max(1, unexplained.count / 4)
+            let few = stride(from: 0, to: unexplained.count, by: fewStep).prefix(4).map { unexplained[$0] }.filter {
+                Set(KeyRuleSearch.queryNames($0)).count <= 6
+            }
+            votes = vote(few) { url in
                 let own = Array(Set(KeyRuleSearch.queryNames(url))).sorted()
                 return (0..<(1 << own.count)).map { mask in
                     KeyFilter.dropParameters(own.indices.filter { mask & (1 << $0) != 0 }.map { own[$0] }).apply(url)
@@ -62,7 +71,7 @@ extension KeyRuleSearch {
 
     /// For each form, how many probed URLs have a key (of those `keys` gives) whose processed
     /// form hits; stops once 3 URLs have hit.
-    private func vote(probe: [String], keys: (String) -> [String]) -> [Int: Int] {
+    private func vote(_ probe: [String], keys: (String) -> [String]) -> [Int: Int] {
         var votes: [Int: Int] = [:]
         var hitURLs = 0
         for url in probe {

@@ -31,7 +31,13 @@ struct Keys: ParsableCommand {
                 those of the URL as given, then the URLs no rule explains with the nearest \
                 explanation: another rule, or a normalisation --key-filter has no filter for \
                 (scheme and host lower-cased, http and https swapped, a trailing /, \
-                percent-encoding normalised), which the app's own cacheKeyFilter must then make.
+                percent-encoding normalised), which the app's own cacheKeyFilter must then make. \
+                It also tries SDWebImage's transformed keys (-Thumbnail(...) before the \
+                extension) and Kingfisher's processed keys (@<processor identifier>) of a \
+                built-in list of the libraries' processors and common sizes, on a few sampled \
+                URLs, and names a form that hits with the rule under it: imgwarm writes no \
+                processed key; warm with that rule, and the library processes the unprocessed \
+                entry when the processed one misses (docs/usage.md, "Processed images").
 
                 --json prints the JSON document (docs/keys-detect.schema.json) on standard \
                 output instead.
@@ -43,7 +49,8 @@ struct Keys: ParsableCommand {
                   imgwarm keys detect --cache-format glide --cache-dir pulled session.har
                   imgwarm keys detect --json feed.jsonl | jq -r '.keyFilter[]'
 
-                Exit codes of keys detect: 0 a rule explains at least half of the URLs; 1 the \
+                Exit codes of keys detect: 0 a rule (or a rule under a processed form) explains at \
+                least half of the URLs; 1 the \
                 best rule explains fewer (or none); 2 usage error or unreadable list; 3 the cache \
                 folder or its index cannot be read.
 
@@ -114,7 +121,7 @@ struct Keys: ParsableCommand {
         static func fallback(_ library: String) -> String {
             library == "Kingfisher"
                 ? "Kingfisher reads the unprocessed key's entry when the processed one misses and processes it"
-                : "SDWebImage 5.8 and later reads the untransformed key's entry when the transformed one misses and transforms it"
+                : "SDWebImage reads the untransformed key's entry when the transformed one misses and transforms it"
         }
 
         static func text(_ result: KeysDetectJob.Result, limit: Int) -> String {
