@@ -23,7 +23,7 @@ extension KeyRuleSearch {
     /// given, strip-query or scheme-host-path (and, when the best rule explains fewer than half
     /// of the URLs and none hit, under every drop set of the own parameters of 4 misses spread
     /// over the list, those with at most 6 names), each then
-    /// searched for its own best rule over every URL. Trying a few thousand forms on 16 URLs
+    /// searched for its own best rule over every URL. Trying a few thousand forms on 12 URLs
     /// keeps it to a fraction of the search's time (docs/performance.md).
     func processedForms(best: Score, unexplained: [String]) -> [Processed] {
         guard !forms.isEmpty, !urls.isEmpty else { return [] }
