@@ -137,6 +137,30 @@ struct KeysDetectFormatTests {
         #expect(unexplained.first { $0["url"] as? String == urls[6] }?["processed"] == nil)
     }
 
+    /// An app that stores the unprocessed image too (SDWebImage does by default): the rule is
+    /// found from those entries, and the thumbnails beside them are named as well.
+    @Test func namesAProcessedFormBesideTheOriginals() throws {
+        let harness = try PrefetchHarness()
+        let urls = (1...20).map { "https://cdn.example.com/p/\($0).jpg?token=t\($0)" }
+        let folder = try Self.processedFolder(harness, format: "sdwebimage", urls: urls) {
+            "https://cdn.example.com/p/\($0)-Thumbnail(%7B300.000000,300.000000%7D,1).jpg"
+        }
+        var location = CacheLocation(folder: folder)
+        location.format = try #require(CacheFormats.named("sdwebimage"))
+        for n in (1...20) where n != 7 {
+            let name = try location.entryName(forKey: "https://cdn.example.com/p/\(n).jpg", index: nil)
+            #expect(FileManager.default.createFile(atPath: folder + "/" + name, contents: Data([1])))
+        }
+        let list = try harness.temp.write("list.txt", Data((urls.joined(separator: "\n") + "\n").utf8))
+        let report = try Self.detect(harness, format: "sdwebimage", folder: folder, list: list)
+        #expect(report["keyFilter"] as? [String] == ["strip-query"])
+        #expect(report["hits"] as? Int == 19)
+        let found = try #require((report["processed"] as? [[String: Any]])?.first)
+        #expect(found["identifier"] as? String == "Thumbnail({300.000000,300.000000},1)")
+        #expect(found["keyFilter"] as? [String] == ["strip-query"])
+        #expect(found["hits"] as? Int == 19)
+    }
+
     /// A folder with no processed entries reports none.
     @Test func noProcessedFormWhereNoneHits() throws {
         let harness = try PrefetchHarness()

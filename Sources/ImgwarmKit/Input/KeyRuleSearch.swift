@@ -79,15 +79,20 @@ public struct KeyRuleSearch {
             if seen.insert(specs).inserted { scored.append(result) }
             return result
         }
-        /// A rule's score and which URLs it explains, one pass.
-        func score(_ filters: [KeyFilter]) -> (Score, [Bool]) {
+        /// A rule's score and which URLs it explains, one pass; where the key is the one a rule
+        /// already scored (`like`) makes, its answer is taken (a name costs far more than a key).
+        func score(_ filters: [KeyFilter], like: (KeyFilterChain, [Bool])? = nil) -> (Score, [Bool]) {
             let chain = KeyFilterChain(filters)
-            let bits = urls.map { hits(chain.key(for: $0)) }
+            let bits = urls.indices.map { index in
+                let key = chain.key(for: urls[index])
+                if let (other, otherBits) = like, other.key(for: urls[index]) == key { return otherBits[index] }
+                return hits(key)
+            }
             return (record(chain.specs, bits.reduce(0) { $0 + ($1 ? 1 : 0) }), bits)
         }
         let (plain, plainBits) = score([])
-        _ = score([.stripQuery])
-        _ = score([.schemeHostPath])
+        let (_, stripBits) = score([.stripQuery], like: (KeyFilterChain(), plainBits))
+        _ = score([.schemeHostPath], like: (KeyFilterChain([.stripQuery]), stripBits))
         let names = KeyRuleSearch.parameterNames(urls)
         // The proposals the sample backs (a quarter of the best one's votes at least) are scored
         // once; only the best is grown, one name at a time while the hits grow, and its
@@ -95,7 +100,7 @@ public struct KeyRuleSearch {
         var (drop, grownBest, bits) = ([String](), plain, plainBits)
         let proposals = proposedDropSets(names: names)
         for (proposal, votes) in proposals where votes * 4 >= (proposals.first?.1 ?? 0) {
-            let (candidate, candidateBits) = score([.dropParameters(proposal)])
+            let (candidate, candidateBits) = score([.dropParameters(proposal)], like: (KeyFilterChain(), plainBits))
             if candidate.hits > grownBest.hits { (drop, grownBest, bits) = (proposal, candidate, candidateBits) }
         }
         let carriers = KeyRuleSearch.carriers(of: names, in: urls)
