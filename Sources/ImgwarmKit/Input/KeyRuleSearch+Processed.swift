@@ -21,7 +21,7 @@ extension KeyRuleSearch {
 
     /// The forms (at most 2) whose keys hit for sampled URLs under the best rule, the URL as
     /// given, strip-query or scheme-host-path (and, when the best rule explains fewer than half
-    /// of the URLs and none hit, under every drop set of the own parameters of 4 misses spread
+    /// of the URLs and none hit, under every drop set of the own parameters of 3 misses spread
     /// over the list, those with at most 6 names), each then
     /// searched for its own best rule over every URL. Trying a few thousand forms on 12 URLs
     /// keeps it to a fraction of the search's time (docs/performance.md).
@@ -46,8 +46,8 @@ extension KeyRuleSearch {
             (probe.first { $0.0 == url }?.1 ?? bases).map { $0.key(for: url) }
         }
         if votes.isEmpty, best.hits * 2 < urls.count {
-            let fewStep = max(1, unexplained.count / 4)
-            let few = stride(from: 0, to: unexplained.count, by: fewStep).prefix(4).map { unexplained[$0] }.filter {
+            let fewStep = max(1, unexplained.count / 3)
+            let few = stride(from: 0, to: unexplained.count, by: fewStep).prefix(3).map { unexplained[$0] }.filter {
                 Set(KeyRuleSearch.queryNames($0)).count <= 6
             }
             votes = vote(few) { url in
@@ -78,7 +78,8 @@ extension KeyRuleSearch {
             var distinct: [String] = []
             for key in keys(url) where !distinct.contains(key) { distinct.append(key) }
             var hit = false
-            for (index, form) in forms.enumerated() where distinct.contains(where: { hits(form.key($0)) }) {
+            let cut = distinct.map(ProcessedKeyForm.Insertion.init)
+            for (index, form) in forms.enumerated() where cut.contains(where: { hits(form.key(at: $0)) }) {
                 votes[index, default: 0] += 1
                 hit = true
             }

@@ -12,13 +12,27 @@
 /// (SDWebImage 5.8 and later, Kingfisher's `retrieveImageFromCache`) and processes it.
 public struct ProcessedKeyForm: Sendable, Equatable {
     /// "SDWebImage" or "Kingfisher".
-    public var library: String
+    public let library: String
     /// The transformer key (SDWebImage) or the processor identifier (Kingfisher).
-    public var identifier: String
+    public let identifier: String
+    /// The identifier as it stands in a URL's path (SDWebImage re-encodes the path).
+    let pathIdentifier: String
+
+    public init(library: String, identifier: String) {
+        (self.library, self.identifier) = (library, identifier)
+        pathIdentifier = ProcessedKeyForm.encodePath(ProcessedKeyForm.decodePercent(identifier))
+    }
 
     /// The processed key of `key`.
     public func key(_ key: String) -> String {
-        library == "Kingfisher" ? key + "@" + identifier : ProcessedKeyForm.transformed(key, identifier)
+        self.key(at: Insertion(key))
+    }
+
+    /// The processed key of the key `insertion` was cut from: a key is cut once for all the forms.
+    func key(at insertion: Insertion) -> String {
+        if library == "Kingfisher" { return insertion.key + "@" + identifier }
+        guard insertion.inPath else { return insertion.key + "-" + identifier }
+        return insertion.before + "-" + pathIdentifier + insertion.after
     }
 
     /// The form in words, with `<key>` for the key.
@@ -30,23 +44,41 @@ public struct ProcessedKeyForm: Sendable, Equatable {
 
     // MARK: - SDWebImage
 
-    /// `SDTransformedKeyForKey(key, transformerKey)`.
-    static func transformed(_ key: String, _ transformerKey: String) -> String {
-        let parts = KeyFilter.URLParts(key)
-        let whole = parts.beforeQuery
-        // The path starts after `scheme://authority`; a key that is no such URL is a file path.
-        var pathStart = whole.startIndex
-        if let colon = whole.utf8.firstIndex(of: UInt8(ascii: ":")), whole[colon...].hasPrefix("://") {
-            let authority = whole.utf8.index(colon, offsetBy: 3)
-            pathStart = whole[authority...].utf8.firstIndex(of: UInt8(ascii: "/")) ?? whole.endIndex
+    /// A key cut where `SDTransformedKeyForKey(key, transformerKey)` puts `-<transformerKey>`:
+    /// before the path's extension, the path then re-encoded as `NSURLComponents.path` does
+    /// (escapes decoded, what `URLPathAllowedCharacterSet` lacks escaped: `-` and `.` separate
+    /// the parts, so each part is re-encoded alone), or after the whole key when the path has
+    /// no extension.
+    struct Insertion {
+        let key: String
+        /// Whether the path has an extension: the transformer key goes into the path.
+        var inPath = false
+        /// `scheme://authority` and the re-encoded path without its extension.
+        var before = ""
+        /// `.`, the re-encoded extension, `?query` and `#fragment`.
+        var after = ""
+
+        init(_ key: String) {
+            self.key = key
+            let parts = KeyFilter.URLParts(key)
+            let whole = parts.beforeQuery
+            // The path starts after `scheme://authority`; a key that is no such URL is a file path.
+            var pathStart = whole.startIndex
+            if let colon = whole.utf8.firstIndex(of: UInt8(ascii: ":")), whole[colon...].hasPrefix("://") {
+                let authority = whole.utf8.index(colon, offsetBy: 3)
+                pathStart = whole[authority...].utf8.firstIndex(of: UInt8(ascii: "/")) ?? whole.endIndex
+            }
+            let path = whole[pathStart...]
+            let ext = ProcessedKeyForm.pathExtension(path)
+            guard !ext.isEmpty else { return }
+            let stem = String(path.dropLast(ext.count + 1))
+            inPath = true
+            before = String(whole[..<pathStart]) + ProcessedKeyForm.encodePath(ProcessedKeyForm.decodePercent(stem))
+            after =
+                "." + ProcessedKeyForm.encodePath(ProcessedKeyForm.decodePercent(ext))
+                + (parts.query.map { "?" + $0 } ?? "")
+                + (parts.fragment.map { "#" + $0 } ?? "")
         }
-        let path = whole[pathStart...]
-        let ext = ProcessedKeyForm.pathExtension(path)
-        guard !ext.isEmpty else { return key + "-" + transformerKey }
-        let stem = path.dropLast(ext.count + 1)
-        let newPath = encodePath(decodePercent(stem + "-" + transformerKey + "." + ext))
-        return String(whole[..<pathStart]) + newPath + (parts.query.map { "?" + $0 } ?? "")
-            + (parts.fragment.map { "#" + $0 } ?? "")
     }
 
     /// The extension of a path's last segment as `NSString.pathExtension` gives it: the text
@@ -62,12 +94,13 @@ public struct ProcessedKeyForm: Sendable, Equatable {
     static func decodePercent(_ text: String) -> [UInt8] {
         let bytes = Array(text.utf8)
         var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
         var index = 0
         while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-                let value = UInt8(String(decoding: bytes[index + 1...index + 2], as: UTF8.self), radix: 16)
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, let high = hexValue(bytes[index + 1]),
+                let low = hexValue(bytes[index + 2])
             {
-                out.append(value)
+                out.append(high << 4 | low)
                 index += 3
             } else {
                 out.append(bytes[index])
@@ -77,19 +110,30 @@ public struct ProcessedKeyForm: Sendable, Equatable {
         return out
     }
 
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
     /// Bytes outside `URLPathAllowedCharacterSet` escaped as `%XX` (what setting
-    /// `NSURLComponents.path` does).
+    /// `NSURLComponents.path` does): letters, digits and `-._~!$&'()*+,;=:@/` stay.
     static func encodePath(_ bytes: [UInt8]) -> String {
         let hex = Array("0123456789ABCDEF".utf8)
         var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
         for byte in bytes {
-            let scalar = Unicode.Scalar(byte)
-            if byte < 0x80,
-                ("0"..."9").contains(scalar) || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
-                    || "-._~!$&'()*+,;=:@/".unicodeScalars.contains(scalar)
-            {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"), UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"),
+                UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","),
+                UInt8(ascii: ";"), UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"):
                 out.append(byte)
-            } else {
+            default:
                 out.append(contentsOf: [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]])
             }
         }

@@ -52,9 +52,12 @@ public struct KeysDetectJob {
             guard let name = try? location.entryName(forKey: key, index: index) else { return false }
             return names.contains(name)
         }
-        // The sizes the URLs ask for, from 1,000 of them spread over the list.
-        let sample = stride(from: 0, to: urls.count, by: max(1, urls.count / 1000)).lazy.map { urls[$0] }
-        search.forms = ProcessedKeyForm.builtIn(sizes: ProcessedKeyForm.sizesSeen(in: sample))
+        if !names.isEmpty {
+            // The sizes the URLs ask for, from 1,000 of them spread over the list. (An empty
+            // folder, or one of another format, has no processed form to probe for.)
+            let sample = stride(from: 0, to: urls.count, by: max(1, urls.count / 1000)).lazy.map { urls[$0] }
+            search.forms = ProcessedKeyForm.builtIn(sizes: ProcessedKeyForm.sizesSeen(in: sample))
+        }
         var result = Result(search: search.run(), urls: urls.count, entries: names.count)
         result.extensionNamed = extended.count
         if !extended.isEmpty {
