@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `imgwarm keys detect` on COUNT URLs (six query parameters each) against an SDWebImage folder of
 # COUNT entries made under `--key-filter drop-params:token,expires` (5 % of them under unrelated
-# keys): wall time and peak RSS (imgwarm-peak). docs/performance.md quotes it.
+# keys): wall time, CPU time and peak RSS (imgwarm-peak). docs/performance.md quotes it.
 # Usage: scripts/bench-keys.sh [COUNT] [BIN]   (COUNT 100000, BIN .build/debug by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,9 +22,12 @@ with open(os.path.join(root, "list.txt"), "w") as f:
         key = base + "?w=640&h=480&sig=s%d&v=2" % i if i % 20 else "https://other.example.com/%d.jpg" % i
         open(os.path.join(cache, hashlib.md5(key.encode()).hexdigest() + ".jpg"), "w").close()
 PY
-start=$(date +%s.%N)
-"$bin/imgwarm-peak" "$bin/imgwarm" keys detect --disk-cache-path "$root/cache" "$root/list.txt" \
-  3>"$root/peak" >"$root/out" || true
-end=$(date +%s.%N)
+# Wall time and the CPU time of the run (user + system): on a shared machine the second is the
+# steadier figure.
+TIMEFORMAT='%R %U %S'
+{ time "$bin/imgwarm-peak" "$bin/imgwarm" keys detect --disk-cache-path "$root/cache" "$root/list.txt" \
+  3>"$root/peak" >"$root/out" || true; } 2>"$root/time"
 head -1 "$root/out"
-printf '%d URLs x %d entries  %6.2f s  peak RSS %8d KiB\n' "$count" "$count" "$(echo "$end - $start" | bc)" "$(cat "$root/peak")"
+read -r real user sys <"$root/time"
+printf '%d URLs x %d entries  %6.2f s (CPU %6.2f s)  peak RSS %8d KiB\n' "$count" "$count" "$real" \
+  "$(echo "$user + $sys" | bc)" "$(cat "$root/peak")"

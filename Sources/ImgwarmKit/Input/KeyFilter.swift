@@ -67,9 +67,13 @@ public enum KeyFilter: Sendable, CustomStringConvertible {
     private static func filterQuery(_ text: String, keep: (Substring) -> Bool) -> String {
         let parts = URLParts(text)
         guard let query = parts.query else { return text }
-        let kept = query.split(separator: "&", omittingEmptySubsequences: false).filter { parameter in
-            let name = parameter.firstIndex(of: "=").map { parameter[..<$0] } ?? parameter
-            return keep(name)
+        // Split on the bytes: `&` and `=` are ASCII, never inside a multi-byte character, and a
+        // walk by Characters cost most of `keys detect`'s time (docs/performance.md).
+        var kept: [Substring] = []
+        for piece in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
+            let parameter = Substring(piece)
+            let name = parameter.utf8.firstIndex(of: UInt8(ascii: "=")).map { parameter[..<$0] } ?? parameter
+            if keep(name) { kept.append(parameter) }
         }
         // Nothing left (or an empty query `?` that held nothing): no `?`.
         let remaining = kept.allSatisfy(\.isEmpty) ? "" : "?" + kept.joined(separator: "&")
@@ -84,12 +88,12 @@ public enum KeyFilter: Sendable, CustomStringConvertible {
 
         init(_ text: String) {
             var rest = text[...]
-            if let hash = rest.firstIndex(of: "#") {
-                fragment = rest[rest.index(after: hash)...]
+            if let hash = rest.utf8.firstIndex(of: UInt8(ascii: "#")) {
+                fragment = rest[rest.utf8.index(after: hash)...]
                 rest = rest[..<hash]
             }
-            if let question = rest.firstIndex(of: "?") {
-                query = rest[rest.index(after: question)...]
+            if let question = rest.utf8.firstIndex(of: UInt8(ascii: "?")) {
+                query = rest[rest.utf8.index(after: question)...]
                 rest = rest[..<question]
             }
             beforeQuery = rest

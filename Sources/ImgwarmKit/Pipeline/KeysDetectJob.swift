@@ -48,9 +48,15 @@ public struct KeysDetectJob {
         let urls = try readURLs()
         let (names, extended, index) = try entryNames()
         let location = location
-        let search = KeyRuleSearch(urls: urls) { key in
+        var search = KeyRuleSearch(urls: urls) { key in
             guard let name = try? location.entryName(forKey: key, index: index) else { return false }
             return names.contains(name)
+        }
+        if !names.isEmpty {
+            // The sizes the URLs ask for, from 1,000 of them spread over the list. (An empty
+            // folder, or one of another format, has no processed form to probe for.)
+            let sample = stride(from: 0, to: urls.count, by: max(1, urls.count / 1000)).lazy.map { urls[$0] }
+            search.forms = ProcessedKeyForm.builtIn(sizes: ProcessedKeyForm.sizesSeen(in: sample))
         }
         var result = Result(search: search.run(), urls: urls.count, entries: names.count)
         result.extensionNamed = extended.count
@@ -66,10 +72,7 @@ public struct KeysDetectJob {
 
     /// The extension of the key's last path segment (as `URL.pathExtension` gives it), or "".
     static func pathExtension(_ key: String) -> String {
-        let path = KeyFilter.URLParts(key).beforeQuery
-        let last = path.split(separator: "/", omittingEmptySubsequences: false).last ?? path
-        guard let dot = last.lastIndex(of: "."), last.index(after: dot) != last.endIndex else { return "" }
-        return String(last[last.index(after: dot)...])
+        ProcessedKeyForm.pathExtension(KeyFilter.URLParts(key).beforeQuery)
     }
 
     /// The distinct URLs of the lists, in list order (a line's explicit key is not a URL's: it

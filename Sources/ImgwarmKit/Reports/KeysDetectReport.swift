@@ -46,6 +46,17 @@ public struct KeysDetectReport {
             w.endObject()
         }
         w.endArray()
+        w.key("processed")
+        w.beginArray()
+        for found in search.processed {
+            w.beginObject()
+            w.field("library", found.form.library)
+            w.field("identifier", found.form.identifier)
+            KeysDetectReport.keyFilter(found.best.filters, &w)
+            w.field("hits", found.best.hits)
+            w.endObject()
+        }
+        w.endArray()
         w.key("normalisations")
         w.beginArray()
         for (words, count) in search.normalisations {
@@ -63,6 +74,9 @@ public struct KeysDetectReport {
             switch miss.nearest {
             case .normalised(let words)?: w.field("normalisation", words)
             case .rule(let specs)?:
+                KeysDetectReport.keyFilter(specs, &w)
+            case .processed(let form, let specs)?:
+                w.field("processed", form.identifier)
                 KeysDetectReport.keyFilter(specs, &w)
             case nil: break
             }

@@ -31,7 +31,13 @@ struct Keys: ParsableCommand {
                 those of the URL as given, then the URLs no rule explains with the nearest \
                 explanation: another rule, or a normalisation --key-filter has no filter for \
                 (scheme and host lower-cased, http and https swapped, a trailing /, \
-                percent-encoding normalised), which the app's own cacheKeyFilter must then make.
+                percent-encoding normalised), which the app's own cacheKeyFilter must then make. \
+                It also tries SDWebImage's transformed keys (-Thumbnail(...) before the \
+                extension) and Kingfisher's processed keys (@<processor identifier>) of a \
+                built-in list of the libraries' processors and common sizes, on a few sampled \
+                URLs, and names a form that hits with the rule under it: imgwarm writes no \
+                processed key; warm with that rule, and the library processes the unprocessed \
+                entry when the processed one misses (docs/usage.md, "Processed images").
 
                 --json prints the JSON document (docs/keys-detect.schema.json) on standard \
                 output instead.
@@ -43,7 +49,8 @@ struct Keys: ParsableCommand {
                   imgwarm keys detect --cache-format glide --cache-dir pulled session.har
                   imgwarm keys detect --json feed.jsonl | jq -r '.keyFilter[]'
 
-                Exit codes of keys detect: 0 a rule explains at least half of the URLs; 1 the \
+                Exit codes of keys detect: 0 a rule (or a rule under a processed form) explains at \
+                least half of the URLs; 1 the \
                 best rule explains fewer (or none); 2 usage error or unreadable list; 3 the cache \
                 folder or its index cannot be read.
 
@@ -99,7 +106,8 @@ struct Keys: ParsableCommand {
             } else {
                 Console.output(Detect.text(result, limit: limit))
             }
-            if result.urls == 0 || result.search.best.hits * 2 < result.urls {
+            let explained = ([result.search.best] + result.search.processed.map(\.best)).map(\.hits).max() ?? 0
+            if result.urls == 0 || explained * 2 < result.urls {
                 throw ExitStatus.partial
             }
         }
@@ -107,6 +115,13 @@ struct Keys: ParsableCommand {
         /// `--key-filter` arguments for `specs`, as a command line writes them.
         static func arguments(_ specs: [String]) -> String {
             specs.isEmpty ? "the URL as given" : specs.map { "--key-filter \($0)" }.joined(separator: " ")
+        }
+
+        /// How the library serves a processed key from the unprocessed one imgwarm writes.
+        static func fallback(_ library: String) -> String {
+            library == "Kingfisher"
+                ? "Kingfisher reads the unprocessed key's entry when the processed one misses and processes it"
+                : "SDWebImage reads the untransformed key's entry when the transformed one misses and transforms it"
         }
 
         static func text(_ result: KeysDetectJob.Result, limit: Int) -> String {
@@ -121,6 +136,12 @@ struct Keys: ParsableCommand {
                     "\(extended.hits) of \(result.urls) URLs hit with \(arguments(extended.filters)) when the names carry the key's path extension (Kingfisher's autoExtAfterHashedFileName, \(result.extensionNamed) such files): imgwarm writes names without it, so the app would not find what it stores"
                 )
             }
+            for found in search.processed {
+                lines.append(
+                    "\(found.best.hits) of \(result.urls) URLs hit as \(found.form.words) with \(arguments(found.best.filters)): "
+                        + "imgwarm writes no processed key (its entry holds the image \(found.form.library) made, which imgwarm does not make); "
+                        + "warm with \(arguments(found.best.filters)): \(Detect.fallback(found.form.library))")
+            }
             for (words, count) in search.normalisations {
                 lines.append(
                     "\(count) more hit with \(words): --key-filter has no filter for that; the app's cacheKeyFilter does it"
@@ -132,6 +153,8 @@ struct Keys: ParsableCommand {
                     switch miss.nearest {
                     case .normalised(let words)?: lines.append("  \(miss.url): hits with \(words)")
                     case .rule(let specs)?: lines.append("  \(miss.url): hits with \(arguments(specs))")
+                    case .processed(let form, let specs)?:
+                        lines.append("  \(miss.url): hits as \(form.words) with \(arguments(specs))")
                     case nil: lines.append("  \(miss.url)")
                     }
                 }
