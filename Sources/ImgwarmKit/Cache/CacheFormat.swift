@@ -175,6 +175,7 @@ public enum CacheFormats {
         SDWebImageFormat(), KingfisherFormat(.sha256), KingfisherFormat(.md5), NukeFormat(),
         GlideFormat(), CoilFormat(major: 3), CoilFormat(major: 2),
         FrescoFormat(.double), FrescoFormat(.integer), FlutterFormat(),
+        OkHttpFormat(.okhttp), OkHttpFormat(.picasso), OkHttpFormat(.coil1),
     ]
 
     /// The format named `name`, if there is one.

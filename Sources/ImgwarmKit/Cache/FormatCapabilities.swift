@@ -47,6 +47,13 @@ public protocol LayoutFolderFormat: CacheFormat {
     var layoutFolder: String { get }
 }
 
+/// A format whose library caches HTTP responses whole (OkHttp's `Cache`): the request must be the
+/// app's client's (its `Accept-Encoding` and `User-Agent`, so a `Vary` matches) and the body is
+/// stored as received; a prefetch fetches with this profile (`FetchConfiguration.profile`).
+public protocol RequestProfileFormat: CacheFormat {
+    var requestProfile: RequestProfile { get }
+}
+
 extension CacheLocation {
     /// The index the format keeps in this folder (`IndexedCacheFormat`), not yet read; nil for a
     /// plain-files cache.
@@ -68,6 +75,15 @@ public protocol FolderPreparingIndex: CacheIndex {
 public protocol CompanionFilesIndex: CacheIndex {
     /// The other files entry `name` needs.
     func companions(of name: String) -> [String]
+}
+
+/// An index whose companion files hold what the library keeps of the response (OkHttp's
+/// `<key>.0`: the request, the status line, the headers, the TLS session), written before the
+/// entry instead of empty.
+public protocol ResponseCompanionsIndex: CompanionFilesIndex {
+    /// The bytes of `companion` (one of `companions(of: name)`) for entry `name` stored from
+    /// `response` (nil: a local file, no response).
+    func contents(ofCompanion companion: String, of name: String, response: CacheIndexResponse?) -> [UInt8]
 }
 
 /// An index that, not the key, names the entries (flutter_cache_manager: a row per key names its
