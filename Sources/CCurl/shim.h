@@ -53,6 +53,25 @@ static inline CURLcode imgwarm_msg_result(const CURLMsg *message) {
     return message->data.result;
 }
 
+/* The TLS session of the connection a transfer uses, as OpenSSL names it (the libcurl imgwarm
+   links is libcurl4-openssl): the cipher suite's standard (IANA) name and the protocol version.
+   0 when there is no TLS session or another TLS library runs it. Only from within a transfer's
+   callbacks, while the connection is certainly alive (CURLINFO_TLS_SSL_PTR's rule). OpenSSL's own
+   header is not included: these three functions are declared with opaque pointers. */
+const char *SSL_get_version(const void *ssl);
+const void *SSL_get_current_cipher(const void *ssl);
+const char *SSL_CIPHER_standard_name(const void *cipher);
+static inline int imgwarm_easy_tls_names(CURL *handle, const char **cipher, const char **version) {
+    struct curl_tlssessioninfo *info = NULL;
+    if (curl_easy_getinfo(handle, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || info == NULL) return 0;
+    if (info->backend != CURLSSLBACKEND_OPENSSL || info->internals == NULL) return 0;
+    const void *current = SSL_get_current_cipher(info->internals);
+    if (current == NULL) return 0;
+    *cipher = SSL_CIPHER_standard_name(current);
+    *version = SSL_get_version(info->internals);
+    return *cipher != NULL && *version != NULL;
+}
+
 /* CURLVERSION_NOW is a macro naming the newest struct version this header knows. */
 static inline curl_version_info_data *imgwarm_version_info(void) {
     return curl_version_info(CURLVERSION_NOW);

@@ -126,6 +126,7 @@ final class Downloader {
         // Every encoding libcurl can decode, bytes stored decoded; with a profile, its own
         // `Accept-Encoding` header (requestHeaders) and the bytes stored as received.
         options.acceptEncoding = c.profile == nil ? "" : nil
+        options.keepsCertificates = c.profile != nil
         options.httpVersion = c.http1Only ? .http1 : .http2OverTLS
         options.waitForMultiplexing = true  // then per transfer (start)
         options.userAgent = c.effectiveUserAgent

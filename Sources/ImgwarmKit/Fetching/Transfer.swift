@@ -210,6 +210,11 @@ final class Transfer {
     func header(_ line: UnsafeRawBufferPointer) {
         headerBytes &+= line.count
         headers.take(line)
+        // The head's end, while the connection is alive: a kept head records the TLS session.
+        if headers.head != nil && line.count <= 2 && headers.head?.tls == nil, let names = easy.tlsNames {
+            headers.head?.tls = TLSSession(
+                cipherSuite: names.cipherSuite, version: names.version, peerCertificates: easy.peerCertificates)
+        }
     }
 }
 

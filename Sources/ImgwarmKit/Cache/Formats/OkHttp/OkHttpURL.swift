@@ -228,7 +228,8 @@ public enum OkHttpURL {
                 if c == "\t" || c == "\n" || c == "\u{0C}" || c == "\r" { continue }
                 if c.value < 0x20 || c.value == 0x7F || (c.value >= 0x80 && asciiOnly) || set.contains(c) {
                     for byte in String(c).utf8 {
-                        out += "%" + String(byte >> 4, radix: 16, uppercase: true)
+                        out +=
+                            "%" + String(byte >> 4, radix: 16, uppercase: true)
                             + String(byte & 0xF, radix: 16, uppercase: true)
                     }
                 } else {

@@ -1,0 +1,46 @@
+import Foundation
+import ImgwarmKit
+import TestSupport
+import Testing
+
+/// okhttp, picasso and coil1 (issue 36): what imgwarm stores is read by OkHttp's own `Cache`
+/// (Debian's libokhttp-java, OkHttp 3.13.1, `Tests/Fixtures/okhttp/CacheProbe.java`) with no
+/// network: a `CacheControl.FORCE_CACHE` request gets the stored image for every entry, a plain
+/// request only for the entries its `CacheStrategy` finds fresh.
+@Suite(.enabled(if: OkHttpJava.available, Comment(rawValue: OkHttpJava.missing)))
+struct OkHttpCacheTests {
+    static func md5(_ bytes: [UInt8]) -> String { MD5.digest(bytes).hex }
+
+    /// Runs `imgwarm prefetch` of `urls` into `folder` as `format`.
+    static func prefetch(
+        _ h: PrefetchHarness, _ urls: [String], folder: String, format: String = "picasso", options: [String] = []
+    ) throws -> PrefetchHarness.Run {
+        let list = try h.temp.write("list-\(UUID().uuidString).txt", Data((urls.joined(separator: "\n") + "\n").utf8))
+        return try h.run(
+            ["prefetch", "--cache-format", format, "--disk-cache-path", folder, "--report", "-"] + options + [list])
+    }
+
+    @Test func okHttpServesEveryEntryForcedAndTheFreshOnesOffline() throws {
+        let h = try PrefetchHarness()
+        let folder = h.temp.path("cache/picasso-cache")
+        let valid = h.routes.valid
+        let cases: [(url: String, body: [UInt8], fresh: Bool)] = [
+            (h.url("/max-age/3600/photo.jpg"), valid["photo.jpg"]!, true),
+            (h.url("/max-age/0/gradient.png"), valid["gradient.png"]!, false),
+            (h.url("/octet/anim.gif"), valid["anim.gif"]!, false),
+            // Written as the app might; OkHttp keys the canonical form.
+            ("HTTP" + h.url("/max-age/3600/./sticker.webp").dropFirst(4), valid["sticker.webp"]!, true),
+        ]
+        let run = try Self.prefetch(h, cases.map(\.url), folder: folder)
+        #expect(run.status == 0, "\(run.stderr)")
+        let reads = try OkHttpJava.read(folder: folder, urls: cases.map(\.url))
+        for (entry, read) in zip(cases, reads) {
+            #expect(read.forced == "200" && read.forcedMD5 == Self.md5(entry.body), "\(entry.url): \(read)")
+            if entry.fresh {
+                #expect(read.plain == "200" && read.plainMD5 == Self.md5(entry.body), "\(entry.url): \(read)")
+            } else {
+                #expect(read.plain == "offline", "\(entry.url) is stale: OkHttp must go to the network, \(read)")
+            }
+        }
+    }
+}
