@@ -43,4 +43,30 @@ struct OkHttpCacheTests {
             }
         }
     }
+
+    /// An https entry's metadata ends with the handshake OkHttp's reader needs (without it OkHttp
+    /// never serves an https entry): the session's cipher suite and version as libcurl's OpenSSL
+    /// names them, and the server's real certificate.
+    @Test func httpsEntriesCarryTheServersHandshake() throws {
+        let h = try PrefetchHarness()
+        let photo = h.routes.valid["photo.jpg"]!
+        try h.temp.write("www/photo.jpg", Data(photo))
+        let server = try TLSTests.TLSServer(folder: h.temp, documentRoot: h.temp.path("www"))
+        defer { server.stop() }
+        let url = "https://127.0.0.1:\(server.port)/photo.jpg"
+        let folder = h.temp.path("cache/picasso-cache")
+        let run = try Self.prefetch(h, [url], folder: folder, options: ["--cacert", server.certificate])
+        #expect(run.status == 0, "\(run.stderr)")
+        let key = MD5.digest(Array(url.utf8)).hex
+        let metadata = try String(contentsOfFile: folder + "/\(key).0", encoding: .utf8)
+        let pem = try String(contentsOfFile: server.certificate, encoding: .utf8)
+        let der = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+        let lines = metadata.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // "", cipher suite, 1, the certificate, 0 local certificates, TLS version, and the final newline.
+        let tail = Array(lines.suffix(7))
+        #expect(tail.count == 7 && tail[0] == "" && tail[1].hasPrefix("TLS_") && tail[2] == "1", "\(metadata)")
+        #expect(tail.count == 7 && tail[3] == der && tail[4] == "0" && tail[5].hasPrefix("TLSv1."), "\(metadata)")
+        let read = try #require(try OkHttpJava.read(folder: folder, urls: [url]).first)
+        #expect(read.forced == "200" && read.forcedMD5 == Self.md5(photo), "\(read)")
+    }
 }
