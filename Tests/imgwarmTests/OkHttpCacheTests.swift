@@ -69,4 +69,72 @@ struct OkHttpCacheTests {
         let read = try #require(try OkHttpJava.read(folder: folder, urls: [url]).first)
         #expect(read.forced == "200" && read.forcedMD5 == Self.md5(photo), "\(read)")
     }
+
+    /// OkHttp asks with `Accept-Encoding: gzip`: a `Vary: Accept-Encoding` entry matches only
+    /// when the stored request says the same, and a gzip body is stored still encoded (OkHttp
+    /// decodes it when it reads the cache), while imgwarm validated what it decodes to.
+    @Test func varyAcceptEncodingEntriesMatchWithGzipAndIdentityBodies() throws {
+        let h = try PrefetchHarness()
+        let folder = h.temp.path("cache/image_cache")
+        let gradient = h.routes.valid["gradient.png"]!
+        let photo = h.routes.valid["photo.jpg"]!
+        let urls = [h.url("/vary/gradient.png"), h.url("/vary/photo.jpg"), h.url("/gzip/gradient.png")]
+        let run = try Self.prefetch(h, urls, folder: folder, format: "coil1")
+        #expect(run.status == 0, "\(run.stderr)")
+        let key = MD5.digest(Array(urls[0].utf8)).hex
+        let stored = FileManager.default.contents(atPath: folder + "/\(key).1").map([UInt8].init)
+        #expect(stored == h.routes.hostile["gradient.png.gz"], "the gzip body is stored as received")
+        let metadata = try String(contentsOfFile: folder + "/\(key).0", encoding: .utf8)
+        #expect(metadata.hasPrefix(urls[0] + "\nGET\n1\nAccept-Encoding: gzip\nHTTP/1.1 200 "), "\(metadata)")
+        #expect(metadata.contains("\nContent-Encoding: gzip\n"), "\(metadata)")
+        let reads = try OkHttpJava.read(folder: folder, urls: urls)
+        let bodies = [gradient, photo, gradient]
+        for (index, read) in reads.enumerated() {
+            #expect(read.forced == "200" && read.forcedMD5 == Self.md5(bodies[index]), "\(urls[index]): \(read)")
+        }
+        #expect(reads[0].plain == "200" && reads[1].plain == "200", "max-age=3600: served offline, \(reads)")
+        #expect(reads[2].plain == "offline", "no caching headers: OkHttp revalidates, \(reads)")
+    }
+
+    /// `--freshness` stores `Cache-Control: max-age` in place of the response's caching headers:
+    /// entries OkHttp would revalidate are then served offline; other formats refuse the option.
+    @Test func freshnessMakesStaleEntriesServedOffline() throws {
+        let h = try PrefetchHarness()
+        let folder = h.temp.path("cache/picasso-cache")
+        let urls = [h.url("/max-age/0/gradient.png"), h.url("/octet/anim.gif")]
+        let run = try Self.prefetch(h, urls, folder: folder, options: ["--freshness", "max-age=86400"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let key = MD5.digest(Array(urls[0].utf8)).hex
+        let metadata = try String(contentsOfFile: folder + "/\(key).0", encoding: .utf8)
+        #expect(metadata.contains("\nCache-Control: max-age=86400\n") && !metadata.contains("max-age=0"), "\(metadata)")
+        let bodies = [h.routes.valid["gradient.png"]!, h.routes.valid["anim.gif"]!]
+        for (read, body) in zip(try OkHttpJava.read(folder: folder, urls: urls), bodies) {
+            #expect(read.plain == "200" && read.plainMD5 == Self.md5(body), "\(read)")
+        }
+        let refused = try h.run(["prefetch", "--freshness", "1d", "--disk-cache-path", h.folder, "list.txt"])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("--freshness applies to"), "\(refused.stderr)")
+    }
+
+    /// The app and imgwarm share the folder: OkHttp opening it, storing an entry of its own and
+    /// closing it leaves imgwarm's entries readable, and imgwarm's next prefetch keeps the app's.
+    @Test func theAppsOwnEntriesAndImgwarmsLiveTogether() throws {
+        let h = try PrefetchHarness()
+        let folder = h.temp.path("cache/picasso-cache")
+        let ours = h.url("/max-age/3600/photo.jpg")
+        let theirs = h.url("/max-age/3600/sticker.webp")
+        let later = h.url("/max-age/3600/gradient.png")
+        #expect(try Self.prefetch(h, [ours], folder: folder).status == 0)
+        let fetched = try OkHttpJava.fetch(folder: folder, urls: [theirs])
+        #expect(fetched == ["200 \(Self.md5(h.routes.valid["sticker.webp"]!))"])
+        let afterApp = try OkHttpJava.read(folder: folder, urls: [ours, theirs])
+        #expect(afterApp.allSatisfy { $0.forced == "200" && $0.plain == "200" }, "\(afterApp)")
+        let run = try Self.prefetch(h, [ours, later], folder: folder)
+        #expect(run.status == 0, "\(run.stderr)")
+        let reads = try OkHttpJava.read(folder: folder, urls: [ours, theirs, later])
+        let bodies = ["photo.jpg", "sticker.webp", "gradient.png"].map { h.routes.valid[$0]! }
+        for (read, body) in zip(reads, bodies) {
+            #expect(read.forced == "200" && read.forcedMD5 == Self.md5(body), "\(read)")
+        }
+    }
 }

@@ -23,6 +23,18 @@ public protocol ExpiryStampingFormat: CacheFormat {
     func expiring(afterSeconds seconds: Int64) -> Self
 }
 
+/// A format whose entries keep the response's caching headers (OkHttp's `Cache-Control`), which
+/// the app's client reads to decide whether to serve an entry without asking the network: a
+/// prefetch may store `Cache-Control: max-age=<seconds>` instead (`--freshness`), as an app's
+/// network interceptor rewrites it.
+public protocol FreshnessRewritingFormat: CacheFormat {
+    /// The `max-age` stored entries get; nil: the headers as received.
+    var freshness: Int64? { get }
+
+    /// This format storing `Cache-Control: max-age=<seconds>`.
+    func fresh(forSeconds seconds: Int64) -> Self
+}
+
 /// A format whose library keeps an index beside its files (a DiskLruCache journal, Fresco's
 /// folder tree, flutter_cache_manager's database) that decides hits with `read`, records stores
 /// and hits, and cleans (`CacheIndex`).

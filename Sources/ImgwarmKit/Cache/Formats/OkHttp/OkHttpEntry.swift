@@ -8,8 +8,11 @@ import ImgwarmSystem
 /// certificate lists (a count, then one base64 DER per line) and the TLS version.
 struct OkHttpEntry: JournalCompanionWriter {
     var profile: RequestProfile
+    /// `--freshness`: the response's `Cache-Control`, `Expires` and `Pragma` replaced by
+    /// `Cache-Control: max-age=<freshness>`; nil keeps them as received.
+    var freshness: Int64?
 
-    var kind: String { "okhttp-entry:\(profile.userAgent)" }
+    var kind: String { "okhttp-entry:\(profile.userAgent):\(freshness.map(String.init) ?? "")" }
 
     func contents(ofCompanion companion: String, response: CacheIndexResponse?) -> [UInt8] {
         guard companion.hasSuffix(".0") else { return [] }
@@ -39,7 +42,11 @@ struct OkHttpEntry: JournalCompanionWriter {
         var text = url + "\nGET\n\(vary.count)\n"
         for (name, value) in vary { text += "\(name): \(value)\n" }
         text += OkHttpEntry.statusLine(head.statusLine) + "\n"
-        let fields = head.fields.compactMap(OkHttpEntry.field)
+        var fields = head.fields.compactMap(OkHttpEntry.field)
+        if let freshness {
+            fields.removeAll { ["cache-control", "expires", "pragma"].contains($0.0.lowercased()) }
+            fields.append(("Cache-Control", "max-age=\(freshness)"))
+        }
         text += "\(fields.count + 2)\n"
         for (name, value) in fields { text += "\(name): \(value)\n" }
         let millis = response.map { $0.receivedAt.seconds * 1000 + $0.receivedAt.nanoseconds / 1_000_000 } ?? 0

@@ -6,7 +6,7 @@ import ImgwarmSystem
 /// as `Cache.Entry.writeTo` writes it, `.1` the body as it came off the network. The request is the
 /// client's (`requestProfile`: `Accept-Encoding: gzip` and OkHttp's `User-Agent`), so a
 /// `Vary: Accept-Encoding` response matches what the app asks later.
-public struct OkHttpFormat: KeyNamedFormat, IndexedCacheFormat, RequestProfileFormat {
+public struct OkHttpFormat: KeyNamedFormat, IndexedCacheFormat, RequestProfileFormat, FreshnessRewritingFormat {
     /// Which app's cache: a preset names the folder and the client's version.
     public enum Preset: String, Sendable, CaseIterable {
         /// Any app's `Cache(File(cacheDir, "http_cache"), …)` (or `--disk-cache-path`), OkHttp 3.x.
@@ -18,9 +18,18 @@ public struct OkHttpFormat: KeyNamedFormat, IndexedCacheFormat, RequestProfileFo
     }
 
     public let preset: Preset
+    /// The `max-age` stored entries get instead of the response's caching headers (`--freshness`);
+    /// nil: the headers as received.
+    public private(set) var freshness: Int64?
 
     public init(_ preset: Preset = .okhttp) {
         self.preset = preset
+    }
+
+    public func fresh(forSeconds seconds: Int64) -> OkHttpFormat {
+        var format = self
+        format.freshness = seconds
+        return format
     }
 
     public var name: String { preset.rawValue }
@@ -58,7 +67,7 @@ public struct OkHttpFormat: KeyNamedFormat, IndexedCacheFormat, RequestProfileFo
         JournalIndex.Layout(
             library: library, header: DiskLruJournal.Header(appVersion: 201105, valueCount: 2),
             dialect: preset == .coil1 ? .kotlinSplit : .javaSplit, dataIndex: 1, keyLength: 32,
-            companionWriter: OkHttpEntry(profile: requestProfile))
+            companionWriter: OkHttpEntry(profile: requestProfile, freshness: freshness))
     }
 
     public func folder(cachesRoot: String, namespace: String) -> String {
