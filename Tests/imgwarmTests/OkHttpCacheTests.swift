@@ -137,4 +137,29 @@ struct OkHttpCacheTests {
             #expect(read.forced == "200" && read.forcedMD5 == Self.md5(body), "\(read)")
         }
     }
+
+    /// `clean --max-size` trims as OkHttp's `trimToSize` does: least recently used first in the
+    /// journal's order, both files of an entry counted, until at most the limit; OkHttp then
+    /// finds the rest and not the removed one.
+    @Test func cleanTrimsLeastRecentlyUsedFirst() throws {
+        let h = try PrefetchHarness()
+        let folder = h.temp.path("cache/picasso-cache")
+        let urls = ["photo.jpg", "gradient.png", "anim.gif"].map { h.url("/max-age/3600/\($0)") }
+        for url in urls { #expect(try Self.prefetch(h, [url], folder: folder).status == 0) }
+        func size(_ url: String) throws -> Int {
+            let key = MD5.digest(Array(url.utf8)).hex
+            return try [".0", ".1"].reduce(0) { total, suffix in
+                let attributes = try FileManager.default.attributesOfItem(atPath: folder + "/" + key + suffix)
+                return total + ((attributes[.size] as? Int) ?? 0)
+            }
+        }
+        let limit = try size(urls[1]) + size(urls[2])
+        let run = try h.run([
+            "clean", "--cache-format", "picasso", "--disk-cache-path", folder, "--max-size", "\(limit)",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let reads = try OkHttpJava.read(folder: folder, urls: urls)
+        #expect(reads[0].forced == "504", "the least recently used entry went: \(reads)")
+        #expect(reads[1].forced == "200" && reads[2].forced == "200", "\(reads)")
+    }
 }

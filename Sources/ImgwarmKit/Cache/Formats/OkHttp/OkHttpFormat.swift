@@ -89,12 +89,14 @@ public struct OkHttpFormat: KeyNamedFormat, IndexedCacheFormat, RequestProfileFo
     public func timesOnHit(now: Timestamp) -> FileTimes { FileTimes() }
 
     /// Least recently used first by the journal's order, down to the app's `maxSize`: Picasso's
-    /// default depends on the device (2 % of the disk within 5–50 MB), so `--max-size` is required.
+    /// default depends on the device (2 % of the disk within 5–50 MB), so there is no default and
+    /// only the `--max-size` given trims.
     public var cleanRules: CleanRules {
         var rules = CleanRules(expiry: .none, trimDate: .modification, measure: .logical)
         rules.order = .indexOrder
         rules.keep = (1, 1)
         rules.stopsAtTarget = true
+        rules.limitDependsOnDevice = true
         return rules
     }
 
