@@ -162,4 +162,28 @@ struct OkHttpCacheTests {
         #expect(reads[0].forced == "504", "the least recently used entry went: \(reads)")
         #expect(reads[1].forced == "200" && reads[2].forced == "200", "\(reads)")
     }
+
+    /// `verify` says of each hit what OkHttp does with it offline (CacheStrategy's rules), and
+    /// OkHttp agrees: served until a date for a fresh entry, only to FORCE_CACHE for a stale one.
+    @Test func verifySaysWhichEntriesOkHttpServesOffline() throws {
+        let h = try PrefetchHarness()
+        let folder = h.temp.path("cache/picasso-cache")
+        let urls = [h.url("/max-age/3600/photo.jpg"), h.url("/max-age/0/gradient.png"), h.url("/img/anim.gif")]
+        #expect(try Self.prefetch(h, urls, folder: folder).status == 0)
+        let list = try h.temp.write("verify.txt", Data((urls.joined(separator: "\n") + "\n").utf8))
+        let verify = try h.run(["verify", "--json", "--cache-format", "picasso", "--disk-cache-path", folder, list])
+        #expect(verify.status == 0, "\(verify.stderr)")
+        let entries = try verify.report["entries"] as? [[String: Any]] ?? []
+        let messages = entries.map { $0["message"] as? String ?? "" }
+        let reads = try OkHttpJava.read(folder: folder, urls: urls)
+        #expect(messages.count == 3 && reads.count == 3)
+        for (message, read) in zip(messages, reads) {
+            #expect(message.hasPrefix("OkHttp serves it offline until ") == (read.plain == "200"), "\(message) \(read)")
+        }
+        #expect(messages[1].hasPrefix("stale since") && messages[1].contains("only to a FORCE_CACHE request"))
+        // `/img/` answers with Last-Modified and no Date: a tenth of its age since then, from the request.
+        #expect(messages[2].hasPrefix("OkHttp serves it offline until "), "\(messages[2])")
+        let text = try h.run(["verify", "-v", "--cache-format", "picasso", "--disk-cache-path", folder, list])
+        #expect(text.result.stdoutText.contains(": OkHttp serves it offline until "), "\(text.result.stdoutText)")
+    }
 }

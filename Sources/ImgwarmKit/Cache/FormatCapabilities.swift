@@ -98,6 +98,13 @@ public protocol ResponseCompanionsIndex: CompanionFilesIndex {
     func contents(ofCompanion companion: String, of name: String, response: CacheIndexResponse?) -> [UInt8]
 }
 
+/// An index that knows more of a hit than that it is one (OkHttp: whether the app serves it
+/// without the network, and until when), which `verify` says.
+public protocol HitNotingIndex: CacheIndex {
+    /// What the library does with hit `name` at `now`, in words; nil: nothing to add.
+    func note(onHit name: String, now: Timestamp) -> String?
+}
+
 /// An index that, not the key, names the entries (flutter_cache_manager: a row per key names its
 /// file, and every download gets a new name), and keeps what it needs of each response.
 public protocol EntryNamingIndex: CacheIndex {

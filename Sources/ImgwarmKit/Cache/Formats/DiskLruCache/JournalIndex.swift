@@ -13,7 +13,7 @@ import Synchronization
 /// second or `batchSize` lines) and written under `<private folder>/journal.lock`, after reading the
 /// journal again if it is not the file this process last read or wrote, so what another process
 /// wrote in between is kept.
-public final class JournalIndex: ResponseCompanionsIndex {
+public final class JournalIndex: ResponseCompanionsIndex, HitNotingIndex {
     /// What differs between the libraries that keep this journal.
     public struct Layout: Sendable, Equatable {
         public var library: String
@@ -130,6 +130,13 @@ public final class JournalIndex: ResponseCompanionsIndex {
 
     public func contents(ofCompanion companion: String, of name: String, response: CacheIndexResponse?) -> [UInt8] {
         layout.companionWriter?.contents(ofCompanion: companion, response: response) ?? []
+    }
+
+    public func note(onHit name: String, now: Timestamp) -> String? {
+        guard let writer = layout.companionWriter, let companion = companions(of: name).first,
+            let text = FileSystem.readSmallRegularFile(path(companion), limit: 1 << 20)
+        else { return nil }
+        return writer.note(onHitWith: Array(text.utf8), now: now)
     }
 
     public func isEntryFile(_ name: String) -> Bool {
@@ -271,4 +278,8 @@ public protocol JournalCompanionWriter: Sendable {
     var kind: String { get }
     /// The bytes of `companion` (`<key>.<index>`) for an entry stored from `response`.
     func contents(ofCompanion companion: String, response: CacheIndexResponse?) -> [UInt8]
+
+    /// What the library does with a hit whose first companion holds `companion` at `now`, in
+    /// words (OkHttp: whether it serves it offline, until when); nil: nothing to say.
+    func note(onHitWith companion: [UInt8], now: Timestamp) -> String?
 }

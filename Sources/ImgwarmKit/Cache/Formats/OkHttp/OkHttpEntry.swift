@@ -20,6 +20,10 @@ struct OkHttpEntry: JournalCompanionWriter {
         return Array(metadata(url: url, response: response).utf8)
     }
 
+    func note(onHitWith companion: [UInt8], now: Timestamp) -> String? {
+        OkHttpFreshness(metadata: companion)?.note(now: now)
+    }
+
     /// The request headers OkHttp's `BridgeInterceptor` sends, in its order.
     func requestHeaders(url: String) -> [(String, String)] {
         // The canonical URL's authority, without user info: `scheme://[user@]host[:port]/…`.
