@@ -67,7 +67,7 @@ struct Prefetch: ParsableCommand {
     @Option(
         name: .customLong("freshness"), parsing: .unconditional,
         help: ArgumentHelp(
-            "\(FormatHelp.prefetchFormats(taking: .freshness)): store Cache-Control: max-age for this long instead of the response's caching headers; s m h d w, or max-age=SECONDS (default: the headers as received).",
+            "\(FormatHelp.prefetchFormats(taking: .freshness)): store Cache-Control: max-age for this long instead of the response's caching headers; s m h d w, or max-age=SECONDS (left out, the headers as received).",
             discussion:
                 "OkHttp serves an entry without the network only while its stored headers say it is fresh; this is what an app's network interceptor that rewrites Cache-Control does.",
             valueName: "age"),

@@ -92,10 +92,7 @@ public struct OkHttpFormat: KeyNamedFormat, IndexedCacheFormat, RequestProfileFo
     /// default depends on the device (2 % of the disk within 5–50 MB), so there is no default and
     /// only the `--max-size` given trims.
     public var cleanRules: CleanRules {
-        var rules = CleanRules(expiry: .none, trimDate: .modification, measure: .logical)
-        rules.order = .indexOrder
-        rules.keep = (1, 1)
-        rules.stopsAtTarget = true
+        var rules = CleanRules.journalTrim(defaultMaxSize: 0)
         rules.limitDependsOnDevice = true
         return rules
     }

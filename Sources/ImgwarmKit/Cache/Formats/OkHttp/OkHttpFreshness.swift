@@ -111,6 +111,7 @@ struct OkHttpFreshness {
         let when = Timestamp(seconds: until / 1000, nanoseconds: (until % 1000) * 1_000_000).iso8601
         if until > nowMillis { return "OkHttp serves it offline until \(when)" }
         let forced = directives["must-revalidate"] == nil ? "only to a FORCE_CACHE request" : "not even to FORCE_CACHE"
-        return "stale since \(when): offline OkHttp serves it \(forced) (prefetch --freshness stores a max-age)"
+        return
+            "stale since \(when): offline OkHttp serves it \(forced) (prefetch \(Setting.freshness) stores a max-age)"
     }
 }
