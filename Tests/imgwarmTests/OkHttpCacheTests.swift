@@ -33,6 +33,8 @@ struct OkHttpCacheTests {
         ]
         let run = try Self.prefetch(h, cases.map(\.url), folder: folder)
         #expect(run.status == 0, "\(run.stderr)")
+        let options = try run.report["options"] as? [String: Any]
+        #expect(options?["userAgent"] as? String == "okhttp/3.12.13", "Picasso's OkHttp's User-Agent was sent")
         let reads = try OkHttpJava.read(folder: folder, urls: cases.map(\.url))
         for (entry, read) in zip(cases, reads) {
             #expect(read.forced == "200" && read.forcedMD5 == Self.md5(entry.body), "\(entry.url): \(read)")
