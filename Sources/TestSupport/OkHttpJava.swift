@@ -30,11 +30,14 @@ public enum OkHttpJava {
             "imgwarm-okhttp-probe-\(text.utf8.reduce(UInt64(5381)) { ($0 &* 33) ^ UInt64($1) })")
         let compiled = folder.appendingPathComponent("CacheProbe.class").path
         if FileManager.default.fileExists(atPath: compiled) { return folder.path }
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // Compiled beside it, then renamed into place whole: another test process never sees half.
+        let scratch = URL(fileURLWithPath: folder.path + "-\(ProcessInfo.processInfo.processIdentifier)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let result = try ProcessRunner.run(
             URL(fileURLWithPath: "/usr/bin/javac"),
-            ["-cp", jars.joined(separator: ":"), "-d", folder.path, source], timeout: 300)
+            ["-cp", jars.joined(separator: ":"), "-d", scratch.path, source], timeout: 300)
         guard result.status == 0 else { throw Failure(text: "javac failed: \(result.stderrText)") }
+        if rename(scratch.path, folder.path) != 0 { try? FileManager.default.removeItem(at: scratch) }
         return folder.path
     }
 
