@@ -2,6 +2,9 @@
 #define IMGWARM_CCURL_SHIM_H
 
 #include <curl/curl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
 
 /* curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic,
    which Swift cannot call: these typed wrappers are what Swift sees. */
@@ -51,6 +54,65 @@ static inline CURLMcode imgwarm_multi_setopt_long(CURLM *handle, CURLMoption opt
 /* CURLMsg.data is a union; Swift reads its `result` member through this. */
 static inline CURLcode imgwarm_msg_result(const CURLMsg *message) {
     return message->data.result;
+}
+
+/* The TLS session of the connection a transfer uses, as OpenSSL names it (the libcurl imgwarm
+   links is libcurl4-openssl): the cipher suite's standard (IANA) name and the protocol version.
+   0 when there is no TLS session or another TLS library runs it. Only from within a transfer's
+   callbacks, while the connection is certainly alive (CURLINFO_TLS_SSL_PTR's rule). OpenSSL's own
+   header is not included: these three functions are declared with opaque pointers. */
+const char *SSL_get_version(const void *ssl);
+const void *SSL_get_current_cipher(const void *ssl);
+const char *SSL_CIPHER_standard_name(const void *cipher);
+static inline int imgwarm_easy_tls_names(CURL *handle, const char **cipher, const char **version) {
+    struct curl_tlssessioninfo *info = NULL;
+    if (curl_easy_getinfo(handle, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || info == NULL) return 0;
+    if (info->backend != CURLSSLBACKEND_OPENSSL || info->internals == NULL) return 0;
+    const void *current = SSL_get_current_cipher(info->internals);
+    if (current == NULL) return 0;
+    *cipher = SSL_CIPHER_standard_name(current);
+    *version = SSL_get_version(info->internals);
+    return *cipher != NULL && *version != NULL;
+}
+
+/* Decodes a gzip (or zlib) body, as libcurl's content decoding does, with zlib (which libcurl
+   links): into a malloc'ed buffer of at most `limit` bytes, handed back in *out (the caller frees
+   it). 0 on success; -1 for a body that is not a complete stream, -2 when it decodes past `limit`. */
+static inline int imgwarm_gunzip(const unsigned char *in, size_t length, size_t limit, unsigned char **out,
+                                 size_t *out_length) {
+    z_stream stream;
+    memset(&stream, 0, sizeof stream);
+    if (length > 0xFFFFFFFFu || limit == 0 || inflateInit2(&stream, 15 + 32) != Z_OK) return -1;
+    size_t capacity = length * 4 + 4096;
+    if (capacity > limit) capacity = limit;
+    unsigned char *buffer = malloc(capacity);
+    if (buffer == NULL) { inflateEnd(&stream); return -1; }
+    stream.next_in = (Bytef *)in;
+    stream.avail_in = (uInt)length;
+    int status = Z_OK;
+    int result = -1;
+    for (;;) {
+        if (stream.total_out == capacity) {
+            if (capacity >= limit) { result = -2; break; }
+            size_t grown = capacity * 2 < limit ? capacity * 2 : limit;
+            unsigned char *larger = realloc(buffer, grown);
+            if (larger == NULL) break;
+            buffer = larger;
+            capacity = grown;
+        }
+        size_t room = capacity - stream.total_out;
+        stream.next_out = buffer + stream.total_out;
+        stream.avail_out = room > 0x40000000u ? 0x40000000u : (uInt)room;
+        status = inflate(&stream, Z_NO_FLUSH);
+        if (status == Z_STREAM_END) { result = 0; break; }
+        if (status != Z_OK && !(status == Z_BUF_ERROR && stream.avail_out == 0)) break;
+    }
+    size_t produced = stream.total_out;
+    inflateEnd(&stream);
+    if (result != 0) { free(buffer); return result; }
+    *out = buffer;
+    *out_length = produced;
+    return 0;
 }
 
 /* CURLVERSION_NOW is a macro naming the newest struct version this header knows. */

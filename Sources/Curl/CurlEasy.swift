@@ -105,6 +105,7 @@ public final class CurlEasy {
         }
         if let proxy = options.proxy { try setString(CURLOPT_PROXY, proxy, "CURLOPT_PROXY") }
         if let noProxy = options.noProxy { try setString(CURLOPT_NOPROXY, noProxy, "CURLOPT_NOPROXY") }
+        if options.keepsCertificates { try setLong(CURLOPT_CERTINFO, 1, "CURLOPT_CERTINFO") }
     }
 
     /// Connects directly, whatever `http_proxy`, `https_proxy` and `all_proxy` say (`CURLOPT_PROXY` "").
@@ -171,6 +172,45 @@ public final class CurlEasy {
     }
 
     // MARK: Information
+
+    /// The TLS session of the connection in use, as OpenSSL names it (`TLS_AES_128_GCM_SHA256`,
+    /// `TLSv1.3`); nil without TLS or with another TLS library. Only valid from a transfer's
+    /// callbacks, while its connection is alive.
+    public var tlsNames: (cipherSuite: String, version: String)? {
+        var cipher: UnsafePointer<CChar>?
+        var version: UnsafePointer<CChar>?
+        guard imgwarm_easy_tls_names(handle, &cipher, &version) != 0, let cipher, let version else { return nil }
+        return (String(cString: cipher), String(cString: version))
+    }
+
+    /// The server's certificates (leaf first), each the base64 of its DER bytes, from
+    /// `CURLINFO_CERTINFO` (`CurlTransferOptions.keepsCertificates`); empty when libcurl gave none
+    /// (a reused connection, a plain one).
+    public var peerCertificates: [String] {
+        var pointer: UnsafeMutableRawPointer?
+        guard imgwarm_easy_getinfo_pointer(handle, CURLINFO_CERTINFO, &pointer) == CURLE_OK, let pointer else {
+            return []
+        }
+        let info = pointer.assumingMemoryBound(to: curl_certinfo.self).pointee
+        guard info.num_of_certs > 0, let lists = info.certinfo else { return [] }
+        var result: [String] = []
+        for index in 0..<Int(info.num_of_certs) {
+            var item = lists[index]
+            while let node = item {
+                if let data = node.pointee.data {
+                    let text = String(cString: data)
+                    if text.hasPrefix("Cert:") {
+                        // PEM: the armor lines dropped, the base64 lines joined.
+                        let lines = text.dropFirst(5).split(whereSeparator: { $0 == "\n" || $0 == "\r" })
+                        result.append(lines.filter { !$0.hasPrefix("-----") }.joined())
+                        break
+                    }
+                }
+                item = node.pointee.next
+            }
+        }
+        return result
+    }
 
     /// The HTTP status of the last response received (0 before one arrived).
     public var responseCode: Int {

@@ -49,6 +49,9 @@ public struct CurlTransferOptions: Sendable {
     /// Hosts reached without the proxy, comma-separated, `*` for all (`CURLOPT_NOPROXY`); nil
     /// leaves libcurl to `no_proxy`. None by default.
     public var noProxy: String?
+    /// Keep the server's certificate chain of each TLS connection (`CURLOPT_CERTINFO`), for
+    /// `CurlEasy.peerCertificates`. `false` by default.
+    public var keepsCertificates = false
 
     public init() {}
 }

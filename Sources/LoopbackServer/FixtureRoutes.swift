@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Well-behaved: `/img/NAME` (with ETag / Last-Modified and 304 answers), `/octet/NAME`
 /// (served as application/octet-stream), `/chunked/NAME`, `/gzip/NAME` (gzip-encoded copy from
-/// `hostile/NAME.gz`), `/redirect/N/NAME` (a chain of N redirects), `/auth/NAME` (basic auth
+/// `hostile/NAME.gz`), `/vary/NAME` (`Vary: Accept-Encoding`, gzip when asked and a `.gz` copy exists), `/redirect/N/NAME` (a chain of N redirects), `/auth/NAME` (basic auth
 /// `imgwarm:s3cret`), `/gated/NAME` (needs `X-Token: letmein`), `/variant/NAME` (needs an
 /// `Accept` naming `image/webp` and a `User-Agent` starting `MyApp/`; 400 to any `Cookie` or
 /// `Authorization`), `/dynamic/KEY` (content the test
@@ -122,6 +122,20 @@ public final class FixtureRoutes: @unchecked Sendable {
                         "Content-Type": FixtureRoutes.contentType(name), "ETag": FixtureRoutes.etag(body),
                         "Cache-Control": "public, max-age=\(seconds)",
                     ], body: body)
+            }
+        case "vary":
+            // `/vary/<name>`: the image with `Vary: Accept-Encoding` and `max-age=3600`, gzip-encoded
+            // when the request accepts gzip and a `.gz` copy exists (`gradient.png`), else as is.
+            guard let image else { return nil }
+            let encoded = hostile[rest + ".gz"]
+            return { request, out in
+                let gzip = encoded != nil && (request.header("accept-encoding") ?? "").contains("gzip")
+                var headers = [
+                    "Content-Type": FixtureRoutes.contentType(rest), "Vary": "Accept-Encoding",
+                    "Cache-Control": "public, max-age=3600",
+                ]
+                if gzip { headers["Content-Encoding"] = "gzip" }
+                out.respond(status: 200, headers: headers, body: gzip ? encoded! : image)
             }
         case "octet":
             guard let image else { return nil }

@@ -321,7 +321,7 @@ import Testing
         let missing = try seeded.verify([seeded.harness.temp.path("no-such-list.txt")])
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("cannot read"), "\(missing.stderr)")
-        #expect(try seeded.verify(["--cache-format", "picasso", seeded.list]).status == 2)
+        #expect(try seeded.verify(["--cache-format", "volley", seeded.list]).status == 2)
     }
 
     /// Nothing to check is said, under --quiet too; it is not a miss.

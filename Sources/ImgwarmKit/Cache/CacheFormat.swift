@@ -174,7 +174,8 @@ public enum CacheFormats {
     public static let all: [any CacheFormat] = [
         SDWebImageFormat(), KingfisherFormat(.sha256), KingfisherFormat(.md5), NukeFormat(),
         GlideFormat(), CoilFormat(major: 3), CoilFormat(major: 2),
-        FrescoFormat(.double), FrescoFormat(.integer), FlutterFormat(), PINRemoteImageFormat(),
+        FrescoFormat(.double), FrescoFormat(.integer), FlutterFormat(),
+        OkHttpFormat(.okhttp), OkHttpFormat(.picasso), OkHttpFormat(.coil1), PINRemoteImageFormat(),
     ]
 
     /// The format named `name`, if there is one.

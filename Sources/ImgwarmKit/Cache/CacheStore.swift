@@ -264,7 +264,7 @@ public final class CacheStore: Sendable {
         publish: (() throws(StoreFailure) -> Void) throws(StoreFailure) -> Void = { try $0() }
     ) throws(StoreFailure) {
         try makeParentFolders(of: name)
-        try storeCompanions(of: name)
+        try storeCompanions(of: name, response: response)
         try storeFile(bytes, as: name, publish: publish)
         recordStored(name, response: response)
     }
@@ -284,11 +284,19 @@ public final class CacheStore: Sendable {
         }
     }
 
-    /// Writes the other files of entry `name` (empty) before it.
-    private func storeCompanions(of name: String) throws(StoreFailure) {
+    /// Writes the other files of entry `name` before it: empty, or what a `ResponseCompanionsIndex`
+    /// keeps of `response`.
+    private func storeCompanions(of name: String, response: CacheIndexResponse?) throws(StoreFailure) {
         guard let index = index as? any CompanionFilesIndex else { return }
         for companion in index.companions(of: name) {
-            try storeFile(UnsafeRawBufferPointer(start: nil, count: 0), as: companion)
+            let contents =
+                (index as? any ResponseCompanionsIndex)?.contents(ofCompanion: companion, of: name, response: response)
+                ?? []
+            var failure: StoreFailure?
+            contents.withUnsafeBytes { bytes in
+                do throws(StoreFailure) { try storeFile(bytes, as: companion) } catch { failure = error }
+            }
+            if let failure { throw failure }
         }
     }
 
@@ -371,7 +379,7 @@ public final class CacheStore: Sendable {
     {
         do throws(StoreFailure) {
             try makeParentFolders(of: name)
-            try storeCompanions(of: name)
+            try storeCompanions(of: name, response: response)
         } catch {
             try? temporaryDescriptor.removeFile(temporaryName)
             throw error

@@ -57,6 +57,9 @@ public struct CleanRules: Sendable, Equatable {
     public var order: Order = .oldestFirst
     /// `--max-size` when it is not given; 0 for no limit.
     public var defaultMaxSize: UInt64 = 0
+    /// The app's own limit depends on the device (Picasso's: 2 % of the disk within 5–50 MB), so
+    /// there is no default to name: without `--max-size` nothing is trimmed.
+    public var limitDependsOnDevice = false
     /// `--all` removes only names of the format's entry shape (Kingfisher: a link or file of
     /// another name stays); false: every entry but folders and special files (SDWebImage, whose
     /// `clearDiskOnCompletion` removes the folder).
@@ -94,5 +97,6 @@ public struct CleanRules: Sendable, Equatable {
             && a.measure == b.measure && a.startsAtLimit == b.startsAtLimit && a.keep == b.keep
             && a.trimRatio == b.trimRatio
             && a.stopsAtTarget == b.stopsAtTarget && a.defaultMaxSize == b.defaultMaxSize && a.order == b.order
+            && a.limitDependsOnDevice == b.limitDependsOnDevice
     }
 }

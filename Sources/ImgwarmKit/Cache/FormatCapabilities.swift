@@ -23,6 +23,18 @@ public protocol ExpiryStampingFormat: CacheFormat {
     func expiring(afterSeconds seconds: Int64) -> Self
 }
 
+/// A format whose entries keep the response's caching headers (OkHttp's `Cache-Control`), which
+/// the app's client reads to decide whether to serve an entry without asking the network: a
+/// prefetch may store `Cache-Control: max-age=<seconds>` instead (`--freshness`), as an app's
+/// network interceptor rewrites it.
+public protocol FreshnessRewritingFormat: CacheFormat {
+    /// The `max-age` stored entries get; nil: the headers as received.
+    var freshness: Int64? { get }
+
+    /// This format storing `Cache-Control: max-age=<seconds>`.
+    func fresh(forSeconds seconds: Int64) -> Self
+}
+
 /// A format whose library keeps an index beside its files (a DiskLruCache journal, Fresco's
 /// folder tree, flutter_cache_manager's database) that decides hits with `read`, records stores
 /// and hits, and cleans (`CacheIndex`).
@@ -63,6 +75,13 @@ public protocol AppPreferencesFormat: CacheFormat {
     var appPreferences: [(key: String, value: Int)] { get }
 }
 
+/// A format whose library caches HTTP responses whole (OkHttp's `Cache`): the request must be the
+/// app's client's (its `Accept-Encoding` and `User-Agent`, so a `Vary` matches) and the body is
+/// stored as received; a prefetch fetches with this profile (`FetchConfiguration.profile`).
+public protocol RequestProfileFormat: CacheFormat {
+    var requestProfile: RequestProfile { get }
+}
+
 extension CacheLocation {
     /// The index the format keeps in this folder (`IndexedCacheFormat`), not yet read; nil for a
     /// plain-files cache.
@@ -84,6 +103,22 @@ public protocol FolderPreparingIndex: CacheIndex {
 public protocol CompanionFilesIndex: CacheIndex {
     /// The other files entry `name` needs.
     func companions(of name: String) -> [String]
+}
+
+/// An index whose companion files hold what the library keeps of the response (OkHttp's
+/// `<key>.0`: the request, the status line, the headers, the TLS session), written before the
+/// entry instead of empty.
+public protocol ResponseCompanionsIndex: CompanionFilesIndex {
+    /// The bytes of `companion` (one of `companions(of: name)`) for entry `name` stored from
+    /// `response` (nil: a local file, no response).
+    func contents(ofCompanion companion: String, of name: String, response: CacheIndexResponse?) -> [UInt8]
+}
+
+/// An index that knows more of a hit than that it is one (OkHttp: whether the app serves it
+/// without the network, and until when), which `verify` says.
+public protocol HitNotingIndex: CacheIndex {
+    /// What the library does with hit `name` at `now`, in words; nil: nothing to add.
+    func note(onHit name: String, now: Timestamp) -> String?
 }
 
 /// An index that, not the key, names the entries (flutter_cache_manager: a row per key names its

@@ -8,20 +8,26 @@ public struct PrefetchOptions: Sendable, Equatable {
     /// How long a stored or re-read file stays fresh; only for a format whose files carry their
     /// expiry date (`ExpiryStampingFormat`).
     public var expiresIn: Expiry?
+    /// How long the app's client serves a stored entry without asking the network (a stored
+    /// `Cache-Control: max-age`); only for a format that keeps the response's caching headers
+    /// (`FreshnessRewritingFormat`).
+    public var freshness: Expiry?
 
-    public init(maxSize: UInt64? = nil, expiresIn: Expiry? = nil) {
+    public init(maxSize: UInt64? = nil, expiresIn: Expiry? = nil, freshness: Expiry? = nil) {
         self.maxSize = maxSize
         self.expiresIn = expiresIn
+        self.freshness = freshness
     }
 
     /// The settings of a prefetch whose applicability depends on the format.
-    public static let formatSettings: [Setting] = [.maxSize, .expiresIn]
+    public static let formatSettings: [Setting] = [.maxSize, .expiresIn, .freshness]
 
     /// True when a prefetch into `format`'s cache takes `setting`.
     public static func format(_ format: any CacheFormat, takes setting: Setting) -> Bool {
         switch setting {
         case .maxSize: return format.trimsItselfToSizeLimit
         case .expiresIn: return format is any ExpiryStampingFormat
+        case .freshness: return format is any FreshnessRewritingFormat
         default: return true
         }
     }
@@ -42,6 +48,18 @@ public struct PrefetchOptions: Sendable, Equatable {
         if maxSize != nil && !Self.format(format, takes: .maxSize) {
             throw .notApplicable(
                 OptionNotApplicable(setting: .maxSize, format: format.name, appliesTo: Self.formats(taking: .maxSize)))
+        }
+        var format = format
+        if let freshness {
+            guard let rewriting = format as? any FreshnessRewritingFormat else {
+                throw .notApplicable(
+                    OptionNotApplicable(
+                        setting: .freshness, format: format.name, appliesTo: Self.formats(taking: .freshness)))
+            }
+            guard let seconds = freshness.seconds, seconds > 0, seconds < Self.longestExpiry else {
+                throw .freshnessNotPositive
+            }
+            format = rewriting.fresh(forSeconds: Int64(seconds.rounded(.up)))
         }
         guard let expiresIn else { return PrefetchPolicy(format: format, maxSize: maxSize) }
         guard Self.format(format, takes: .expiresIn) else {
@@ -71,4 +89,6 @@ public enum PrefetchOptionError: Error, Sendable, Equatable {
     /// The freshness is not a positive age below `PrefetchOptions.longestExpiry`: the library
     /// would not store a file that expires at once.
     case expiryNotPositive
+    /// The freshness is not a positive age below `PrefetchOptions.longestExpiry`.
+    case freshnessNotPositive
 }

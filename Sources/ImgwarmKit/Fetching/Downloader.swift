@@ -123,10 +123,13 @@ final class Downloader {
         options.lowSpeed = (bytesPerSecond: 1, seconds: max(1, Int(c.timeout.rounded(.up))) + 1)
         options.totalTimeoutMilliseconds = c.maxTime > 0 ? Int(c.maxTime * 1000) : nil
         options.maxBodySize = Int64(c.maxBytes)
-        options.acceptEncoding = ""  // every encoding libcurl can decode; bytes stored decoded
+        // Every encoding libcurl can decode, bytes stored decoded; with a profile, its own
+        // `Accept-Encoding` header (requestHeaders) and the bytes stored as received.
+        options.acceptEncoding = c.profile == nil ? "" : nil
+        options.keepsCertificates = c.profile != nil
         options.httpVersion = c.http1Only ? .http1 : .http2OverTLS
         options.waitForMultiplexing = true  // then per transfer (start)
-        options.userAgent = c.userAgent
+        options.userAgent = c.effectiveUserAgent
         options.receiveBufferSize = 64 * 1024
         options.certificateAuthorities = c.caCertificates
         options.verifyTLS = !c.insecure

@@ -57,6 +57,16 @@ public struct FetchConfiguration: Sendable {
     public var replayCredentials = false
     /// The `Accept` header sent unless `headers` replaces it.
     public var accept = "image/*,*/*;q=0.8"
+    /// How the app's own client asks, when the cache keeps its requests and responses whole
+    /// (`RequestProfile`): its `Accept-Encoding` (bodies then stored as received, not decoded),
+    /// its `User-Agent` where `userAgent` is the default, every response's head kept. None by default.
+    public var profile: RequestProfile?
+
+    /// The `User-Agent` sent: `userAgent`, or the profile's when `userAgent` is the default.
+    public var effectiveUserAgent: String {
+        guard let profile, userAgent == FetchConfiguration().userAgent else { return userAgent }
+        return profile.userAgent
+    }
 
     public init() {}
 
@@ -89,6 +99,7 @@ public struct FetchConfiguration: Sendable {
     /// adding to or replacing them all.
     func requestHeaders(recorded: [String]) -> [String] {
         var result = ["Accept: \(accept)"]
+        if let profile { result.append("Accept-Encoding: \(profile.acceptEncoding)") }
         for header in recorded + headers {
             let name = header.split(separator: ":", maxSplits: 1).first.map { $0.trimmingCharacters(in: " ") }
             if let name {

@@ -23,6 +23,9 @@ public struct ResponseHeaders: Sendable, Equatable {
     var conflictingLength: Int64?
     /// The response came over HTTP/2 or later (its status line says `HTTP/2`).
     var multiplexed = false
+    /// The whole head, kept only when the transfer asks for it (a `RequestProfile`: OkHttp's
+    /// cache stores every field); nil otherwise.
+    public var head: ResponseHead?
 
     public init(
         etag: String? = nil, lastModified: String? = nil, cacheControl: String? = nil, contentType: String? = nil,
@@ -49,9 +52,15 @@ public struct ResponseHeaders: Sendable, Equatable {
     mutating func take(_ line: UnsafeRawBufferPointer) {
         guard let first = line.first else { return }
         if first == UInt8(ascii: "H") && line.starts(with: "HTTP/".utf8) {
+            let keepsHead = head != nil
             self = ResponseHeaders()
             multiplexed = line.count > 5 && line[5] >= UInt8(ascii: "2") && line[5] <= UInt8(ascii: "9")
+            if keepsHead { head = ResponseHead(statusLine: Self.text(of: line)) }
             return
+        }
+        if head != nil {
+            let text = Self.text(of: line)
+            if !text.isEmpty { head?.fields.append(text) }
         }
         switch first | 0x20 {
         case UInt8(ascii: "c"):
@@ -120,6 +129,13 @@ public struct ResponseHeaders: Sendable, Equatable {
             if scheme.utf8.count > 32 { return nil }
         }
         return nil
+    }
+
+    /// A line without its CR LF (bytes that are not UTF-8 repaired).
+    static func text(of line: UnsafeRawBufferPointer) -> String {
+        var end = line.count
+        while end > 0 && (line[end - 1] == 0x0D || line[end - 1] == 0x0A) { end -= 1 }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: line[..<end]), as: UTF8.self)
     }
 
     /// The value of header `name` (lower-case) when `line` is that header, trimmed.

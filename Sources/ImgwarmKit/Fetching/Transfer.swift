@@ -58,6 +58,14 @@ final class Transfer {
         self.configuration = configuration
         self.spillFolder = spillFolder
         self.spillPrefix = spillPrefix
+        headers = Transfer.emptyHeaders(configuration)
+    }
+
+    /// A response head to fill: one that keeps every field when the run has a `RequestProfile`.
+    static func emptyHeaders(_ configuration: FetchConfiguration) -> ResponseHeaders {
+        var headers = ResponseHeaders()
+        if configuration.profile != nil { headers.head = ResponseHead() }
+        return headers
     }
 
     /// Clears what a previous use left, for reuse with a new entry.
@@ -72,7 +80,7 @@ final class Transfer {
         writeError = nil
         discarding = false
         discarded = 0
-        headers = ResponseHeaders()
+        headers = Transfer.emptyHeaders(configuration)
         requestSentAt = 0
         paused = false
     }
@@ -202,6 +210,11 @@ final class Transfer {
     func header(_ line: UnsafeRawBufferPointer) {
         headerBytes &+= line.count
         headers.take(line)
+        // The head's end, while the connection is alive: a kept head records the TLS session.
+        if headers.head != nil && line.count <= 2 && headers.head?.tls == nil, let names = easy.tlsNames {
+            headers.head?.tls = TLSSession(
+                cipherSuite: names.cipherSuite, version: names.version, peerCertificates: easy.peerCertificates)
+        }
     }
 }
 

@@ -20,8 +20,11 @@ extension PrefetchJob {
         static var real: Parts {
             Parts(
                 downloader: { configuration, policy, cache throws(CurlError) in
-                    try Downloader(
-                        configuration: configuration.fetch, transfers: policy?.maxInFlight ?? 1,
+                    // A format that caches whole responses asks as the app's client does.
+                    var fetch = configuration.fetch
+                    fetch.profile = (cache.location.format as? any RequestProfileFormat)?.requestProfile
+                    return try Downloader(
+                        configuration: fetch, transfers: policy?.maxInFlight ?? 1,
                         connectionsPerHost: policy?.connectionsPerHost ?? 0, spillFolder: cache.temporaryFolder,
                         spillPrefix: cache.temporaryPrefix)
                 },

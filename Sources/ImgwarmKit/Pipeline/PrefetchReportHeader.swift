@@ -4,6 +4,9 @@ extension PrefetchReport.Header {
     public init(
         location: CacheLocation, inputs: [ListSource], configuration: PrefetchJob.Configuration, startedAt: Timestamp
     ) {
+        // The User-Agent sent is the app client's where the format asks as it (`RequestProfile`).
+        var configuration = configuration
+        configuration.fetch.profile = (location.format as? any RequestProfileFormat)?.requestProfile
         self.init(
             cacheFolder: location.folder, cacheFormat: location.format.name, inputs: inputs,
             options: Self.recordedOptions(of: configuration) + [
@@ -36,7 +39,7 @@ extension PrefetchReport.Header {
             ("maxDecodeMemory", .int(configuration.validation.maxDecodeMemory)),
             ("http1Only", .bool(fetch.http1Only)),
             ("insecure", .bool(fetch.insecure)),
-            ("userAgent", .string(fetch.userAgent)),
+            ("userAgent", .string(fetch.effectiveUserAgent)),
             // Header values can carry credentials: only their names are recorded.
             ("headers", .strings(fetch.headers.map { String($0.split(separator: ":", maxSplits: 1).first ?? "") })),
             ("retries", .int(configuration.retry.retries)),

@@ -1,3 +1,4 @@
+import Curl
 import ImgwarmSystem
 
 /// Validates and stores downloaded bodies on worker threads, off the downloader's thread.
@@ -128,6 +129,23 @@ final class ValidationPool: @unchecked Sendable {
         }
     }
 
+    /// The largest body a gzip body stored as received may decode to for validation.
+    static let decodedLimit = 256 << 20
+
+    /// Validates a body. One stored as it came off the network (a `RequestProfile`'s, whose head
+    /// is kept) with `Content-Encoding: gzip` is checked as the app's client decodes it; the
+    /// stored bytes stay encoded.
+    static func validate(_ bytes: UnsafeRawBufferPointer, headers: ResponseHeaders, with validator: ImageValidator)
+        -> Result<ValidatedImage, Failure>
+    {
+        let codings = headers.head?.values(of: "Content-Encoding").map { $0.lowercased() } ?? []
+        guard codings.contains("gzip") else { return validator.validate(bytes) }
+        guard let decoded = ContentDecoding.gunzip(bytes, limit: decodedLimit) else {
+            return .failure(Failure(.decodingFailed, "the gzip body does not decode (or decodes past 256 MiB)"))
+        }
+        return decoded.withUnsafeBytes { validator.validate($0) }
+    }
+
     private func validateAndStore(
         _ job: Job, _ validator: ImageValidator,
         locked: (() throws(StoreFailure) -> Void) throws(StoreFailure) -> Void
@@ -136,10 +154,12 @@ final class ValidationPool: @unchecked Sendable {
         let result: Result<ValidatedImage, Failure>
         if let spillName = job.spillName {
             result =
-                MappedFile.withContents(of: store.temporaryFolder + "/" + spillName) { validator.validate($0) }
+                MappedFile.withContents(of: store.temporaryFolder + "/" + spillName) {
+                    ValidationPool.validate($0, headers: job.headers, with: validator)
+                }
                 ?? .failure(Failure(.writeFailed, "cannot read back the downloaded file"))
         } else {
-            result = job.bytes.withUnsafeBytes { validator.validate($0) }
+            result = job.bytes.withUnsafeBytes { ValidationPool.validate($0, headers: job.headers, with: validator) }
         }
         guard case .success = result else {
             if let spillName = job.spillName { store.discard(temporaryName: spillName) }

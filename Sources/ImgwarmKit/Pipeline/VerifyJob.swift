@@ -209,6 +209,9 @@ public final class VerifyJob {
             return
         }
         inspectImage(&check, size: info.size, in: folder)
+        if case .hit = check.read, check.detail == nil, let noting = index as? any HitNotingIndex {
+            check.detail = noting.note(onHit: check.fileName, now: now)
+        }
     }
 
     // MARK: - Entries of the folder

@@ -28,6 +28,7 @@ public enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
     case maxSize
     case maxAge
     case expiresIn
+    case freshness
     case databasePath
     case filesRoot
     case offline

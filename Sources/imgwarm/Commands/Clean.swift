@@ -65,7 +65,7 @@ struct Clean: ParsableCommand {
         help: ArgumentHelp(
             "Trim the cache to this size as its library does (the formats' rules above), e.g. 500M, 2GiB; 0 is none.",
             discussion:
-                "Default: \(FormatHelp.maxSizeDefaults). Not for \(FormatHelp.formatsWithoutMaxSize.joined(separator: ", ")).",
+                "Default: \(FormatHelp.maxSizeDefaults). Not for \(FormatHelp.formatsWithoutMaxSize.joined(separator: ", ")). No default for \(FormatHelp.formatsWithDeviceLimit.joined(separator: ", ")): the app's limit depends on the device (Picasso: 2 % of the disk within 5-50 MB); give the app's.",
             valueName: "size"),
         transform: Parse.size)
     var maxSize: UInt64?

@@ -117,7 +117,7 @@ extension Prefetch {
     /// (`PrefetchOptions.policy(for:)`); one the format does not take is a usage error.
     func formatPolicy(for format: any CacheFormat) throws(ValidationError) -> PrefetchPolicy {
         do {
-            return try PrefetchOptions(maxSize: maxSize, expiresIn: expiresIn).policy(for: format)
+            return try PrefetchOptions(maxSize: maxSize, expiresIn: expiresIn, freshness: freshness).policy(for: format)
         } catch {
             throw ValidationError(Self.message(error))
         }
@@ -128,12 +128,17 @@ extension Prefetch {
         switch error {
         case .expiryNotPositive:
             return "--expires-in must be a positive age such as 7d or 12h (Kingfisher would not store the file)"
+        case .freshnessNotPositive:
+            return "--freshness must be a positive age such as 7d or max-age=86400"
         case .notApplicable(let option):
             let formats = option.appliesTo.joined(separator: ", ")
             switch option.setting {
             case .maxSize:
                 return
                     "--max-size on prefetch applies to the caches the app trims to a size limit on its own (\(formats)), not to \(option.format); imgwarm clean --max-size trims a cache"
+            case .freshness:
+                return
+                    "--freshness applies to the caches that keep the response's caching headers (\(formats)), not to \(option.format)"
             case .expiresIn:
                 return
                     "--expires-in applies to the caches whose files carry their expiry date (\(formats)), not to \(option.format)"

@@ -64,6 +64,16 @@ struct Prefetch: ParsableCommand {
         transform: Parse.expiry)
     var expiresIn: Expiry?
 
+    @Option(
+        name: .customLong("freshness"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "\(FormatHelp.prefetchFormats(taking: .freshness)): store Cache-Control: max-age for this long instead of the response's caching headers; s m h d w, or max-age=SECONDS (left out, the headers as received).",
+            discussion:
+                "OkHttp serves an entry without the network only while its stored headers say it is fresh; this is what an app's network interceptor that rewrites Cache-Control does.",
+            valueName: "age"),
+        transform: Parse.freshness)
+    var freshness: Expiry?
+
     @Argument(help: ArgumentHelp("List files to read; - is standard input.", valueName: "list"), completion: .file())
     var lists: [String] = []
 

@@ -63,7 +63,10 @@ enum FormatHelp {
         case .index(let words):
             return words + "; --max-age, --max-size and --expire-type do not apply."
         }
-        let limit = rules.defaultMaxSize > 0 ? size(rules.defaultMaxSize) : "none"
+        let limit =
+            rules.limitDependsOnDevice
+            ? "none: the app's limit depends on the device"
+            : rules.defaultMaxSize > 0 ? size(rules.defaultMaxSize) : "none"
         let measure = rules.measure == .allocated ? "allocated size" : "logical size"
         let counted = rules.order == .indexOrder ? "\(measure) its index lists" : measure
         let start = rules.startsAtLimit ? "at or above" : "above"
@@ -106,10 +109,17 @@ enum FormatHelp {
     /// The `--max-size` default of each format whose clean takes it.
     static var maxSizeDefaults: String {
         grouped { format in
-            guard CleanOptions.format(format, takes: .maxSize) else { return nil }
+            guard CleanOptions.format(format, takes: .maxSize), !format.cleanRules.limitDependsOnDevice else {
+                return nil
+            }
             let limit = format.cleanRules.defaultMaxSize
             return limit > 0 ? size(limit) : "none"
         }.map { "\($0.text) for \($0.names.joined(separator: ", "))" }.joined(separator: "; ")
+    }
+
+    /// The formats whose app's size limit depends on the device: no default (`limitDependsOnDevice`).
+    static var formatsWithDeviceLimit: [String] {
+        CacheFormats.all.filter { $0.cleanRules.limitDependsOnDevice }.map(\.name)
     }
 
     /// The formats whose clean does not take `--max-size`.

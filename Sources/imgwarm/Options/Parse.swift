@@ -26,6 +26,16 @@ enum Parse {
         do { return try Quantities.parseAge(text) } catch { throw ValidationError(error.description) }
     }
 
+    /// `--freshness`: an age (`7d`), or `max-age=SECONDS` as a `Cache-Control` would say it.
+    static func freshness(_ text: String) throws -> Expiry {
+        let prefix = "max-age="
+        guard text.lowercased().hasPrefix(prefix) else { return try expiry(text) }
+        guard let seconds = Int64(text.dropFirst(prefix.count)), seconds > 0 else {
+            throw ValidationError("invalid freshness '\(text)': max-age= takes a positive number of seconds")
+        }
+        return .after(seconds: Double(seconds))
+    }
+
     static func progressMode(_ text: String) throws -> ProgressMode {
         guard let mode = ProgressMode(rawValue: text.lowercased()) else {
             throw ValidationError("invalid progress mode '\(text)': use auto, bar, log or none")

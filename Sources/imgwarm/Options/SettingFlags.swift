@@ -25,6 +25,7 @@ enum SettingFlags {
         case .maxSize: return "--max-size"
         case .maxAge: return "--max-age"
         case .expiresIn: return "--expires-in"
+        case .freshness: return "--freshness"
         case .filesRoot: return "--files-root"
         case .offline: return "--offline"
         case .databasePath: return "--database"

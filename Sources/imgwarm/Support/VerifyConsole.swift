@@ -58,7 +58,8 @@ final class VerifyConsole {
         switch check.read {
         case .hit(let size):
             let format = check.imageFormat.map { "\($0.rawValue), " } ?? ""
-            return "\(head)hit: \(file) (\(format)\(Quantities.formatBytes(UInt64(size))))"
+            let note = check.detail.map { ": " + $0 } ?? ""
+            return "\(head)hit: \(file) (\(format)\(Quantities.formatBytes(UInt64(size))))\(note)"
         case .miss(let reason):
             let detail = check.detail.map { ": " + Redaction.redact($0) } ?? ""
             // A format whose index names the files gives a key it does not list no file name.

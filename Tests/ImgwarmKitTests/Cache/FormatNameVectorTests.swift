@@ -86,11 +86,21 @@ import Testing
         #expect(try FormatNameVectorTests.format("nuke").fileName(forKey: vector.key) == vector.sha1)
     }
 
+    /// OkHttp's `Cache.key`: the MD5 of the canonical URL (`OkHttpURLTests`), the body in `.1`;
+    /// the table's keys are canonical already, so their MD5 column is OkHttp's key.
+    @Test(arguments: vectors.indices) func okHttpNamesAreTheMD5OfTheCanonicalURL(index: Int) throws {
+        let vector = FormatNameVectorTests.vectors[index]
+        guard OkHttpURL.canonical(vector.key) == vector.key else { return }
+        for name in ["okhttp", "picasso", "coil1"] {
+            #expect(try FormatNameVectorTests.format(name).fileName(forKey: vector.key) == vector.md5 + ".1")
+        }
+    }
+
     @Test func everyFormatIsRegisteredOnce() {
         #expect(
             CacheFormats.names == [
                 "sdwebimage", "kingfisher", "kingfisher7", "nuke", "glide", "coil", "coil2", "fresco", "fresco3.6",
-                "flutter",
+                "flutter", "okhttp", "picasso", "coil1",
             ])
         #expect(CacheFormats.named("KINGFISHER") == nil, "names are matched lower-case by the CLI, not here")
     }

@@ -48,12 +48,7 @@ public struct CoilFormat: KeyNamedFormat, IndexedCacheFormat {
     public func timesOnHit(now: Timestamp) -> FileTimes { FileTimes() }
 
     public var cleanRules: CleanRules {
-        var rules = CleanRules(expiry: .none, trimDate: .modification, measure: .logical)
-        rules.order = .indexOrder
-        rules.keep = (1, 1)
-        rules.stopsAtTarget = true
-        rules.defaultMaxSize = CoilFormat.defaultSizeLimit
-        return rules
+        CleanRules.journalTrim(defaultMaxSize: CoilFormat.defaultSizeLimit)
     }
 
     public func makeIndex(for location: CacheLocation) -> any CacheIndex {

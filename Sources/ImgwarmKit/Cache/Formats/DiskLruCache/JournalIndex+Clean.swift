@@ -61,3 +61,16 @@ extension JournalIndex {
         return result
     }
 }
+
+extension CleanRules {
+    /// A DiskLruCache's `trimToSize` (Glide, Coil, OkHttp): nothing by age; above the limit, the
+    /// least recently used in journal order until at most the limit, as the journal lists sizes.
+    static func journalTrim(defaultMaxSize: UInt64) -> CleanRules {
+        var rules = CleanRules(expiry: .none, trimDate: .modification, measure: .logical)
+        rules.order = .indexOrder
+        rules.keep = (1, 1)
+        rules.stopsAtTarget = true
+        rules.defaultMaxSize = defaultMaxSize
+        return rules
+    }
+}

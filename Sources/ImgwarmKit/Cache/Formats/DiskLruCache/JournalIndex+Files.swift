@@ -80,7 +80,9 @@ extension JournalIndex {
                 }
                 throw .notUsed(
                     path: path(name),
-                    reason: "\(error.description), which \(layout.library) never writes (its keys are 64 hex digits)")
+                    reason:
+                        "\(error.description), which \(layout.library) never writes (its keys are \(layout.keyLength) hex digits)"
+                )
             }
         }
         let journal: DiskLruJournal

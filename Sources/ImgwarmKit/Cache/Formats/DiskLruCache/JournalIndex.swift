@@ -13,7 +13,7 @@ import Synchronization
 /// second or `batchSize` lines) and written under `<private folder>/journal.lock`, after reading the
 /// journal again if it is not the file this process last read or wrote, so what another process
 /// wrote in between is kept.
-public final class JournalIndex: CompanionFilesIndex {
+public final class JournalIndex: ResponseCompanionsIndex, HitNotingIndex {
     /// What differs between the libraries that keep this journal.
     public struct Layout: Sendable, Equatable {
         public var library: String
@@ -23,6 +23,17 @@ public final class JournalIndex: CompanionFilesIndex {
         public var dataIndex: Int
         /// When the library rewrites the journal (imgwarm compacts it by the same rule).
         public var rebuild: DiskLruJournal.RebuildRule = .redundantReachesEntries
+        /// Hex digits in a key: 64 (a SHA-256: Glide, Coil), 32 (an MD5: OkHttp).
+        public var keyLength = 64
+        /// What the other values hold: nil, empty (Glide, Coil); else what the library writes
+        /// of the response (OkHttp's entry metadata).
+        public var companionWriter: (any JournalCompanionWriter)?
+
+        public static func == (a: Layout, b: Layout) -> Bool {
+            a.library == b.library && a.header == b.header && a.dialect == b.dialect && a.dataIndex == b.dataIndex
+                && a.rebuild == b.rebuild && a.keyLength == b.keyLength
+                && a.companionWriter?.kind == b.companionWriter?.kind
+        }
     }
 
     public static let journalName = "journal"
@@ -117,9 +128,20 @@ public final class JournalIndex: CompanionFilesIndex {
         return (0..<layout.header.valueCount).filter { $0 != layout.dataIndex }.map { "\(key).\($0)" }
     }
 
+    public func contents(ofCompanion companion: String, of name: String, response: CacheIndexResponse?) -> [UInt8] {
+        layout.companionWriter?.contents(ofCompanion: companion, response: response) ?? []
+    }
+
+    public func note(onHit name: String, now: Timestamp) -> String? {
+        guard let writer = layout.companionWriter, let companion = companions(of: name).first,
+            let text = FileSystem.readSmallRegularFile(path(companion), limit: 1 << 20)
+        else { return nil }
+        return writer.note(onHitWith: Array(text.utf8), now: now)
+    }
+
     public func isEntryFile(_ name: String) -> Bool {
         guard let key = key(of: name) else { return false }
-        return key.utf8.count == 64 && !key.contains(".")
+        return key.utf8.count == layout.keyLength && !key.contains(".")
     }
 
     /// A key whose file names are not plain names (`../x`) names no file of the folder: it is
@@ -247,4 +269,17 @@ public final class JournalIndex: CompanionFilesIndex {
     func fileNames(of key: String) -> [String] {
         (0..<layout.header.valueCount).map { "\(key).\($0)" }
     }
+}
+
+/// What a journal's companion values hold (OkHttp's `<key>.0` metadata), from the response the
+/// entry was stored from.
+public protocol JournalCompanionWriter: Sendable {
+    /// Names the writer, for `Layout`'s equality.
+    var kind: String { get }
+    /// The bytes of `companion` (`<key>.<index>`) for an entry stored from `response`.
+    func contents(ofCompanion companion: String, response: CacheIndexResponse?) -> [UInt8]
+
+    /// What the library does with a hit whose first companion holds `companion` at `now`, in
+    /// words (OkHttp: whether it serves it offline, until when); nil: nothing to say.
+    func note(onHitWith companion: [UInt8], now: Timestamp) -> String?
 }

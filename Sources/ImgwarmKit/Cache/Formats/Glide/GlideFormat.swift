@@ -39,12 +39,7 @@ public struct GlideFormat: KeyNamedFormat, IndexedCacheFormat {
     public func timesOnHit(now: Timestamp) -> FileTimes { FileTimes() }
 
     public var cleanRules: CleanRules {
-        var rules = CleanRules(expiry: .none, trimDate: .modification, measure: .logical)
-        rules.order = .indexOrder
-        rules.keep = (1, 1)
-        rules.stopsAtTarget = true
-        rules.defaultMaxSize = GlideFormat.defaultSizeLimit
-        return rules
+        CleanRules.journalTrim(defaultMaxSize: GlideFormat.defaultSizeLimit)
     }
 
     public func makeIndex(for location: CacheLocation) -> any CacheIndex {

@@ -1,0 +1,86 @@
+import ImgwarmSystem
+
+/// OkHttp's `<key>.0`, as `Cache.Entry.writeTo` writes it (3.x Java and 4.x Kotlin alike;
+/// docs/cache-formats-android.md, "OkHttp"): the URL as `HttpUrl` prints it, `GET`, the request
+/// headers the response's `Vary` names (as the client sent them: `requestProfile`), the status
+/// line as `StatusLine.toString` prints it, every response field plus `OkHttp-Sent-Millis` and
+/// `OkHttp-Received-Millis`; for https a blank line, the cipher suite, the peer and local
+/// certificate lists (a count, then one base64 DER per line) and the TLS version.
+struct OkHttpEntry: JournalCompanionWriter {
+    var profile: RequestProfile
+    /// `--freshness`: the response's `Cache-Control`, `Expires` and `Pragma` replaced by
+    /// `Cache-Control: max-age=<freshness>`; nil keeps them as received.
+    var freshness: Int64?
+
+    var kind: String { "okhttp-entry:\(profile.userAgent):\(freshness.map(String.init) ?? "")" }
+
+    func contents(ofCompanion companion: String, response: CacheIndexResponse?) -> [UInt8] {
+        guard companion.hasSuffix(".0") else { return [] }
+        let url = response.map { OkHttpURL.canonical($0.key) ?? $0.key } ?? ""
+        return Array(metadata(url: url, response: response).utf8)
+    }
+
+    func note(onHitWith companion: [UInt8], now: Timestamp) -> String? {
+        OkHttpFreshness(metadata: companion)?.note(now: now)
+    }
+
+    /// The request headers OkHttp's `BridgeInterceptor` sends, in its order.
+    func requestHeaders(url: String) -> [(String, String)] {
+        // The canonical URL's authority, without user info: `scheme://[user@]host[:port]/…`.
+        let afterScheme = url.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
+        var host = afterScheme.count > 2 ? String(afterScheme[2]) : ""
+        if let at = host.lastIndex(of: "@") { host = String(host[host.index(after: at)...]) }
+        return [
+            ("Host", host), ("Connection", "Keep-Alive"), ("Accept-Encoding", profile.acceptEncoding),
+            ("User-Agent", profile.userAgent),
+        ]
+    }
+
+    func metadata(url: String, response: CacheIndexResponse?) -> String {
+        let head = response?.headers.head ?? ResponseHead(statusLine: "HTTP/1.1 200 OK")
+        let varied = Set(
+            head.values(of: "Vary").flatMap { $0.split(separator: ",") }.map {
+                $0.trimmingCharacters(in: " \t").lowercased()
+            })
+        let vary = requestHeaders(url: url).filter { varied.contains($0.0.lowercased()) }
+        var text = url + "\nGET\n\(vary.count)\n"
+        for (name, value) in vary { text += "\(name): \(value)\n" }
+        text += OkHttpEntry.statusLine(head.statusLine) + "\n"
+        var fields = head.fields.compactMap(OkHttpEntry.field)
+        if let freshness {
+            fields.removeAll { ["cache-control", "expires", "pragma"].contains($0.0.lowercased()) }
+            fields.append(("Cache-Control", "max-age=\(freshness)"))
+        }
+        text += "\(fields.count + 2)\n"
+        for (name, value) in fields { text += "\(name): \(value)\n" }
+        let millis = response.map { $0.receivedAt.seconds * 1000 + $0.receivedAt.nanoseconds / 1_000_000 } ?? 0
+        text += "OkHttp-Sent-Millis: \(millis)\nOkHttp-Received-Millis: \(millis)\n"
+        if url.hasPrefix("https://") {
+            let tls = response?.headers.head?.tls
+            text += "\n\(tls?.cipherSuite ?? "TLS_AES_128_GCM_SHA256")\n"
+            let certificates = tls?.peerCertificates ?? []
+            text += "\(certificates.count)\n"
+            for certificate in certificates { text += certificate + "\n" }
+            text += "0\n\(tls?.version ?? "TLSv1.3")\n"
+        }
+        return text
+    }
+
+    /// `StatusLine.toString`: `HTTP/1.0` stays, anything else (HTTP/2 too) is `HTTP/1.1`; the
+    /// code, then the message after a space (empty for HTTP/2, which has none).
+    static func statusLine(_ line: String) -> String {
+        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        let version = parts.first == "HTTP/1.0" ? "HTTP/1.0" : "HTTP/1.1"
+        let code = parts.count > 1 ? String(parts[1]) : "200"
+        let message = parts.count > 2 ? String(parts[2]) : ""
+        return "\(version) \(code) \(message)"
+    }
+
+    /// A field as OkHttp's `Headers` keeps it: the name before the first `:` and the trimmed
+    /// value; nil for a line that is no field.
+    static func field(_ line: String) -> (String, String)? {
+        guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else { return nil }
+        let name = String(line[..<colon])
+        return (name, line[line.index(after: colon)...].trimmingCharacters(in: " \t"))
+    }
+}

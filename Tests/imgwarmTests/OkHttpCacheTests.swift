@@ -1,0 +1,191 @@
+import Foundation
+import ImgwarmKit
+import TestSupport
+import Testing
+
+/// okhttp, picasso and coil1 (issue 36): what imgwarm stores is read by OkHttp's own `Cache`
+/// (Debian's libokhttp-java, OkHttp 3.13.1, `Tests/Fixtures/okhttp/CacheProbe.java`) with no
+/// network: a `CacheControl.FORCE_CACHE` request gets the stored image for every entry, a plain
+/// request only for the entries its `CacheStrategy` finds fresh.
+@Suite(.enabled(if: OkHttpJava.available, Comment(rawValue: OkHttpJava.missing)))
+struct OkHttpCacheTests {
+    static func md5(_ bytes: [UInt8]) -> String { MD5.digest(bytes).hex }
+
+    /// Runs `imgwarm prefetch` of `urls` into `folder` as `format`.
+    static func prefetch(
+        _ h: PrefetchHarness, _ urls: [String], folder: String, format: String = "picasso", options: [String] = []
+    ) throws -> PrefetchHarness.Run {
+        let list = try h.temp.write("list-\(UUID().uuidString).txt", Data((urls.joined(separator: "\n") + "\n").utf8))
+        return try h.run(
+            ["prefetch", "--cache-format", format, "--disk-cache-path", folder, "--report", "-"] + options + [list])
+    }
+
+    @Test func okHttpServesEveryEntryForcedAndTheFreshOnesOffline() throws {
+        let h = try PrefetchHarness()
+        let folder = h.temp.path("cache/picasso-cache")
+        let valid = h.routes.valid
+        let cases: [(url: String, body: [UInt8], fresh: Bool)] = [
+            (h.url("/max-age/3600/photo.jpg"), valid["photo.jpg"]!, true),
+            (h.url("/max-age/0/gradient.png"), valid["gradient.png"]!, false),
+            (h.url("/octet/anim.gif"), valid["anim.gif"]!, false),
+            // Written as the app might; OkHttp keys the canonical form.
+            ("HTTP" + h.url("/max-age/3600/./sticker.webp").dropFirst(4), valid["sticker.webp"]!, true),
+        ]
+        let run = try Self.prefetch(h, cases.map(\.url), folder: folder)
+        #expect(run.status == 0, "\(run.stderr)")
+        let options = try run.report["options"] as? [String: Any]
+        #expect(options?["userAgent"] as? String == "okhttp/3.12.13", "Picasso's OkHttp's User-Agent was sent")
+        let reads = try OkHttpJava.read(folder: folder, urls: cases.map(\.url))
+        for (entry, read) in zip(cases, reads) {
+            #expect(read.forced == "200" && read.forcedMD5 == Self.md5(entry.body), "\(entry.url): \(read)")
+            if entry.fresh {
+                #expect(read.plain == "200" && read.plainMD5 == Self.md5(entry.body), "\(entry.url): \(read)")
+            } else {
+                #expect(read.plain == "offline", "\(entry.url) is stale: OkHttp must go to the network, \(read)")
+            }
+        }
+    }
+
+    /// An https entry's metadata ends with the handshake OkHttp's reader needs (without it OkHttp
+    /// never serves an https entry): the session's cipher suite and version as libcurl's OpenSSL
+    /// names them, and the server's real certificate.
+    @Test func httpsEntriesCarryTheServersHandshake() throws {
+        let h = try PrefetchHarness()
+        let photo = h.routes.valid["photo.jpg"]!
+        try h.temp.write("www/photo.jpg", Data(photo))
+        let server = try TLSTests.TLSServer(folder: h.temp, documentRoot: h.temp.path("www"))
+        defer { server.stop() }
+        let url = "https://127.0.0.1:\(server.port)/photo.jpg"
+        let folder = h.temp.path("cache/picasso-cache")
+        let run = try Self.prefetch(h, [url], folder: folder, options: ["--cacert", server.certificate])
+        #expect(run.status == 0, "\(run.stderr)")
+        let key = MD5.digest(Array(url.utf8)).hex
+        let metadata = try String(contentsOfFile: folder + "/\(key).0", encoding: .utf8)
+        let pem = try String(contentsOfFile: server.certificate, encoding: .utf8)
+        let der = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+        let lines = metadata.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // "", cipher suite, 1, the certificate, 0 local certificates, TLS version, and the final newline.
+        let tail = Array(lines.suffix(7))
+        #expect(tail.count == 7 && tail[0] == "" && tail[1].hasPrefix("TLS_") && tail[2] == "1", "\(metadata)")
+        #expect(tail.count == 7 && tail[3] == der && tail[4] == "0" && tail[5].hasPrefix("TLSv1."), "\(metadata)")
+        let read = try #require(try OkHttpJava.read(folder: folder, urls: [url]).first)
+        #expect(read.forced == "200" && read.forcedMD5 == Self.md5(photo), "\(read)")
+    }
+
+    /// OkHttp asks with `Accept-Encoding: gzip`: a `Vary: Accept-Encoding` entry matches only
+    /// when the stored request says the same, and a gzip body is stored still encoded (OkHttp
+    /// decodes it when it reads the cache), while imgwarm validated what it decodes to.
+    @Test func varyAcceptEncodingEntriesMatchWithGzipAndIdentityBodies() throws {
+        let h = try PrefetchHarness()
+        let folder = h.temp.path("cache/image_cache")
+        let gradient = h.routes.valid["gradient.png"]!
+        let photo = h.routes.valid["photo.jpg"]!
+        let urls = [h.url("/vary/gradient.png"), h.url("/vary/photo.jpg"), h.url("/gzip/gradient.png")]
+        let run = try Self.prefetch(h, urls, folder: folder, format: "coil1")
+        #expect(run.status == 0, "\(run.stderr)")
+        let key = MD5.digest(Array(urls[0].utf8)).hex
+        let stored = FileManager.default.contents(atPath: folder + "/\(key).1").map([UInt8].init)
+        #expect(stored == h.routes.hostile["gradient.png.gz"], "the gzip body is stored as received")
+        let metadata = try String(contentsOfFile: folder + "/\(key).0", encoding: .utf8)
+        #expect(metadata.hasPrefix(urls[0] + "\nGET\n1\nAccept-Encoding: gzip\nHTTP/1.1 200 "), "\(metadata)")
+        #expect(metadata.contains("\nContent-Encoding: gzip\n"), "\(metadata)")
+        let reads = try OkHttpJava.read(folder: folder, urls: urls)
+        let bodies = [gradient, photo, gradient]
+        for (index, read) in reads.enumerated() {
+            #expect(read.forced == "200" && read.forcedMD5 == Self.md5(bodies[index]), "\(urls[index]): \(read)")
+        }
+        #expect(reads[0].plain == "200" && reads[1].plain == "200", "max-age=3600: served offline, \(reads)")
+        #expect(reads[2].plain == "offline", "no caching headers: OkHttp revalidates, \(reads)")
+    }
+
+    /// `--freshness` stores `Cache-Control: max-age` in place of the response's caching headers:
+    /// entries OkHttp would revalidate are then served offline; other formats refuse the option.
+    @Test func freshnessMakesStaleEntriesServedOffline() throws {
+        let h = try PrefetchHarness()
+        let folder = h.temp.path("cache/picasso-cache")
+        let urls = [h.url("/max-age/0/gradient.png"), h.url("/octet/anim.gif")]
+        let run = try Self.prefetch(h, urls, folder: folder, options: ["--freshness", "max-age=86400"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let key = MD5.digest(Array(urls[0].utf8)).hex
+        let metadata = try String(contentsOfFile: folder + "/\(key).0", encoding: .utf8)
+        #expect(metadata.contains("\nCache-Control: max-age=86400\n") && !metadata.contains("max-age=0"), "\(metadata)")
+        let bodies = [h.routes.valid["gradient.png"]!, h.routes.valid["anim.gif"]!]
+        for (read, body) in zip(try OkHttpJava.read(folder: folder, urls: urls), bodies) {
+            #expect(read.plain == "200" && read.plainMD5 == Self.md5(body), "\(read)")
+        }
+        let refused = try h.run(["prefetch", "--freshness", "1d", "--disk-cache-path", h.folder, "list.txt"])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("--freshness applies to"), "\(refused.stderr)")
+    }
+
+    /// The app and imgwarm share the folder: OkHttp opening it, storing an entry of its own and
+    /// closing it leaves imgwarm's entries readable, and imgwarm's next prefetch keeps the app's.
+    @Test func theAppsOwnEntriesAndImgwarmsLiveTogether() throws {
+        let h = try PrefetchHarness()
+        let folder = h.temp.path("cache/picasso-cache")
+        let ours = h.url("/max-age/3600/photo.jpg")
+        let theirs = h.url("/max-age/3600/sticker.webp")
+        let later = h.url("/max-age/3600/gradient.png")
+        #expect(try Self.prefetch(h, [ours], folder: folder).status == 0)
+        let fetched = try OkHttpJava.fetch(folder: folder, urls: [theirs])
+        #expect(fetched == ["200 \(Self.md5(h.routes.valid["sticker.webp"]!))"])
+        let afterApp = try OkHttpJava.read(folder: folder, urls: [ours, theirs])
+        #expect(afterApp.allSatisfy { $0.forced == "200" && $0.plain == "200" }, "\(afterApp)")
+        let run = try Self.prefetch(h, [ours, later], folder: folder)
+        #expect(run.status == 0, "\(run.stderr)")
+        let reads = try OkHttpJava.read(folder: folder, urls: [ours, theirs, later])
+        let bodies = ["photo.jpg", "sticker.webp", "gradient.png"].map { h.routes.valid[$0]! }
+        for (read, body) in zip(reads, bodies) {
+            #expect(read.forced == "200" && read.forcedMD5 == Self.md5(body), "\(read)")
+        }
+    }
+
+    /// `clean --max-size` trims as OkHttp's `trimToSize` does: least recently used first in the
+    /// journal's order, both files of an entry counted, until at most the limit; OkHttp then
+    /// finds the rest and not the removed one.
+    @Test func cleanTrimsLeastRecentlyUsedFirst() throws {
+        let h = try PrefetchHarness()
+        let folder = h.temp.path("cache/picasso-cache")
+        let urls = ["photo.jpg", "gradient.png", "anim.gif"].map { h.url("/max-age/3600/\($0)") }
+        for url in urls { #expect(try Self.prefetch(h, [url], folder: folder).status == 0) }
+        func size(_ url: String) throws -> Int {
+            let key = MD5.digest(Array(url.utf8)).hex
+            return try [".0", ".1"].reduce(0) { total, suffix in
+                let attributes = try FileManager.default.attributesOfItem(atPath: folder + "/" + key + suffix)
+                return total + ((attributes[.size] as? Int) ?? 0)
+            }
+        }
+        let limit = try size(urls[1]) + size(urls[2])
+        let run = try h.run([
+            "clean", "--cache-format", "picasso", "--disk-cache-path", folder, "--max-size", "\(limit)",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let reads = try OkHttpJava.read(folder: folder, urls: urls)
+        #expect(reads[0].forced == "504", "the least recently used entry went: \(reads)")
+        #expect(reads[1].forced == "200" && reads[2].forced == "200", "\(reads)")
+    }
+
+    /// `verify` says of each hit what OkHttp does with it offline (CacheStrategy's rules), and
+    /// OkHttp agrees: served until a date for a fresh entry, only to FORCE_CACHE for a stale one.
+    @Test func verifySaysWhichEntriesOkHttpServesOffline() throws {
+        let h = try PrefetchHarness()
+        let folder = h.temp.path("cache/picasso-cache")
+        let urls = [h.url("/max-age/3600/photo.jpg"), h.url("/max-age/0/gradient.png"), h.url("/img/anim.gif")]
+        #expect(try Self.prefetch(h, urls, folder: folder).status == 0)
+        let list = try h.temp.write("verify.txt", Data((urls.joined(separator: "\n") + "\n").utf8))
+        let verify = try h.run(["verify", "--json", "--cache-format", "picasso", "--disk-cache-path", folder, list])
+        #expect(verify.status == 0, "\(verify.stderr)")
+        let entries = try verify.report["entries"] as? [[String: Any]] ?? []
+        let messages = entries.map { $0["message"] as? String ?? "" }
+        let reads = try OkHttpJava.read(folder: folder, urls: urls)
+        #expect(messages.count == 3 && reads.count == 3)
+        for (message, read) in zip(messages, reads) {
+            #expect(message.hasPrefix("OkHttp serves it offline until ") == (read.plain == "200"), "\(message) \(read)")
+        }
+        #expect(messages[1].hasPrefix("stale since") && messages[1].contains("only to a FORCE_CACHE request"))
+        // `/img/` answers with Last-Modified and no Date: a tenth of its age since then, from the request.
+        #expect(messages[2].hasPrefix("OkHttp serves it offline until "), "\(messages[2])")
+        let text = try h.run(["verify", "-v", "--cache-format", "picasso", "--disk-cache-path", folder, list])
+        #expect(text.result.stdoutText.contains(": OkHttp serves it offline until "), "\(text.result.stdoutText)")
+    }
+}
