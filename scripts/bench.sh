@@ -5,7 +5,7 @@
 #   scripts/bench.sh [--files N] [--concurrency C] [--runs R] [--protocol http1|h2|both|none]
 #                    [--rtt MS] [--output-fs disk|tmpfs] [--out DIR] [--imgwarm BINARY]
 #                    [--baseline BINARY] [--capacity K [--service-time S] [--capacity-files N]]
-#                    [--clean-files N] [--skip-clean] [--skip-memory]
+#                    [--clean-files N] [--skip-clean] [--skip-memory] [--quick]
 #
 # Without --rtt, nginx listens on loopback and every tool gets the same parallelism C (default 16):
 # imgwarm --concurrency C, curl --parallel-max C, wget2 --max-threads C, aria2c -j C; a row
@@ -26,6 +26,10 @@
 # and the table shows the most requests it held at once (queued and served) and the most
 # connections open at once from then on (issue 26: defaults within 1.1x, at most 2K held).
 #
+# --quick times only imgwarm, curl and the baseline (with --rtt also "imgwarm --concurrency 200",
+# what HTTP/2's defaults should not be slower than: issue 37), and skips path, list reading, clean
+# and memory.
+#
 # Needs root (or sudo) once to install nginx, aria2, wget2, curl, ImageMagick (and for --rtt gcc
 # and iproute2) from Debian's packages. The image corpus is generated once (deterministically)
 # under .bench/ and reused.
@@ -45,6 +49,7 @@ out=""
 clean_files=200000
 skip_clean=0
 skip_memory=0
+quick=0
 output_fs=disk
 baseline=""
 capacity=""
@@ -66,8 +71,9 @@ while [ $# -gt 0 ]; do
     --clean-files) clean_files=$2; shift 2 ;;
     --skip-clean) skip_clean=1; shift ;;
     --skip-memory) skip_memory=1; shift ;;
+    --quick) quick=1; skip_clean=1; skip_memory=1; shift ;;
     --output-fs) output_fs=$2; shift 2 ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -353,14 +359,17 @@ run_protocol() {
   # the transfers alone (no file created or written); a client that stores files can hardly beat
   # it. Its "vs curl" shows what the file writes cost curl.
   local tools=(imgwarm curl wget2 aria2c "imgwarm (all cached)")
+  [ "$quick" -eq 1 ] && tools=(imgwarm curl)
   [ -n "$baseline" ] && tools+=("imgwarm (baseline)")
+  local cmd_c200=("${cmd_imgwarm[@]:0:2}" --concurrency 200 "${cmd_imgwarm[@]:2}")
+  [ "$quick" -eq 1 ] && [ -n "$rtt" ] && tools+=("imgwarm --concurrency 200")
   local cmd_baseline=("${cmd_imgwarm[@]}"); cmd_baseline[0]=$baseline
   # On loopback, --baseline also compares the two binaries' defaults (no --concurrency).
   local cmd_auto=("$imgwarm" prefetch --disk-cache-path "$work/out-imgwarm/cache"
       --state "$work/out-imgwarm/state.sqlite" --quiet "${extra_imgwarm[@]}" "$list")
   local cmd_auto_baseline=("${cmd_auto[@]}"); cmd_auto_baseline[0]=$baseline
   [ -n "$baseline" ] && [ -z "$rtt" ] && tools+=("imgwarm, defaults" "imgwarm, defaults (baseline)")
-  [ -z "$rtt" ] && tools+=("curl, bodies discarded")
+  [ -z "$rtt" ] && [ "$quick" -eq 0 ] && tools+=("curl, bodies discarded")
   sed 's|^output = .*|output = "/dev/null"|' "$curlcfg" > "$work/curl-null-$proto.cfg"
   local cmd_null=(curl --parallel "${par_curl[@]}" -s "${extra_curl[@]}" -K "$work/curl-null-$proto.cfg")
   for r in $(seq 0 "$runs"); do
@@ -368,6 +377,7 @@ run_protocol() {
       case "$tool" in
         imgwarm) fresh imgwarm; cmd=("${cmd_imgwarm[@]}") ;;
         "imgwarm (baseline)") fresh imgwarm; cmd=("${cmd_baseline[@]}") ;;
+        "imgwarm --concurrency 200") fresh imgwarm; cmd=("${cmd_c200[@]}") ;;
         "imgwarm, defaults") fresh imgwarm; cmd=("${cmd_auto[@]}") ;;
         "imgwarm, defaults (baseline)") fresh imgwarm; cmd=("${cmd_auto_baseline[@]}") ;;
         curl) fresh curl; cmd=("${cmd_curl[@]}") ;;
@@ -400,10 +410,12 @@ for h in json.load(open(sys.argv[1]))["hosts"]:
 PY
   fi
   verify curl <(sed "s|out-TOOL|out-curl|" "$plain")
-  verify wget2 <(sed "s|out-TOOL|out-wget2|" "$plain")
-  verify aria2c <(sed "s|out-TOOL|out-aria2c|" "$plain")
+  if [ "$quick" -eq 0 ]; then
+    verify wget2 <(sed "s|out-TOOL|out-wget2|" "$plain")
+    verify aria2c <(sed "s|out-TOOL|out-aria2c|" "$plain")
+  fi
   table "Results ($proto, $files files, $what; median of $runs)" "${tools[@]}"
-  if [ -z "$rtt" ]; then
+  if [ -z "$rtt" ] && [ "$quick" -eq 0 ]; then
     # Peak memory of a downloading run by parallelism (the target: 40 MB up to 64), one run each.
     printf '\n%-26s %9s %10s\n' "imgwarm, $proto, $files files" "wall s" "peak RSS"
     for c in 1 16 64 auto; do
@@ -470,6 +482,7 @@ if [ -n "$capacity" ]; then
   echo "   (held: requests queued and served at once, the most over the runs; conns: connections open at once, the reset request's own included)"
 fi
 
+[ "$quick" -eq 1 ] && { echo; echo "work folder: $work"; exit 0; }
 # ---- path -------------------------------------------------------------------------------------
 seq 1 100000 | sed 's|^|https://cdn.example.com/images/photo-|; s|$|.jpg?w=640|' > "$work/keys.txt"
 prepare() { :; }
