@@ -5,7 +5,7 @@
 #   scripts/bench.sh [--files N] [--concurrency C] [--runs R] [--protocol http1|h2|both|none]
 #                    [--rtt MS] [--output-fs disk|tmpfs] [--out DIR] [--imgwarm BINARY]
 #                    [--baseline BINARY] [--capacity K [--service-time S] [--capacity-files N]]
-#                    [--clean-files N] [--skip-clean] [--skip-memory] [--quick]
+#                    [--clean-files N] [--skip-clean] [--skip-memory] [--quick] [--server nginx|node]
 #
 # Without --rtt, nginx listens on loopback and every tool gets the same parallelism C (default 16):
 # imgwarm --concurrency C, curl --parallel-max C, wget2 --max-threads C, aria2c -j C; a row
@@ -28,7 +28,8 @@
 #
 # --quick times only imgwarm, curl and the baseline (with --rtt also "imgwarm --concurrency 200",
 # what HTTP/2's defaults should not be slower than: issue 37), and skips path, list reading, clean
-# and memory.
+# and memory. --server node serves the files from scripts/bench-net/server.mjs (Node's http and
+# http2 modules, 2 processes) instead of nginx, where nginx is not installed.
 #
 # Needs root (or sudo) once to install nginx, aria2, wget2, curl, ImageMagick (and for --rtt gcc
 # and iproute2) from Debian's packages. The image corpus is generated once (deterministically)
@@ -50,6 +51,7 @@ clean_files=200000
 skip_clean=0
 skip_memory=0
 quick=0
+server=nginx
 output_fs=disk
 baseline=""
 capacity=""
@@ -72,8 +74,9 @@ while [ $# -gt 0 ]; do
     --skip-clean) skip_clean=1; shift ;;
     --skip-memory) skip_memory=1; shift ;;
     --quick) quick=1; skip_clean=1; skip_memory=1; shift ;;
+    --server) server=$2; shift 2 ;;
     --output-fs) output_fs=$2; shift 2 ;;
-    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -86,9 +89,12 @@ fi
 
 # ---- dependencies -------------------------------------------------------------------------
 need=()
-command -v nginx >/dev/null || need+=(nginx-light)
-command -v aria2c >/dev/null || need+=(aria2)
-command -v wget2 >/dev/null || need+=(wget2)
+if [ "$server" = node ]; then command -v node >/dev/null || need+=(nodejs)
+else command -v nginx >/dev/null || need+=(nginx-light); fi
+if [ "$quick" -eq 0 ]; then
+  command -v aria2c >/dev/null || need+=(aria2)
+  command -v wget2 >/dev/null || need+=(wget2)
+fi
 command -v curl >/dev/null || need+=(curl)
 [ -x /usr/bin/convert-im6.q16 ] || need+=(imagemagick)
 [ -x /usr/bin/time ] || need+=(time)
@@ -133,7 +139,8 @@ rm -f "$ngx/nginx.pid"   # a folder given with --out may hold one from an earlie
 cleanup() {
   if [ -s "$ngx/nginx.pid" ]; then
     local pid; pid=$(cat "$ngx/nginx.pid")
-    nginx -c "$ngx/nginx.conf" -p "$ngx" -s stop 2>/dev/null || true
+    if [ "$server" = node ]; then kill "$pid" 2>/dev/null || true
+    else nginx -c "$ngx/nginx.conf" -p "$ngx" -s stop 2>/dev/null || true; fi
     for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   fi
   if [ -n "$rtt" ]; then scripts/bench-net/netns.sh down 2>&1 | sed 's/^/   /' || true; fi
@@ -213,8 +220,15 @@ http {
 }
 NGINX
 mkdir -p "$ngx/tmp"
-"${in_ns[@]}" nginx -c "$ngx/nginx.conf" -p "$ngx"
-sleep 0.3
+if [ "$server" = node ]; then
+  "${in_ns[@]}" node "$root/scripts/bench-net/server.mjs" "$site" "$bench" "$host" "$port1" "$port2" \
+    "$ngx/cert.pem" "$ngx/key.pem" 2>"$ngx/logs/error.log" &
+  echo $! > "$ngx/nginx.pid"
+  sleep 1
+else
+  "${in_ns[@]}" nginx -c "$ngx/nginx.conf" -p "$ngx"
+  sleep 0.3
+fi
 
 # ---- helpers ----------------------------------------------------------------------------------
 # measure NAME CMD...: runs CMD once to warm up, then $runs times; prints the median wall time,
@@ -387,7 +401,7 @@ run_protocol() {
         *) cmd=("${cmd_imgwarm[@]}") ;;   # the same cache again: every URL is a hit
       esac
       /usr/bin/time -f "%e %U %S %M" -o "$work/time" "${cmd[@]}" >/dev/null 2>"$work/stderr" || { echo "$tool failed:"; tail -5 "$work/stderr"; }
-      read -r e u s m < "$work/time"
+      read -r e u s m < <(tail -n 1 "$work/time")   # after "Command exited with non-zero status N"
       [ "$r" -eq 0 ] && continue
       samples_wall[$tool]+="$e "; samples_cpu[$tool]+="$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.2f", u + s}') "; samples_rss[$tool]+="$m "
     done
