@@ -3,7 +3,7 @@
 # Idempotent: on a machine that has them all it changes nothing and needs no network.
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libssl-dev libmagickwand-dev libsqlite3-dev sqlite3 pkg-config openssl ca-certificates)
+packages=(libcurl4-openssl-dev libssl-dev libmagickwand-dev libsqlite3-dev sqlite3 pkg-config openssl ca-certificates nodejs curl)
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -1,7 +1,10 @@
 // A static file server for scripts/bench.sh --server node, where nginx is not installed: plain
 // HTTP/1.1 on PORT1 and HTTPS with HTTP/2 on PORT2 (at most 256 streams a connection, as the
-// bench's nginx), two worker processes (as nginx's worker_processes 2). Serves ROOT, and
-// /link-*.bin from LINK_ROOT (the link measurements).
+// bench's nginx), two worker processes (as nginx's worker_processes 2; WORKERS=N for another
+// number). Serves ROOT, and /link-*.bin from LINK_ROOT (the link measurements). PORT1 0: no
+// plain HTTP. GET /_stats answers {"sessions": HTTP/2 connections open, "peakSessions": the
+// most open at once, before the asking one} of the worker that serves it (the HTTP/2 tests run
+// one worker).
 //
 //   node scripts/bench-net/server.mjs ROOT LINK_ROOT ADDRESS PORT1 PORT2 CERT KEY
 import cluster from "node:cluster";
@@ -38,7 +41,7 @@ function cached(file) {
 }
 
 if (cluster.isPrimary) {
-  for (let i = 0; i < 2; i++) cluster.fork();
+  for (let i = 0; i < Number(process.env.WORKERS ?? 2); i++) cluster.fork();
   cluster.on("exit", (worker, code) => { console.error(`worker exited (${code}); starting another`); cluster.fork(); });
   process.on("SIGTERM", () => { for (const w of Object.values(cluster.workers)) w.kill(); process.exit(0); });
 } else {
@@ -58,15 +61,28 @@ if (cluster.isPrimary) {
   });
   plain.keepAliveTimeout = 60_000;
   plain.on("connection", (socket) => socket.setNoDelay(true));
-  plain.listen(Number(port1), address);
+  if (Number(port1) > 0) plain.listen(Number(port1), address);
   const secure = http2.createSecureServer({
     cert: fs.readFileSync(certFile), key: fs.readFileSync(keyFile), settings: { maxConcurrentStreams: 256 },
     // Node refuses new streams (REFUSED_STREAM) past 10 MB of a session's buffers by default;
     // nginx has no such limit, and 256 streams of images exceed it.
     maxSessionMemory: 512,
   });
+  let sessions = 0;
+  let peakSessions = 0;
+  secure.on("session", (session) => {
+    session.peakBefore = peakSessions;  // what /_stats answers: the asking connection left out
+    sessions += 1;
+    peakSessions = Math.max(peakSessions, sessions);
+    session.on("close", () => { sessions -= 1; });
+  });
   secure.on("stream", (stream, headers) => {
     stream.on("error", () => {});  // a stream the client reset: nothing to do
+    if (headers[":path"] === "/_stats") {
+      stream.respond({ ":status": 200, "content-type": "application/json" });
+      stream.end(JSON.stringify({ sessions: sessions - 1, peakSessions: stream.session.peakBefore }));
+      return;
+    }
     const file = fileFor(headers[":path"]);
     const notFound = () => { if (!stream.headersSent) stream.respond({ ":status": 404 }); stream.end(); };
     if (!file) { notFound(); return; }
@@ -82,5 +98,8 @@ if (cluster.isPrimary) {
   // milliseconds a request); nginx sets TCP_NODELAY too (tcp_nodelay on).
   secure.on("connection", (socket) => socket.setNoDelay(true));
   secure.on("sessionError", () => {});
-  secure.listen(Number(port2), address);
+  secure.listen(Number(port2), address, () => {
+    // PORT2 0: the port the system chose goes to PORT_FILE (the tests' free port).
+    if (process.env.PORT_FILE) fs.writeFileSync(process.env.PORT_FILE, String(secure.address().port));
+  });
 }
