@@ -5,7 +5,7 @@
 #   scripts/bench.sh [--files N] [--concurrency C] [--runs R] [--protocol http1|h2|both|none]
 #                    [--rtt MS] [--output-fs disk|tmpfs] [--out DIR] [--imgwarm BINARY]
 #                    [--baseline BINARY] [--capacity K [--service-time S] [--capacity-files N]]
-#                    [--clean-files N] [--skip-clean] [--skip-memory]
+#                    [--clean-files N] [--skip-clean] [--skip-memory] [--quick] [--server nginx|node]
 #
 # Without --rtt, nginx listens on loopback and every tool gets the same parallelism C (default 16):
 # imgwarm --concurrency C, curl --parallel-max C, wget2 --max-threads C, aria2c -j C; a row
@@ -26,6 +26,11 @@
 # and the table shows the most requests it held at once (queued and served) and the most
 # connections open at once from then on (issue 26: defaults within 1.1x, at most 2K held).
 #
+# --quick times only imgwarm, curl and the baseline (with --rtt also "imgwarm --concurrency 200",
+# what HTTP/2's defaults should not be slower than: issue 37), and skips path, list reading, clean
+# and memory. --server node serves the files from scripts/bench-net/server.mjs (Node's http and
+# http2 modules, 2 processes) instead of nginx, where nginx is not installed.
+#
 # Needs root (or sudo) once to install nginx, aria2, wget2, curl, ImageMagick (and for --rtt gcc
 # and iproute2) from Debian's packages. The image corpus is generated once (deterministically)
 # under .bench/ and reused.
@@ -45,6 +50,8 @@ out=""
 clean_files=200000
 skip_clean=0
 skip_memory=0
+quick=0
+server=nginx
 output_fs=disk
 baseline=""
 capacity=""
@@ -66,8 +73,10 @@ while [ $# -gt 0 ]; do
     --clean-files) clean_files=$2; shift 2 ;;
     --skip-clean) skip_clean=1; shift ;;
     --skip-memory) skip_memory=1; shift ;;
+    --quick) quick=1; skip_clean=1; skip_memory=1; shift ;;
+    --server) server=$2; shift 2 ;;
     --output-fs) output_fs=$2; shift 2 ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -80,9 +89,12 @@ fi
 
 # ---- dependencies -------------------------------------------------------------------------
 need=()
-command -v nginx >/dev/null || need+=(nginx-light)
-command -v aria2c >/dev/null || need+=(aria2)
-command -v wget2 >/dev/null || need+=(wget2)
+if [ "$server" = node ]; then command -v node >/dev/null || need+=(nodejs)
+else command -v nginx >/dev/null || need+=(nginx-light); fi
+if [ "$quick" -eq 0 ]; then
+  command -v aria2c >/dev/null || need+=(aria2)
+  command -v wget2 >/dev/null || need+=(wget2)
+fi
 command -v curl >/dev/null || need+=(curl)
 [ -x /usr/bin/convert-im6.q16 ] || need+=(imagemagick)
 [ -x /usr/bin/time ] || need+=(time)
@@ -127,7 +139,8 @@ rm -f "$ngx/nginx.pid"   # a folder given with --out may hold one from an earlie
 cleanup() {
   if [ -s "$ngx/nginx.pid" ]; then
     local pid; pid=$(cat "$ngx/nginx.pid")
-    nginx -c "$ngx/nginx.conf" -p "$ngx" -s stop 2>/dev/null || true
+    if [ "$server" = node ]; then kill "$pid" 2>/dev/null || true
+    else nginx -c "$ngx/nginx.conf" -p "$ngx" -s stop 2>/dev/null || true; fi
     for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   fi
   if [ -n "$rtt" ]; then scripts/bench-net/netns.sh down 2>&1 | sed 's/^/   /' || true; fi
@@ -207,8 +220,15 @@ http {
 }
 NGINX
 mkdir -p "$ngx/tmp"
-"${in_ns[@]}" nginx -c "$ngx/nginx.conf" -p "$ngx"
-sleep 0.3
+if [ "$server" = node ]; then
+  "${in_ns[@]}" node "$root/scripts/bench-net/server.mjs" "$site" "$bench" "$host" "$port1" "$port2" \
+    "$ngx/cert.pem" "$ngx/key.pem" 2>"$ngx/logs/error.log" &
+  echo $! > "$ngx/nginx.pid"
+  sleep 1
+else
+  "${in_ns[@]}" nginx -c "$ngx/nginx.conf" -p "$ngx"
+  sleep 0.3
+fi
 
 # ---- helpers ----------------------------------------------------------------------------------
 # measure NAME CMD...: runs CMD once to warm up, then $runs times; prints the median wall time,
@@ -353,14 +373,17 @@ run_protocol() {
   # the transfers alone (no file created or written); a client that stores files can hardly beat
   # it. Its "vs curl" shows what the file writes cost curl.
   local tools=(imgwarm curl wget2 aria2c "imgwarm (all cached)")
+  [ "$quick" -eq 1 ] && tools=(imgwarm curl)
   [ -n "$baseline" ] && tools+=("imgwarm (baseline)")
+  local cmd_c200=("${cmd_imgwarm[@]:0:2}" --concurrency 200 "${cmd_imgwarm[@]:2}")
+  [ "$quick" -eq 1 ] && [ -n "$rtt" ] && tools+=("imgwarm --concurrency 200")
   local cmd_baseline=("${cmd_imgwarm[@]}"); cmd_baseline[0]=$baseline
   # On loopback, --baseline also compares the two binaries' defaults (no --concurrency).
   local cmd_auto=("$imgwarm" prefetch --disk-cache-path "$work/out-imgwarm/cache"
       --state "$work/out-imgwarm/state.sqlite" --quiet "${extra_imgwarm[@]}" "$list")
   local cmd_auto_baseline=("${cmd_auto[@]}"); cmd_auto_baseline[0]=$baseline
   [ -n "$baseline" ] && [ -z "$rtt" ] && tools+=("imgwarm, defaults" "imgwarm, defaults (baseline)")
-  [ -z "$rtt" ] && tools+=("curl, bodies discarded")
+  [ -z "$rtt" ] && [ "$quick" -eq 0 ] && tools+=("curl, bodies discarded")
   sed 's|^output = .*|output = "/dev/null"|' "$curlcfg" > "$work/curl-null-$proto.cfg"
   local cmd_null=(curl --parallel "${par_curl[@]}" -s "${extra_curl[@]}" -K "$work/curl-null-$proto.cfg")
   for r in $(seq 0 "$runs"); do
@@ -368,6 +391,7 @@ run_protocol() {
       case "$tool" in
         imgwarm) fresh imgwarm; cmd=("${cmd_imgwarm[@]}") ;;
         "imgwarm (baseline)") fresh imgwarm; cmd=("${cmd_baseline[@]}") ;;
+        "imgwarm --concurrency 200") fresh imgwarm; cmd=("${cmd_c200[@]}") ;;
         "imgwarm, defaults") fresh imgwarm; cmd=("${cmd_auto[@]}") ;;
         "imgwarm, defaults (baseline)") fresh imgwarm; cmd=("${cmd_auto_baseline[@]}") ;;
         curl) fresh curl; cmd=("${cmd_curl[@]}") ;;
@@ -377,7 +401,7 @@ run_protocol() {
         *) cmd=("${cmd_imgwarm[@]}") ;;   # the same cache again: every URL is a hit
       esac
       /usr/bin/time -f "%e %U %S %M" -o "$work/time" "${cmd[@]}" >/dev/null 2>"$work/stderr" || { echo "$tool failed:"; tail -5 "$work/stderr"; }
-      read -r e u s m < "$work/time"
+      read -r e u s m < <(tail -n 1 "$work/time")   # after "Command exited with non-zero status N"
       [ "$r" -eq 0 ] && continue
       samples_wall[$tool]+="$e "; samples_cpu[$tool]+="$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.2f", u + s}') "; samples_rss[$tool]+="$m "
     done
@@ -400,10 +424,12 @@ for h in json.load(open(sys.argv[1]))["hosts"]:
 PY
   fi
   verify curl <(sed "s|out-TOOL|out-curl|" "$plain")
-  verify wget2 <(sed "s|out-TOOL|out-wget2|" "$plain")
-  verify aria2c <(sed "s|out-TOOL|out-aria2c|" "$plain")
+  if [ "$quick" -eq 0 ]; then
+    verify wget2 <(sed "s|out-TOOL|out-wget2|" "$plain")
+    verify aria2c <(sed "s|out-TOOL|out-aria2c|" "$plain")
+  fi
   table "Results ($proto, $files files, $what; median of $runs)" "${tools[@]}"
-  if [ -z "$rtt" ]; then
+  if [ -z "$rtt" ] && [ "$quick" -eq 0 ]; then
     # Peak memory of a downloading run by parallelism (the target: 40 MB up to 64), one run each.
     printf '\n%-26s %9s %10s\n' "imgwarm, $proto, $files files" "wall s" "peak RSS"
     for c in 1 16 64 auto; do
@@ -470,6 +496,7 @@ if [ -n "$capacity" ]; then
   echo "   (held: requests queued and served at once, the most over the runs; conns: connections open at once, the reset request's own included)"
 fi
 
+[ "$quick" -eq 1 ] && { echo; echo "work folder: $work"; exit 0; }
 # ---- path -------------------------------------------------------------------------------------
 seq 1 100000 | sed 's|^|https://cdn.example.com/images/photo-|; s|$|.jpg?w=640|' > "$work/keys.txt"
 prepare() { :; }

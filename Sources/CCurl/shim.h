@@ -2,8 +2,13 @@
 #define IMGWARM_CCURL_SHIM_H
 
 #include <curl/curl.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <zlib.h>
 
 /* curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic,
@@ -35,6 +40,34 @@ static inline CURLcode imgwarm_easy_setopt_progress_callback(CURL *handle, imgwa
 typedef int (*imgwarm_prereq_callback)(void *userdata, char *primary_ip, char *local_ip, int primary_port, int local_port);
 static inline CURLcode imgwarm_easy_setopt_prereq_callback(CURL *handle, imgwarm_prereq_callback value) {
     return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, value);
+}
+typedef int (*imgwarm_closesocket_callback)(void *userdata, curl_socket_t socket);
+static inline CURLcode imgwarm_easy_setopt_closesocket_callback(CURL *handle, imgwarm_closesocket_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, value);
+}
+/* Writes the local end of a TCP socket as "address port" (as CURLINFO_LOCAL_IP and
+   CURLINFO_LOCAL_PORT give it); returns 0, or -1 when it has none. */
+static inline int imgwarm_socket_local_name(curl_socket_t socket, char *buffer, size_t size) {
+    struct sockaddr_storage address;
+    socklen_t length = sizeof address;
+    char text[INET6_ADDRSTRLEN];
+    int port;
+    if (getsockname(socket, (struct sockaddr *)&address, &length) != 0) return -1;
+    if (address.ss_family == AF_INET) {
+        struct sockaddr_in *v4 = (struct sockaddr_in *)&address;
+        if (!inet_ntop(AF_INET, &v4->sin_addr, text, sizeof text)) return -1;
+        port = ntohs(v4->sin_port);
+    } else if (address.ss_family == AF_INET6) {
+        struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&address;
+        if (!inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text)) return -1;
+        port = ntohs(v6->sin6_port);
+    } else {
+        return -1;
+    }
+    return snprintf(buffer, size, "%s %d", text, port) < (int)size ? 0 : -1;
+}
+static inline int imgwarm_close_socket(curl_socket_t socket) {
+    return close(socket);
 }
 static inline CURLcode imgwarm_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);

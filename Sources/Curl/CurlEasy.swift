@@ -160,7 +160,7 @@ public final class CurlEasy {
     }
 
     /// Throws `.optionRefused` naming the option when setting it failed.
-    private func check(_ code: CURLcode, _ option: String) throws(CurlError) {
+    func check(_ code: CURLcode, _ option: String) throws(CurlError) {
         guard code == CURLE_OK else { throw CurlError(option: option, code) }
     }
 
@@ -252,7 +252,7 @@ public final class CurlEasy {
     /// The URL last requested (after redirects).
     public var effectiveURL: String? { string(CURLINFO_EFFECTIVE_URL) }
 
-    private func string(_ info: CURLINFO) -> String? {
+    func string(_ info: CURLINFO) -> String? {
         var value: UnsafeMutablePointer<CChar>?
         guard imgwarm_easy_getinfo_string(handle, info, &value) == CURLE_OK, let value else { return nil }
         return String(cString: value)

@@ -4,6 +4,9 @@ import CCurl
 /// every transfer. Driven from one thread; only `wakeup()` may be called from others.
 public final class CurlMulti: @unchecked Sendable {
     private let handle: UnsafeMutableRawPointer
+    /// Hears the connections of this handle's cache close (handles report to it through
+    /// `CurlEasy.reportClosing`); it lives as long as the cache.
+    public let connectionWatch = CurlConnectionWatch()
 
     /// A multi handle that multiplexes HTTP/2 streams (`CURLMOPT_PIPELINING`) and keeps up to
     /// `maxConnections` connections in its cache (`CURLMOPT_MAXCONNECTS`). `maxHostConnections`

@@ -66,6 +66,37 @@ import Testing
         #expect(server.requests.first?.header("x-test") == "yes")
     }
 
+    /// The connection watch hears a connection close (here: the multi handle's cache emptied
+    /// as it goes) by the name the transfer that used it gives it, and not before: what lets
+    /// the downloader count the connections open now (issue 37).
+    @Test func theConnectionWatchHearsACloseByTheTransfersName() throws {
+        let routes = try FixtureRoutes(imagesFolder: Fixtures.root.appendingPathComponent("images"))
+        let server = LoopbackServer(router: routes.router)
+        try server.start()
+        defer { server.stop() }
+        final class Names { var closed: [String] = [] }
+        let names = Names()
+        var used: String?
+        do {
+            let multi = try CurlMulti(maxConnections: 4)
+            multi.connectionWatch.onClose = { names.closed.append($0) }
+            let easy = try CurlEasy()
+            let sink = Sink()
+            try easy.apply(CurlTransferOptions())
+            try easy.setDelegate(sink)
+            try easy.reportClosing(to: multi.connectionWatch)
+            try easy.setURL(server.baseURL + "/img/photo.jpg")
+            let completion = try runToCompletion(multi, easy)
+            #expect(completion != nil && completion?.error == nil)
+            #expect(sink.bytes == routes.valid["photo.jpg"])
+            used = easy.connectionName
+            #expect(names.closed.isEmpty, "the connection stays in the cache for the next transfer")
+        }
+        let name = try #require(used)
+        #expect(name.hasPrefix("127.0.0.1 "), "\(name)")
+        #expect(names.closed == [name])
+    }
+
     /// Failures come back classified, with libcurl's detailed message.
     @Test func errorsAreClassifiedWithLibcurlsDetail() throws {
         let multi = try CurlMulti(maxConnections: 4)

@@ -21,6 +21,11 @@ final class Downloader {
 
     /// `--limit-rate`'s bucket; nil without a limit.
     private let rateLimit: ByteRateLimit?
+    /// Connections open now that carried an HTTP/2 answer, by name (`CurlEasy.connectionName`),
+    /// with their host (`HostSlots.key`), and how many each host has: a connection leaves both
+    /// when libcurl closes it, so `SlotPolicy` counts the connections that carry streams now.
+    var multiplexedConnections: [String: String] = [:]
+    var multiplexedPerHost: [String: Int] = [:]
 
     /// A downloader for at most `transfers` transfers at once and `connectionsPerHost`
     /// connections to one host (0: no cap): `SlotPolicy` decides both, and which transfers start.
@@ -49,6 +54,7 @@ final class Downloader {
             easy: try CurlEasy(), entry: PendingEntry(line: 0, input: 0, url: "", priority: .normal),
             configuration: configuration,
             spillFolder: spillFolder, spillPrefix: spillPrefix)
+        multi.connectionWatch.onClose = { [weak self] name in self?.connectionClosed(name) }
         try configure(first)
         idle.append(first)
     }
@@ -145,6 +151,7 @@ final class Downloader {
         try transfer.easy.apply(options)
         try transfer.easy.setHeaders(sharedHeaders)
         try transfer.easy.setDelegate(transfer)
+        try transfer.easy.reportClosing(to: multi.connectionWatch)
     }
 
     /// Lets libcurl do what it can now, after resuming the transfers `--limit-rate` paused, as
@@ -191,6 +198,8 @@ final class Downloader {
         /// The transfer opened its connection: its latency has the new connection's TCP slow
         /// start in it (a 27 KB body takes two round trips on a fresh connection, one on a warm one).
         var freshConnection = false
+        /// The connections to its host open now that carried an HTTP/2 answer.
+        var multiplexedConnections = 0
         /// Writing the body to its temporary file failed because the disk is full.
         var diskFull = false
         /// The proxy could not be reached, or the request did not go through it, in words naming
@@ -244,7 +253,8 @@ final class Downloader {
             entry: transfer.entry, result: .failure(Failure(.transferFailed, "")), headers: transfer.headers,
             httpStatus: status == 0 ? nil : status, duration: duration, startedAt: transfer.startedAt,
             latency: transfer.requestSentAt > 0 ? now - transfer.requestSentAt : nil,
-            freshConnection: transfer.easy.newConnections > 0)
+            freshConnection: transfer.easy.newConnections > 0,
+            multiplexedConnections: multiplexedConnectionCount(transfer))
         let spillError = transfer.finishSpill()
         if status != 0, let bypass = proxyBypass(transfer) {
             transfer.discardSpill()

@@ -18,7 +18,7 @@ extension SlotPolicy.Completion {
         }
         self.init(
             kind: kind, latency: latency, startedAt: finished.startedAt, multiplexed: finished.multiplexed,
-            freshConnection: finished.freshConnection)
+            freshConnection: finished.freshConnection, multiplexedConnections: finished.multiplexedConnections)
     }
 }
 

@@ -91,6 +91,8 @@ struct AdaptiveLimit: Sendable {
         case overloaded = "the server said it is busy"
         /// A connection was reset or lost, or a transfer timed out.
         case connection = "a connection failed or timed out"
+        /// The host answered over HTTP/2: its streams start at one connection's worth.
+        case multiplexes = "the host multiplexes (HTTP/2)"
     }
 
     var parameters: Parameters
@@ -148,6 +150,27 @@ struct AdaptiveLimit: Sendable {
     mutating func setCeiling(_ ceiling: Double) {
         parameters.ceiling = max(1, ceiling)
         limit = min(limit, parameters.ceiling)
+    }
+
+    /// The host has shown it multiplexes: the limit jumps to `streams` (within `ceiling`) at
+    /// once rather than doubling there a round trip at a time, since one HTTP/2 connection
+    /// already carries that many streams at no cost to the server's connection table. The round
+    /// at the new limit only measures (it sets the baseline afresh: the few requests before it
+    /// say nothing of latency under that load); from there the limit grows and backs off as any
+    /// other. `latency`, the answer that showed it, is the baseline until a round measures a
+    /// lower one: the round at the new limit cannot set it, since against a server that queues
+    /// every one of its requests waits behind the others, and Vegas would take that queue for the
+    /// base. Returns `.multiplexes` when the limit rose.
+    mutating func startMultiplexing(streams: Double, ceiling: Double, latency: Double?, now: Double) -> Cause? {
+        multiplexed = true
+        setCeiling(ceiling)
+        let start = min(streams, parameters.ceiling)
+        guard start > limit else { return nil }
+        limit = start
+        peak = max(peak, allowed)
+        if let latency { baseline = min(baseline ?? latency, max(0, latency)) }
+        round = Round(start: now)
+        return .multiplexes
     }
 
     /// A transfer started at `now`; `inFlight` transfers of this host run, itself included.
@@ -210,6 +233,13 @@ struct AdaptiveLimit: Sendable {
         let queued = mean - base <= p.latencySlack || mean <= 0 ? 0 : used * (1 - base / mean)
         let alpha = max(1, limit / 10)
         let beta = max(3, limit / 4)
+        // A multiplexing host's streams share one connection's congestion window: while TCP opens
+        // it, latency rises with the streams and so does the rate; a server's own queue raises
+        // latency at a flat rate. A round whose rate grew by a quarter holds the limit.
+        if queued > beta && multiplexed && rate >= bestRate * 1.25 {
+            bestRate = rate
+            return nil
+        }
         if queued > beta {
             let target = limit * base / mean + alpha
             decrease(to: min(limit * 0.9, max(limit / 2, target)), now: now)

@@ -39,6 +39,12 @@ public final class SlotPolicy {
         /// The most streams on one HTTP/2 connection (libcurl's `CURLMOPT_MAX_CONCURRENT_STREAMS`;
         /// a server's own lower limit wins): the cap, and libcurl's default.
         public static let streamsPerConnection = 100
+        /// With `.auto`, a host's limit once its first answer came over HTTP/2: one connection's
+        /// streams, at once. libcurl 7.88 does not say what the server's
+        /// SETTINGS_MAX_CONCURRENT_STREAMS is (typically 100 to 256; nginx 128), and caps a
+        /// connection at `streamsPerConnection` itself, so this is what the first connection
+        /// carries either way; a server with a lower limit holds the rest back itself.
+        public static let multiplexedStart = streamsPerConnection
         /// With `.auto`, the most HTTP/2 streams to one host: two connections' worth. One
         /// connection's 100 streams of a typical 27 KB image hold 2.7 MB in flight, less than a
         /// 100 MB/s link 40 ms away carries per round trip (4 MB), so the link idles between
@@ -89,6 +95,10 @@ public final class SlotPolicy {
         /// The transfer opened its connection: its latency goes into the figures, not into the
         /// limit (TCP's slow start on a new connection is not the server's queue).
         var freshConnection = false
+        /// The connections to the host open now that have carried an HTTP/2 answer, when the
+        /// downloader counts them (it hears each close): a server that closes a connection after
+        /// so many requests does not leave a connection counted that no longer carries streams.
+        var multiplexedConnections: Int?
     }
 
     /// What the run should hear of.
@@ -103,8 +113,15 @@ public final class SlotPolicy {
     private struct Host {
         var inFlight = 0
         var multiplexes = false
-        /// Connections known to carry its streams: 1 once it multiplexes, and one more for each
-        /// multiplexed answer on a connection its request opened.
+        /// An https host may turn out to multiplex: until its first answer says which, at most
+        /// one connection's streams go (libcurl's `PIPEWAIT` has them wait for its first
+        /// connection; past that connection's streams it would open one for each).
+        var mayMultiplex = false
+        /// A response came: whether the host multiplexes is known.
+        var answered = false
+        /// Connections known to carry its streams: those open now that carried an HTTP/2 answer
+        /// (`Completion.multiplexedConnections`), else 1 once it multiplexes, and one more for
+        /// each multiplexed answer on a connection its request opened.
         var connections = 0
         var limit: AdaptiveLimit?
         var breaker = HostBreaker()
@@ -120,9 +137,17 @@ public final class SlotPolicy {
         /// streams, `CURLOPT_PIPEWAIT` or not. The limit doubling from 96 to 192 on loopback
         /// opened about 90 TLS connections at once, and their handshakes held every answer back
         /// for 80 ms (docs/performance.md, "Adaptive concurrency").
-        func allowed(under limit: AdaptiveLimit) -> Int {
-            guard multiplexes else { return limit.allowed }
-            return min(limit.allowed, max(1, connections) * Configuration.streamsPerConnection + 1)
+        ///
+        /// The same holds under a number (`.fixed`, no limit of its own): `--concurrency 200` to one
+        /// HTTP/2 host opened 100 connections, one for each transfer past the first connection's
+        /// 100 streams.
+        func allowed(under limit: AdaptiveLimit?) -> Int {
+            let own = limit?.allowed ?? Int.max
+            if multiplexes {
+                return min(own, max(1, connections) * Configuration.streamsPerConnection + 1)
+            }
+            if mayMultiplex && !answered { return min(own, Configuration.streamsPerConnection) }
+            return own
         }
     }
 
@@ -159,8 +184,7 @@ public final class SlotPolicy {
         guard let host = hosts[key] else { return true }
         if host.breaker.isOpen { return true }
         if let pacer = host.pacer, !pacer.mayStart(now: now) { return false }
-        guard let limit = host.limit else { return true }
-        return host.inFlight < host.allowed(under: limit)
+        return host.inFlight < host.allowed(under: host.limit)
     }
 
     /// When `key`'s pacing lets its next request start, if it is paced and not yet due.
@@ -174,7 +198,7 @@ public final class SlotPolicy {
 
     /// A transfer to `key` started at `now`.
     func started(_ key: String, now: Double) {
-        var host = hosts[key] ?? newHost()
+        var host = hosts[key] ?? newHost(key)
         host.inFlight += 1
         host.requests += 1
         host.limit?.started(inFlight: host.inFlight, now: now)
@@ -183,8 +207,9 @@ public final class SlotPolicy {
         inFlight += 1
     }
 
-    private func newHost() -> Host {
+    private func newHost(_ key: String) -> Host {
         var host = Host()
+        host.mayMultiplex = key.utf8.starts(with: "https:".utf8)
         if isAdaptive {
             var parameters = AdaptiveLimit.Parameters()
             parameters.initial = Double(Configuration.initialPerHost)
@@ -201,31 +226,40 @@ public final class SlotPolicy {
         inFlight = max(0, inFlight - 1)
         guard var host = hosts[key] else { return [] }
         host.inFlight = max(0, host.inFlight - 1)
+        var cause: AdaptiveLimit.Cause?
         if completion.multiplexed {
             if !host.multiplexes {
                 host.multiplexes = true
-                host.limit?.setCeiling(Double(max(configuration.maxPerHost, Configuration.autoStreamsPerHost)))
-                host.limit?.multiplexed = true
+                cause = host.limit?.startMultiplexing(
+                    streams: Double(Configuration.multiplexedStart),
+                    ceiling: Double(max(configuration.maxPerHost, Configuration.autoStreamsPerHost)),
+                    latency: completion.latency, now: now)
             }
-            host.connections = max(1, host.connections + (completion.freshConnection ? 1 : 0))
+            if let live = completion.multiplexedConnections {
+                host.connections = max(1, live)
+            } else {
+                host.connections = max(1, host.connections + (completion.freshConnection ? 1 : 0))
+            }
         }
         var events: [Event] = []
-        var cause: AdaptiveLimit.Cause?
         switch completion.kind {
         case .response(let status):
+            host.answered = true
             if host.breaker.responded(status: status, startedAt: completion.startedAt, now: now),
                 let trip = host.breaker.trip
             {
                 events.append(.unavailable(host: key, reason: trip.reason))
             }
             if status == 429 || status == 503 {
-                cause = host.limit?.overloaded(.overloaded, startedAt: completion.startedAt, now: now)
+                cause = host.limit?.overloaded(.overloaded, startedAt: completion.startedAt, now: now) ?? cause
             } else if let latency = completion.latency {
                 host.latencies.add(latency)
-                cause = host.limit?.completed(latency: latency, freshConnection: completion.freshConnection, now: now)
+                cause =
+                    host.limit?.completed(latency: latency, freshConnection: completion.freshConnection, now: now)
+                    ?? cause
             }
         case .connectionFailure(let message, let answered):
-            cause = host.limit?.overloaded(.connection, startedAt: completion.startedAt, now: now)
+            cause = host.limit?.overloaded(.connection, startedAt: completion.startedAt, now: now) ?? cause
             if !answered && host.breaker.connectionFailed(startedAt: completion.startedAt, now: now, message: message),
                 let trip = host.breaker.trip
             {

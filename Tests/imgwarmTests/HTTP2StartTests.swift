@@ -1,0 +1,92 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue 37 against a real HTTP/2 server on loopback (`scripts/bench-net/server.mjs`: Node's
+/// http2, one process, which counts its connections): a host whose first answer comes over
+/// HTTP/2 starts at 100 streams at once, and `--concurrency 200` to it opens the connections its
+/// streams need, not one per transfer past the first connection's 100. Counts, never timings.
+@Suite(.serialized) struct HTTP2StartTests {
+    final class NodeServer {
+        let process = Process()
+        let port: Int
+        let certificate: String
+
+        init(folder: TemporaryFolder, root: String) throws {
+            certificate = folder.path("cert.pem")
+            let key = folder.path("key.pem")
+            let make = try ProcessRunner.run(
+                URL(fileURLWithPath: "/usr/bin/openssl"),
+                [
+                    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "2",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                ], timeout: 60)
+            guard make.status == 0 else { throw CocoaError(.fileWriteUnknown) }
+            let portFile = folder.path("port")
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/node")
+            process.arguments = [
+                Fixtures.repositoryRoot.appendingPathComponent("scripts/bench-net/server.mjs").path, root, root,
+                "127.0.0.1", "0", "0", certificate, key,
+            ]
+            process.environment = ["WORKERS": "1", "PORT_FILE": portFile, "PATH": "/usr/bin:/bin"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var port = 0
+            for _ in 0..<200 where port == 0 {
+                port = (try? String(contentsOfFile: portFile, encoding: .utf8)).flatMap { Int($0) } ?? 0
+                if port == 0 { usleep(50_000) }
+            }
+            self.port = port
+        }
+
+        var base: String { "https://127.0.0.1:\(port)" }
+
+        /// The server's `/_stats`: its HTTP/2 connections open now, and the most open at once.
+        func stats() throws -> [String: Int] {
+            let result = try ProcessRunner.run(
+                URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "--cacert", certificate, base + "/_stats"], timeout: 30)
+            return (try JSONSerialization.jsonObject(with: result.stdout) as? [String: Int]) ?? [:]
+        }
+
+        deinit {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    /// 160 copies of one image (past one connection's 100 streams), and their paths.
+    static func site(_ temp: TemporaryFolder) throws -> (root: String, urls: [String]) {
+        let image = try Fixtures.data("images/valid/photo.jpg")
+        try FileManager.default.createDirectory(atPath: temp.path("site/img"), withIntermediateDirectories: true)
+        for index in 0..<160 { _ = try temp.write("site/img/\(index).jpg", image) }
+        return (temp.path("site"), (0..<160).map { "/img/\($0).jpg" })
+    }
+
+    func run(_ extra: [String]) throws -> (result: ProcessResult, stats: [String: Int]) {
+        let temp = try TemporaryFolder()
+        let (root, paths) = try Self.site(temp)
+        let server = try NodeServer(folder: temp, root: root)
+        try #require(server.port > 0, "the HTTP/2 server did not start (/usr/bin/node: scripts/install-deps.sh)")
+        let list = try temp.write("list.txt", Data(paths.map { server.base + $0 }.joined(separator: "\n").utf8))
+        let result = try CLI.run(
+            ["prefetch", "--disk-cache-path", temp.path("cache"), "--cacert", server.certificate, "--verbose"]
+                + extra + [list], home: temp.path)
+        return (result, try server.stats())
+    }
+
+    @Test func aHostThatAnswersOverHTTP2StartsAtOneConnectionsStreams() throws {
+        let (result, stats) = try run([])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stderrText.contains(": limit 6 → 100 (the host multiplexes (HTTP/2))"), "\(result.stderrText)")
+        #expect((stats["peakSessions"] ?? 99) <= 2, "\(stats)")
+    }
+
+    /// libcurl alone opened 101 connections here: 100 streams on the first, then one connection
+    /// for each transfer past them.
+    @Test func concurrency200OpensTheConnectionsItsStreamsNeed() throws {
+        let (result, stats) = try run(["--concurrency", "200"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect((stats["peakSessions"] ?? 99) <= 2, "HTTP/2 connections open at once: \(stats)")
+    }
+}
