@@ -306,7 +306,9 @@ import Testing
         let text = help.stdoutText.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(
             of: "  +", with: " ", options: .regularExpression)
         #expect(text.contains("Kingfisher lists its folder once, when the app starts"), "\(text)")
-        #expect(text.contains("xcrun simctl get_app_container booted"))
+        // imgwarm runs on Linux: the help checks a container brought back, never runs on the Mac.
+        #expect(text.contains("a container brought back to Linux (imgwarm pull"), "\(text)")
+        #expect(!text.contains("on the Mac that runs"))
         #expect(text.contains("Exit codes"))
         #expect(text.contains("3 the library cannot use the folder"))
         #expect(text.contains("--cache-format"))

@@ -100,7 +100,7 @@ import Testing
         #expect(
             CacheFormats.names == [
                 "sdwebimage", "kingfisher", "kingfisher7", "nuke", "glide", "coil", "coil2", "fresco", "fresco3.6",
-                "flutter", "okhttp", "picasso", "coil1",
+                "flutter", "okhttp", "picasso", "coil1", "pinremoteimage",
             ])
         #expect(CacheFormats.named("KINGFISHER") == nil, "names are matched lower-case by the CLI, not here")
     }
