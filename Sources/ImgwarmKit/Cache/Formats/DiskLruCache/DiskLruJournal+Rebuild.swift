@@ -29,7 +29,7 @@ extension DiskLruJournal {
     public func rebuilt(header: Header) -> [UInt8] {
         var bytes = header.bytes
         let ordered = entries.sorted { $0.value.recency < $1.value.recency }
-        for (key, entry) in ordered where !key.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+        for (key, entry) in ordered where DiskLruJournal.survivesRebuild(key, entry) {
             if entry.dirty {
                 bytes.append(contentsOf: "DIRTY \(key)\n".utf8)
             } else if entry.readable {
@@ -39,5 +39,27 @@ extension DiskLruJournal {
             }
         }
         return bytes
+    }
+
+    /// True when `rebuilt` writes a line for the entry.
+    static func survivesRebuild(_ key: String, _ entry: Entry) -> Bool {
+        (entry.dirty || entry.readable) && !key.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
+    }
+
+    /// Becomes the journal `rebuilt` wrote (`length` bytes), as reading it back would make it,
+    /// without a second copy of the entries: the ones it left out go, one line an entry remains,
+    /// and the LRU order is kept.
+    mutating func becomeRebuilt(length: Int) {
+        let dropped = entries.compactMap { DiskLruJournal.survivesRebuild($0.key, $0.value) ? nil : $0.key }
+        for key in dropped { entries[key] = nil }
+        // A `DIRTY` line alone: the entry reads back as one never clean.
+        for key in entries.compactMap({ $0.value.dirty ? $0.key : nil }) {
+            guard let entry = entries[key] else { continue }
+            entries[key] = Entry(
+                dirty: true, lengths: Array(repeating: 0, count: entry.lengths.count), recency: entry.recency)
+        }
+        lineCount = entries.count
+        linesRead = 5 + lineCount
+        completeLength = length
     }
 }

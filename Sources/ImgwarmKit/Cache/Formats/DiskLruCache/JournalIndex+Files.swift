@@ -95,25 +95,24 @@ extension JournalIndex {
     }
 
     /// Adds `lines` (complete lines) to `journal` and to its file: appended to `journal` when it
-    /// is still the file `known` names and the library's rule does not call for a rewrite, else
-    /// the whole journal rewritten as the library rewrites it. Nil when `journal` changed since
-    /// it was read (nothing was written: read it again).
-    func write(_ lines: [UInt8], to journal: inout DiskLruJournal, known: JournalFile, in directory: FileDescriptor)
-        throws(CacheIndexError) -> JournalFile?
-    {
-        guard !lines.isEmpty else { return known }
+    /// is still the file `known` names and `rule` (the library's, unless the caller says) does not
+    /// call for a rewrite, else the whole journal rewritten as the library rewrites it. Nil when
+    /// `journal` changed since it was read (nothing was written: read it again).
+    func write(
+        _ lines: [UInt8], to journal: inout DiskLruJournal, known: JournalFile, in directory: FileDescriptor,
+        rule: DiskLruJournal.RebuildRule? = nil
+    ) throws(CacheIndexError) -> JournalFile? {
+        let rule = rule ?? layout.rebuild
+        guard !lines.isEmpty || journal.needsRebuild(rule) else { return known }
         do throws(DiskLruJournal.Corruption) {
             try journal.append(lines, header: layout.header, dialect: layout.dialect)
         } catch {
             throw .unreadable(path: path(JournalIndex.journalName), library: layout.library, reason: error.description)
         }
-        if !known.appendable || known.identity == nil || journal.needsRebuild(layout.rebuild) {
+        if !known.appendable || known.identity == nil || journal.needsRebuild(rule) {
             let bytes = journal.rebuilt(header: layout.header)
             try replaceJournal(with: bytes, in: directory)
-            do { journal = try DiskLruJournal.parse(bytes, header: layout.header, dialect: layout.dialect) } catch {
-                throw .unreadable(
-                    path: path(JournalIndex.journalName), library: layout.library, reason: error.description)
-            }
+            journal.becomeRebuilt(length: bytes.count)
             return JournalFile(identity: Identity.of(directory), appendable: true)
         }
         // The library deletes a `journal.tmp` when it opens the cache (`processJournal`); so does

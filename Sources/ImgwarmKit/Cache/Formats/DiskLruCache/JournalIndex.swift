@@ -53,6 +53,8 @@ public final class JournalIndex: CompanionFilesIndex {
         var pending: [Operation] = []
         var stored: Set<String> = []
         var lastFlush = Monotonic.now()
+        /// This run wrote to the journal (its last flush then compacts by the library's rule).
+        var wrote = false
     }
 
     private enum Operation {
@@ -158,9 +160,17 @@ public final class JournalIndex: CompanionFilesIndex {
 
     // MARK: Writing
 
+    /// During a run a batch compacts the journal only when it reaches Glide's bound (2,000
+    /// redundant lines and the entry count), whichever library keeps it: Coil's rule (2,000 alone)
+    /// would rewrite a journal of 100,000 entries every 2,000 hits, and Coil reads a longer one
+    /// as it is (and rewrites it itself at its next write). The run's last flush (`force`)
+    /// compacts by the library's own rule, so the journal a run leaves is one the library would
+    /// not rewrite (docs/cache-formats-android.md, "Appending and compacting").
     public func flush(force: Bool, lockTimeout: Double) throws(CacheIndexError) {
         try state.withLock { (state: inout State) throws(CacheIndexError) in
-            guard !state.pending.isEmpty else { return }
+            let rule = force ? layout.rebuild : .redundantReachesEntries
+            let compactOnly = force && state.wrote && state.journal.needsRebuild(rule)
+            guard !state.pending.isEmpty || compactOnly else { return }
             if !force && state.pending.count < JournalIndex.batchSize && Monotonic.now() - state.lastFlush < 1 {
                 return
             }
@@ -174,23 +184,35 @@ public final class JournalIndex: CompanionFilesIndex {
                 throw .system(path: folder, error)
             }
             defer { directory.close() }
+            // The journal is moved out of the state, not copied: changing a copy would copy every
+            // entry (the dictionary's copy on write), once a batch. When the batch fails, the state
+            // gets it back with the file marked unknown, so the next flush reads the file again.
             var known = (journal: state.journal, file: state.file)
+            state.journal = DiskLruJournal()
+            var written = false
+            defer {
+                if !written {
+                    state.journal = known.journal
+                    state.file = .none
+                }
+            }
             // A journal another process replaced or appended to is read again (at most a few
             // times: each pass appends only if the file is still the one read).
             for _ in 0..<4 {
                 if known.file.identity == nil || known.file.identity != Identity.of(directory) {
                     known = try currentJournal(in: directory)
                 }
-                var journal = known.journal
-                let added = lines(for: state.pending, in: journal)
+                let added = lines(for: state.pending, in: known.journal)
                 guard
-                    let file = try write(added, to: &journal, known: known.file, in: directory)
+                    let file = try write(added, to: &known.journal, known: known.file, in: directory, rule: rule)
                 else {
                     known.file = .none
                     continue
                 }
-                state.journal = journal
+                written = true
+                state.journal = known.journal
                 state.file = file
+                state.wrote = true
                 state.pending.removeAll()
                 state.stored.removeAll()
                 state.lastFlush = Monotonic.now()

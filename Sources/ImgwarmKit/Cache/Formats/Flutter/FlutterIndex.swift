@@ -197,35 +197,37 @@ public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
                 throw FlutterIndex.indexError(error, path: databasePath, timeout: lockTimeout)
             }
             var replaced: [String] = []
+            // One transaction for the batch: readers see it whole or not at all.
             do throws(FlutterDatabase.Problem) {
-                for operation in state.pending {
-                    switch operation {
-                    case .put(let put):
-                        // Written only while its file is there (a clean may have run since).
-                        guard FileDescriptor.isPlainName(put.relativePath),
-                            FileSystem.exists(CacheLocation.join(folder, put.relativePath))
-                        else { continue }
-                        let now = FlutterIndex.milliseconds(.now())
-                        if let old = try db.put(put, now: now) { replaced.append(old) }
-                        var row = FlutterDatabase.Row(
-                            id: state.rows[put.key]?.id ?? 0, url: put.url, key: put.key,
-                            relativePath: put.relativePath,
-                            eTag: put.eTag, validTill: put.validTill, touched: now, length: put.length)
-                        if let written = try db.row(forKey: put.key) { row = written }
-                        if let previous = state.rows[put.key] { state.keysByName[previous.relativePath] = nil }
-                        state.rows[put.key] = row
-                        state.keysByName[row.relativePath] = put.key
-                    case .read(let key):
-                        guard let row = try db.row(forKey: key) else { continue }
-                        let now = FlutterIndex.milliseconds(.now())
-                        try db.touch(id: row.id, now: now)
-                        state.rows[key]?.touched = now
-                    case .revalidate(let key, let validTill, let eTag):
-                        guard let row = try db.row(forKey: key) else { continue }
-                        let now = FlutterIndex.milliseconds(.now())
-                        try db.revalidate(id: row.id, validTill: validTill, eTag: eTag ?? row.eTag, now: now)
-                        state.rows[key]?.touched = now
-                        state.rows[key]?.validTill = validTill
+                try db.batch { () throws(FlutterDatabase.Problem) in
+                    for operation in state.pending {
+                        switch operation {
+                        case .put(let put):
+                            // Written only while its file is there (a clean may have run since).
+                            guard FileDescriptor.isPlainName(put.relativePath),
+                                FileSystem.exists(CacheLocation.join(folder, put.relativePath))
+                            else { continue }
+                            let now = FlutterIndex.milliseconds(.now())
+                            if let old = try db.put(put, now: now) { replaced.append(old) }
+                            var row = FlutterDatabase.Row(
+                                id: state.rows[put.key]?.id ?? 0, url: put.url, key: put.key,
+                                relativePath: put.relativePath,
+                                eTag: put.eTag, validTill: put.validTill, touched: now, length: put.length)
+                            if let written = try db.row(forKey: put.key) { row = written }
+                            if let previous = state.rows[put.key] { state.keysByName[previous.relativePath] = nil }
+                            state.rows[put.key] = row
+                            state.keysByName[row.relativePath] = put.key
+                        case .read(let key):
+                            let now = FlutterIndex.milliseconds(.now())
+                            guard try db.touch(key: key, now: now) else { continue }
+                            state.rows[key]?.touched = now
+                        case .revalidate(let key, let validTill, let eTag):
+                            guard let row = try db.row(forKey: key) else { continue }
+                            let now = FlutterIndex.milliseconds(.now())
+                            try db.revalidate(id: row.id, validTill: validTill, eTag: eTag ?? row.eTag, now: now)
+                            state.rows[key]?.touched = now
+                            state.rows[key]?.validTill = validTill
+                        }
                     }
                 }
             } catch {
