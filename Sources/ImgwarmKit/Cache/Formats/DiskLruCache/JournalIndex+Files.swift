@@ -110,9 +110,8 @@ extension JournalIndex {
             throw .unreadable(path: path(JournalIndex.journalName), library: layout.library, reason: error.description)
         }
         if !known.appendable || known.identity == nil || journal.needsRebuild(rule) {
-            let bytes = journal.rebuilt(header: layout.header)
-            try replaceJournal(with: bytes, in: directory)
-            journal.becomeRebuilt(length: bytes.count)
+            let length = try replaceJournal(with: journal, in: directory)
+            journal.becomeRebuilt(length: length)
             return JournalFile(identity: Identity.of(directory), appendable: true)
         }
         // The library deletes a `journal.tmp` when it opens the cache (`processJournal`); so does
@@ -143,14 +142,22 @@ extension JournalIndex {
     /// removes `journal.bkp` (the library removes a backup once a journal exists). All three are
     /// names in the open cache folder: whatever stands at `journal.tmp` (a link, a FIFO) is
     /// removed, never followed, and the new one is created exclusively.
-    func replaceJournal(with bytes: [UInt8], in directory: FileDescriptor) throws(CacheIndexError) {
+    /// The rewrite of `journal` is written in chunks (`DiskLruJournal.writeRebuilt`); returns its length.
+    func replaceJournal(with journal: DiskLruJournal, in directory: FileDescriptor) throws(CacheIndexError) -> Int {
+        var length = 0
         do {
-            try directory.replaceFile(JournalIndex.journalName, with: bytes, through: JournalIndex.temporaryName)
+            try directory.replaceFile(JournalIndex.journalName, through: JournalIndex.temporaryName) {
+                (file: FileDescriptor) throws(SystemError) in
+                length = try journal.writeRebuilt(header: layout.header, chunkSize: JournalIndex.chunkSize) {
+                    (chunk: [UInt8]) throws(SystemError) in try file.writeAll(chunk)
+                }
+            }
         } catch {
             throw .system(path: path(JournalIndex.temporaryName), error)
         }
         do { try directory.removeEntryIfPresent(JournalIndex.backupName) } catch {
             throw .system(path: path(JournalIndex.backupName), error)
         }
+        return length
     }
 }

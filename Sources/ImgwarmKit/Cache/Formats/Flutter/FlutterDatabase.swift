@@ -205,25 +205,33 @@ public final class FlutterDatabase {
     }
 
     private func rows(_ sql: String, _ values: [SQLiteStatement.Value]) throws(Problem) -> [Row] {
-        if isUnmade { return [] }
+        var rows: [Row] = []
+        try eachRow(sql, values) { rows.append($0) }
+        return rows
+    }
+
+    /// Hands each row `sql` selects to `body`, none kept.
+    private func eachRow(_ sql: String, _ values: [SQLiteStatement.Value], _ body: (Row) -> Void) throws(Problem) {
+        if isUnmade { return }
         do {
             let statement = try statement("SELECT \(FlutterDatabase.selectColumns) FROM cacheObject \(sql)")
             try statement.bind(values)
             defer { statement.reset() }
-            var rows: [Row] = []
             while try statement.step() {
-                rows.append(
+                body(
                     Row(
                         id: statement.int64(0), url: statement.text(1) ?? "", key: statement.text(2) ?? "",
                         relativePath: statement.text(3) ?? "", eTag: statement.isNull(4) ? nil : statement.text(4),
                         validTill: statement.int64(5), touched: statement.int64(6),
                         length: statement.isNull(7) ? nil : statement.int64(7)))
             }
-            return rows
         } catch {
             throw FlutterDatabase.problem(error)
         }
     }
+
+    /// Every row, one at a time (`getAllObjects` without holding them all).
+    public func forEachRow(_ body: (Row) -> Void) throws(Problem) { try eachRow("", [], body) }
 
     /// The row `get(key)` returns: the first whose key is `key`.
     public func row(forKey key: String) throws(Problem) -> Row? {

@@ -18,9 +18,25 @@ public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
     private let names: FlutterFileName
     private let state = Mutex(State())
 
+    /// What the index keeps of a row: what a hit, the LRU order and the size need (not its URL
+    /// and eTag, which only the database holds).
+    struct Listed {
+        var id: Int64
+        var relativePath: String
+        var validTill: Int64
+        var touched: Int64
+        var length: Int64?
+
+        init(_ row: FlutterDatabase.Row) {
+            (id, relativePath, validTill, touched, length) = (
+                row.id, row.relativePath, row.validTill, row.touched, row.length
+            )
+        }
+    }
+
     private struct State {
         /// The rows as last read or written, by key, and the keys by file name.
-        var rows: [String: FlutterDatabase.Row] = [:]
+        var rows: [String: Listed] = [:]
         var keysByName: [String: String] = [:]
         var pending: [Operation] = []
         /// The files of the rows `pending` puts (`awaitsListing`).
@@ -79,15 +95,21 @@ public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
             return
         }
         guard let db = try open(create: false, readOnly: true, busyTimeout: 5) else { return }
-        let rows: [FlutterDatabase.Row]
-        do { rows = try db.allRows() } catch { throw FlutterIndex.indexError(error, path: databasePath) }
-        state.withLock { state in
-            state.rows = [:]
-            state.keysByName = [:]
-            for row in rows where state.rows[row.key] == nil {
-                state.rows[row.key] = row
-                state.keysByName[row.relativePath] = row.key
+        // Row by row into the index: the rows are never held as a list besides it.
+        var rows: [String: Listed] = [:]
+        var keysByName: [String: String] = [:]
+        do {
+            try db.forEachRow { row in
+                guard rows[row.key] == nil else { return }
+                rows[row.key] = Listed(row)
+                keysByName[row.relativePath] = row.key
             }
+        } catch {
+            throw FlutterIndex.indexError(error, path: databasePath)
+        }
+        state.withLock { state in
+            state.rows = rows
+            state.keysByName = keysByName
         }
     }
 
@@ -215,7 +237,7 @@ public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
                                 eTag: put.eTag, validTill: put.validTill, touched: now, length: put.length)
                             if let written = try db.row(forKey: put.key) { row = written }
                             if let previous = state.rows[put.key] { state.keysByName[previous.relativePath] = nil }
-                            state.rows[put.key] = row
+                            state.rows[put.key] = Listed(row)
                             state.keysByName[row.relativePath] = put.key
                         case .read(let key):
                             let now = FlutterIndex.milliseconds(.now())
