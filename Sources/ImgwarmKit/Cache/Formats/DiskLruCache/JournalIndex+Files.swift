@@ -98,9 +98,13 @@ extension JournalIndex {
     /// is still the file `known` names and `rule` (the library's, unless the caller says) does not
     /// call for a rewrite, else the whole journal rewritten as the library rewrites it. Nil when
     /// `journal` changed since it was read (nothing was written: read it again).
+    ///
+    /// With `unsynced`, appended lines are written but not yet flushed to disk: the descriptor is
+    /// left there, open, for the caller to `fsync` and close once it no longer holds the index's
+    /// state (a batch's `fsync` then never stalls the threads that record stores and hits).
     func write(
         _ lines: [UInt8], to journal: inout DiskLruJournal, known: JournalFile, in directory: FileDescriptor,
-        rule: DiskLruJournal.RebuildRule? = nil
+        rule: DiskLruJournal.RebuildRule? = nil, unsynced: UnsyncedAppend? = nil
     ) throws(CacheIndexError) -> JournalFile? {
         let rule = rule ?? layout.rebuild
         guard !lines.isEmpty || journal.needsRebuild(rule) else { return known }
@@ -130,11 +134,41 @@ extension JournalIndex {
             return nil
         }
         do throws(SystemError) {
-            let after = try file.writeAllSynchronizedAndClose(lines)
+            let after: FileStatus?
+            if let unsynced {
+                do throws(SystemError) { try file.writeAll(lines) } catch {
+                    file.close()
+                    throw error
+                }
+                after = try? file.status()
+                unsynced.file = file
+            } else {
+                after = try file.writeAllSynchronizedAndClose(lines)
+            }
             let grown = after.flatMap { $0.size == info.size + UInt64(lines.count) ? Identity($0) : nil }
             return JournalFile(identity: grown, appendable: true)
         } catch {
             throw .system(path: path(name), error)
+        }
+    }
+
+    /// The journal's descriptor after an append whose `fsync` waits (`write`'s `unsynced`).
+    final class UnsyncedAppend {
+        var file: FileDescriptor?
+
+        /// Flushes the appended lines to disk and closes the descriptor (nothing when none).
+        func synchronize(path: String) throws(CacheIndexError) {
+            guard let file else { return }
+            self.file = nil
+            do throws(SystemError) {
+                do throws(SystemError) { try file.synchronize() } catch {
+                    file.close()
+                    throw error
+                }
+                try file.closeAfterWriting()
+            } catch {
+                throw .system(path: path, error)
+            }
         }
     }
 

@@ -167,6 +167,9 @@ public final class JournalIndex: CompanionFilesIndex {
     /// compacts by the library's own rule, so the journal a run leaves is one the library would
     /// not rewrite (docs/cache-formats-android.md, "Appending and compacting").
     public func flush(force: Bool, lockTimeout: Double) throws(CacheIndexError) {
+        // The batch's lines are written under the state's lock, and flushed to disk after it.
+        let unsynced = UnsyncedAppend()
+        defer { unsynced.file?.close() }
         try state.withLock { (state: inout State) throws(CacheIndexError) in
             let rule = force ? layout.rebuild : .redundantReachesEntries
             let compactOnly = force && state.wrote && state.journal.needsRebuild(rule)
@@ -204,7 +207,8 @@ public final class JournalIndex: CompanionFilesIndex {
                 }
                 let added = lines(for: state.pending, in: known.journal)
                 guard
-                    let file = try write(added, to: &known.journal, known: known.file, in: directory, rule: rule)
+                    let file = try write(
+                        added, to: &known.journal, known: known.file, in: directory, rule: rule, unsynced: unsynced)
                 else {
                     known.file = .none
                     continue
@@ -221,6 +225,7 @@ public final class JournalIndex: CompanionFilesIndex {
             throw .notUsed(
                 path: path(JournalIndex.journalName), reason: "another process kept changing it while imgwarm appended")
         }
+        try unsynced.synchronize(path: path(JournalIndex.journalName))
     }
 
     /// The lines a batch adds to `journal`: `READ` for a hit on an entry it lists, `CLEAN` for a
