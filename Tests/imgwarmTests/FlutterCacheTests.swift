@@ -258,7 +258,7 @@ import Testing
     @Test func killedMidRunTheDatabaseStillHolds() throws {
         let s = try Setup()
         let photo = try #require(s.h.routes.valid["photo.jpg"])
-        let urls = (0..<30).map { s.h.url("/slow-headers/photo.jpg?delay=0.2&n=\($0)") }
+        let urls = (0..<60).map { s.h.url("/slow-headers/photo.jpg?delay=0.2&n=\($0)") }
         let process = try BackgroundProcess(
             CLI.binary, ["prefetch"] + s.options + ["--concurrency", "1", "--quiet", try s.list(urls)],
             environment: CLI.environment(home: s.h.temp.path), folder: s.h.temp.url)

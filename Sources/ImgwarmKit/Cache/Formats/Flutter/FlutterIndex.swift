@@ -11,7 +11,7 @@ import Synchronization
 /// `WebHelper` does. SQLite's own locking keeps two processes' batches apart.
 public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
     static let library = "flutter_cache_manager"
-    static let batchSize = 512
+    static let batchSize = 4096
 
     let folder: String
     let databasePath: String
