@@ -5,7 +5,7 @@
 #   scripts/bench.sh [--files N] [--concurrency C] [--runs R] [--protocol http1|h2|both|none]
 #                    [--rtt MS] [--output-fs disk|tmpfs] [--out DIR] [--imgwarm BINARY]
 #                    [--baseline BINARY] [--capacity K [--service-time S] [--capacity-files N]]
-#                    [--clean-files N] [--skip-clean] [--skip-memory] [--quick] [--server nginx|node]
+#                    [--clean-files N] [--skip-clean] [--skip-memory] [--skip-index] [--quick] [--server nginx|node]
 #
 # Without --rtt, nginx listens on loopback and every tool gets the same parallelism C (default 16):
 # imgwarm --concurrency C, curl --parallel-max C, wget2 --max-threads C, aria2c -j C; a row
@@ -52,6 +52,7 @@ skip_clean=0
 skip_memory=0
 quick=0
 server=nginx
+skip_index=0
 output_fs=disk
 baseline=""
 capacity=""
@@ -73,8 +74,9 @@ while [ $# -gt 0 ]; do
     --clean-files) clean_files=$2; shift 2 ;;
     --skip-clean) skip_clean=1; shift ;;
     --skip-memory) skip_memory=1; shift ;;
-    --quick) quick=1; skip_clean=1; skip_memory=1; shift ;;
+    --quick) quick=1; skip_clean=1; skip_memory=1; skip_index=1; shift ;;
     --server) server=$2; shift 2 ;;
+    --skip-index) skip_index=1; shift ;;
     --output-fs) output_fs=$2; shift 2 ;;
     -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
@@ -562,5 +564,13 @@ for line in sys.stdin: open(line.rstrip("\n"), "wb").write(b"x")'
     printf '%-10s %9s %8d MB\n' "$n" "$e" $((m / 1024))
   done
 fi
+# ---- indexed formats (issue 39) ---------------------------------------------------------------
+# The fill and the hits-only pass of sdwebimage, glide, coil and flutter at 100,000 lines and a
+# Glide journal of 1,000,000 entries, against touch -a of the same files (scripts/bench-index.sh).
+if [ "$skip_index" -eq 0 ]; then
+  echo "== indexed formats: fill and hits-only pass (scripts/bench-index.sh)"
+  scripts/bench-index.sh --out "$work/index"
+fi
+
 echo
 echo "work folder: $work"

@@ -124,11 +124,25 @@ extension FileDescriptor {
     /// FIFO) is removed first, never followed or opened, and the new file is created exclusively
     /// (`O_EXCL`), flushed to disk, then renamed. Both names must be plain.
     public func replaceFile(_ name: String, with bytes: [UInt8], through temporaryName: String) throws(SystemError) {
+        try replaceFile(name, through: temporaryName) { (file: FileDescriptor) throws(SystemError) in
+            try file.writeAll(bytes)
+        }
+    }
+
+    /// `replaceFile(_:with:through:)` with the new file's bytes written by `write` (in as many
+    /// writes as it likes: a large file need not be held whole), then flushed to disk and renamed.
+    public func replaceFile(
+        _ name: String, through temporaryName: String, write: (FileDescriptor) throws(SystemError) -> Void
+    ) throws(SystemError) {
         guard FileDescriptor.isPlainName(name) else { throw FileDescriptor.refusedName("renameat", name) }
         try removeEntryIfPresent(temporaryName)
         let file = try createFile(temporaryName)
         do throws(SystemError) {
-            try file.writeAllSynchronizedAndClose(bytes)
+            do throws(SystemError) { try write(file) } catch {
+                file.close()
+                throw error
+            }
+            try file.writeAllSynchronizedAndClose([])
             try rename(temporaryName, to: name, in: self)
         } catch {
             try? removeEntry(temporaryName)

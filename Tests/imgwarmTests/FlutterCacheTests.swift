@@ -252,6 +252,42 @@ import Testing
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: s.folder)) == Set(rows.map(\.relativePath)))
     }
 
+    /// kill -9 while batches are written (issue 39): at every moment a reader sees rows whose
+    /// files are complete (a batch is one transaction), the database passes `integrity_check`
+    /// after the kill, and the next run finishes the list on top of what is there.
+    @Test func killedMidRunTheDatabaseStillHolds() throws {
+        let s = try Setup()
+        let photo = try #require(s.h.routes.valid["photo.jpg"])
+        let urls = (0..<60).map { s.h.url("/slow-headers/photo.jpg?delay=0.2&n=\($0)") }
+        let process = try BackgroundProcess(
+            CLI.binary, ["prefetch"] + s.options + ["--concurrency", "1", "--quiet", try s.list(urls)],
+            environment: CLI.environment(home: s.h.temp.path), folder: s.h.temp.url)
+        func complete(_ rows: [FlutterReaderModel.Row]) -> Bool {
+            rows.allSatisfy {
+                FileManager.default.contents(atPath: s.folder + "/" + $0.relativePath).map([UInt8].init) == photo
+            }
+        }
+        // Read while the run writes: every row seen names a complete file.
+        var incomplete = 0
+        let written = eventually(timeout: 60) {
+            guard let rows = try? s.model.rows() else { return false }
+            if !complete(rows) { incomplete += 1 }
+            return rows.count >= 2
+        }
+        #expect(written)
+        #expect(incomplete == 0)
+        process.signal(SIGKILL)
+        _ = process.wait(timeout: 30)
+        #expect(try FlutterReaderModel.sqlite3(s.database, "PRAGMA integrity_check") == "ok\n")
+        let rows = try s.model.rows()
+        #expect(rows.count >= 2 && rows.count < urls.count)
+        #expect(complete(rows))
+        let finish = try s.h.run(["prefetch"] + s.options + [try s.list(urls)])
+        #expect(finish.status == 0, "\(finish.stderr)")
+        let now = Self.nowMilliseconds()
+        #expect(try urls.allSatisfy { try s.model.miss($0, now: now) == nil })
+    }
+
     /// `--refresh`: a 304 keeps the row's file and takes the response's validTill, as the
     /// library's `_manageResponse` does for a 304.
     @Test func aRevalidatedHitTakesTheNewValidTill() throws {

@@ -27,17 +27,68 @@ extension DiskLruJournal {
     /// with a control character (no file of the folder has such a name, and a `\r` at the end of a
     /// line would read back as another key).
     public func rebuilt(header: Header) -> [UInt8] {
-        var bytes = header.bytes
-        let ordered = entries.sorted { $0.value.recency < $1.value.recency }
-        for (key, entry) in ordered where !key.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+        var bytes: [UInt8] = []
+        writeRebuilt(header: header, chunkSize: 1 << 16) { bytes.append(contentsOf: $0) }
+        return bytes
+    }
+
+    /// `rebuilt`'s bytes handed to `write` in chunks of about `chunkSize`: a journal of a million
+    /// entries is never held whole. Returns the bytes written.
+    @discardableResult
+    func writeRebuilt<E: Error>(header: Header, chunkSize: Int, _ write: ([UInt8]) throws(E) -> Void) throws(E)
+        -> Int
+    {
+        // The LRU order by the keys alone (a recency and a reference a line), not a copy of the entries.
+        var order: [(recency: Int, key: String)] = []
+        order.reserveCapacity(entries.count)
+        for (key, entry) in entries where DiskLruJournal.survivesRebuild(key, entry) {
+            order.append((entry.recency, key))
+        }
+        order.sort { $0.recency < $1.recency }
+        var chunk = header.bytes
+        chunk.reserveCapacity(chunkSize + 256)
+        var total = 0
+        for (_, key) in order {
+            guard let entry = entries[key] else { continue }
             if entry.dirty {
-                bytes.append(contentsOf: "DIRTY \(key)\n".utf8)
-            } else if entry.readable {
-                bytes.append(contentsOf: "CLEAN \(key)".utf8)
-                for length in entry.lengths { bytes.append(contentsOf: " \(length)".utf8) }
-                bytes.append(UInt8(ascii: "\n"))
+                chunk.append(contentsOf: "DIRTY \(key)\n".utf8)
+            } else {
+                chunk.append(contentsOf: "CLEAN \(key)".utf8)
+                for length in entry.lengths { chunk.append(contentsOf: " \(length)".utf8) }
+                chunk.append(UInt8(ascii: "\n"))
+            }
+            if chunk.count >= chunkSize {
+                try write(chunk)
+                total += chunk.count
+                chunk.removeAll(keepingCapacity: true)
             }
         }
-        return bytes
+        if !chunk.isEmpty {
+            try write(chunk)
+            total += chunk.count
+        }
+        return total
+    }
+
+    /// True when `rebuilt` writes a line for the entry.
+    static func survivesRebuild(_ key: String, _ entry: Entry) -> Bool {
+        (entry.dirty || entry.readable) && !key.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
+    }
+
+    /// Becomes the journal `rebuilt` wrote (`length` bytes), as reading it back would make it,
+    /// without a second copy of the entries: the ones it left out go, one line an entry remains,
+    /// and the LRU order is kept.
+    mutating func becomeRebuilt(length: Int) {
+        let dropped = entries.compactMap { DiskLruJournal.survivesRebuild($0.key, $0.value) ? nil : $0.key }
+        for key in dropped { entries[key] = nil }
+        // A `DIRTY` line alone: the entry reads back as one never clean.
+        for key in entries.compactMap({ $0.value.dirty ? $0.key : nil }) {
+            guard let entry = entries[key] else { continue }
+            entries[key] = Entry(
+                dirty: true, lengths: Array(repeating: 0, count: entry.lengths.count), recency: entry.recency)
+        }
+        lineCount = entries.count
+        linesRead = 5 + lineCount
+        completeLength = length
     }
 }

@@ -46,9 +46,9 @@ public struct DiskLruJournal: Sendable, Equatable {
     public static let magic = "libcore.io.DiskLruCache"
 
     /// The entries by key (including dirty ones: `openEntries` drops those, as `processJournal` does).
-    public private(set) var entries: [String: Entry] = [:]
+    public internal(set) var entries: [String: Entry] = [:]
     /// Operation lines read (the header not counted).
-    public private(set) var lineCount = 0
+    public internal(set) var lineCount = 0
     /// Bytes up to and including the last `\n`: an unterminated last line is ignored (the library
     /// rewrites the journal without it).
     public internal(set) var completeLength = 0

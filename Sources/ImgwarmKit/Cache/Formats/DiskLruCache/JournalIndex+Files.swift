@@ -97,25 +97,27 @@ extension JournalIndex {
     }
 
     /// Adds `lines` (complete lines) to `journal` and to its file: appended to `journal` when it
-    /// is still the file `known` names and the library's rule does not call for a rewrite, else
-    /// the whole journal rewritten as the library rewrites it. Nil when `journal` changed since
-    /// it was read (nothing was written: read it again).
-    func write(_ lines: [UInt8], to journal: inout DiskLruJournal, known: JournalFile, in directory: FileDescriptor)
-        throws(CacheIndexError) -> JournalFile?
-    {
-        guard !lines.isEmpty else { return known }
+    /// is still the file `known` names and `rule` (the library's, unless the caller says) does not
+    /// call for a rewrite, else the whole journal rewritten as the library rewrites it. Nil when
+    /// `journal` changed since it was read (nothing was written: read it again).
+    ///
+    /// With `unsynced`, appended lines are written but not yet flushed to disk: the descriptor is
+    /// left there, open, for the caller to `fsync` and close once it no longer holds the index's
+    /// state (a batch's `fsync` then never stalls the threads that record stores and hits).
+    func write(
+        _ lines: [UInt8], to journal: inout DiskLruJournal, known: JournalFile, in directory: FileDescriptor,
+        rule: DiskLruJournal.RebuildRule? = nil, unsynced: UnsyncedAppend? = nil
+    ) throws(CacheIndexError) -> JournalFile? {
+        let rule = rule ?? layout.rebuild
+        guard !lines.isEmpty || journal.needsRebuild(rule) else { return known }
         do throws(DiskLruJournal.Corruption) {
             try journal.append(lines, header: layout.header, dialect: layout.dialect)
         } catch {
             throw .unreadable(path: path(JournalIndex.journalName), library: layout.library, reason: error.description)
         }
-        if !known.appendable || known.identity == nil || journal.needsRebuild(layout.rebuild) {
-            let bytes = journal.rebuilt(header: layout.header)
-            try replaceJournal(with: bytes, in: directory)
-            do { journal = try DiskLruJournal.parse(bytes, header: layout.header, dialect: layout.dialect) } catch {
-                throw .unreadable(
-                    path: path(JournalIndex.journalName), library: layout.library, reason: error.description)
-            }
+        if !known.appendable || known.identity == nil || journal.needsRebuild(rule) {
+            let length = try replaceJournal(with: journal, in: directory)
+            journal.becomeRebuilt(length: length)
             return JournalFile(identity: Identity.of(directory), appendable: true)
         }
         // The library deletes a `journal.tmp` when it opens the cache (`processJournal`); so does
@@ -134,7 +136,17 @@ extension JournalIndex {
             return nil
         }
         do throws(SystemError) {
-            let after = try file.writeAllSynchronizedAndClose(lines)
+            let after: FileStatus?
+            if let unsynced {
+                do throws(SystemError) { try file.writeAll(lines) } catch {
+                    file.close()
+                    throw error
+                }
+                after = try? file.status()
+                unsynced.file = file
+            } else {
+                after = try file.writeAllSynchronizedAndClose(lines)
+            }
             let grown = after.flatMap { $0.size == info.size + UInt64(lines.count) ? Identity($0) : nil }
             return JournalFile(identity: grown, appendable: true)
         } catch {
@@ -142,18 +154,46 @@ extension JournalIndex {
         }
     }
 
+    /// The journal's descriptor after an append whose `fsync` waits (`write`'s `unsynced`).
+    final class UnsyncedAppend {
+        var file: FileDescriptor?
+
+        /// Flushes the appended lines to disk and closes the descriptor (nothing when none).
+        func synchronize(path: String) throws(CacheIndexError) {
+            guard let file else { return }
+            self.file = nil
+            do throws(SystemError) {
+                do throws(SystemError) { try file.synchronize() } catch {
+                    file.close()
+                    throw error
+                }
+                try file.closeAfterWriting()
+            } catch {
+                throw .system(path: path, error)
+            }
+        }
+    }
+
     /// Writes `bytes` to a new `journal.tmp`, flushed to disk, renames it over `journal`, and
     /// removes `journal.bkp` (the library removes a backup once a journal exists). All three are
     /// names in the open cache folder: whatever stands at `journal.tmp` (a link, a FIFO) is
     /// removed, never followed, and the new one is created exclusively.
-    func replaceJournal(with bytes: [UInt8], in directory: FileDescriptor) throws(CacheIndexError) {
+    /// The rewrite of `journal` is written in chunks (`DiskLruJournal.writeRebuilt`); returns its length.
+    func replaceJournal(with journal: DiskLruJournal, in directory: FileDescriptor) throws(CacheIndexError) -> Int {
+        var length = 0
         do {
-            try directory.replaceFile(JournalIndex.journalName, with: bytes, through: JournalIndex.temporaryName)
+            try directory.replaceFile(JournalIndex.journalName, through: JournalIndex.temporaryName) {
+                (file: FileDescriptor) throws(SystemError) in
+                length = try journal.writeRebuilt(header: layout.header, chunkSize: JournalIndex.chunkSize) {
+                    (chunk: [UInt8]) throws(SystemError) in try file.writeAll(chunk)
+                }
+            }
         } catch {
             throw .system(path: path(JournalIndex.temporaryName), error)
         }
         do { try directory.removeEntryIfPresent(JournalIndex.backupName) } catch {
             throw .system(path: path(JournalIndex.backupName), error)
         }
+        return length
     }
 }

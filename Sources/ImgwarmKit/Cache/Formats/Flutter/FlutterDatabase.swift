@@ -85,7 +85,11 @@ public final class FlutterDatabase {
     public static let batchLimit = 100
 
     public let path: String
-    private let db: SQLiteDatabase
+    let db: SQLiteDatabase
+    /// Statements compiled once for this connection, by their SQL (`statement(_:)`).
+    private var statements: [String: SQLiteStatement] = [:]
+    /// True inside `batch`: a write joins its transaction instead of making its own.
+    var inBatch = false
     /// True when the database opened read-only is one the library would create its table in
     /// (version 0, no table): it holds no rows.
     public private(set) var isUnmade = false
@@ -141,7 +145,7 @@ public final class FlutterDatabase {
         }
     }
 
-    private static func problem(_ error: SQLiteError) -> Problem {
+    static func problem(_ error: SQLiteError) -> Problem {
         if error.isCorruption { return .unusable("it is not a SQLite database, or a damaged one (\(error.message))") }
         return .sqlite(error, busy: error.isBusy)
     }
@@ -192,26 +196,42 @@ public final class FlutterDatabase {
 
     private static let selectColumns = "_id, url, key, relativePath, eTag, validTill, touched, length"
 
+    /// The statement for `sql`, compiled at its first use on this connection and kept.
+    func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let statement = statements[sql] { return statement }
+        let statement = try db.prepare(sql)
+        statements[sql] = statement
+        return statement
+    }
+
     private func rows(_ sql: String, _ values: [SQLiteStatement.Value]) throws(Problem) -> [Row] {
-        if isUnmade { return [] }
+        var rows: [Row] = []
+        try eachRow(sql, values) { rows.append($0) }
+        return rows
+    }
+
+    /// Hands each row `sql` selects to `body`, none kept.
+    private func eachRow(_ sql: String, _ values: [SQLiteStatement.Value], _ body: (Row) -> Void) throws(Problem) {
+        if isUnmade { return }
         do {
-            let statement = try db.prepare("SELECT \(FlutterDatabase.selectColumns) FROM cacheObject \(sql)")
+            let statement = try statement("SELECT \(FlutterDatabase.selectColumns) FROM cacheObject \(sql)")
             try statement.bind(values)
             defer { statement.reset() }
-            var rows: [Row] = []
             while try statement.step() {
-                rows.append(
+                body(
                     Row(
                         id: statement.int64(0), url: statement.text(1) ?? "", key: statement.text(2) ?? "",
                         relativePath: statement.text(3) ?? "", eTag: statement.isNull(4) ? nil : statement.text(4),
                         validTill: statement.int64(5), touched: statement.int64(6),
                         length: statement.isNull(7) ? nil : statement.int64(7)))
             }
-            return rows
         } catch {
             throw FlutterDatabase.problem(error)
         }
     }
+
+    /// Every row, one at a time (`getAllObjects` without holding them all).
+    public func forEachRow(_ body: (Row) -> Void) throws(Problem) { try eachRow("", [], body) }
 
     /// The row `get(key)` returns: the first whose key is `key`.
     public func row(forKey key: String) throws(Problem) -> Row? {
@@ -247,8 +267,8 @@ public final class FlutterDatabase {
     @discardableResult
     public func put(_ put: Put, now: Int64) throws(Problem) -> String? {
         do {
-            return try db.transaction { () throws(SQLiteError) -> String? in
-                let find = try db.prepare("SELECT _id, relativePath FROM cacheObject WHERE key = ? LIMIT 1")
+            return try inTransaction { () throws(SQLiteError) -> String? in
+                let find = try statement("SELECT _id, relativePath FROM cacheObject WHERE key = ? LIMIT 1")
                 try find.bind([.text(put.key)])
                 var previous: (id: Int64, path: String?)?
                 if try find.step() { previous = (find.int64(0), find.isNull(1) ? nil : find.text(1)) }
@@ -258,7 +278,7 @@ public final class FlutterDatabase {
                     .integer(put.validTill), .integer(now), .integer(put.length),
                 ]
                 if let previous {
-                    try db.prepare(
+                    try statement(
                         """
                         UPDATE cacheObject SET url = ?, key = ?, relativePath = ?, eTag = ?, validTill = ?, \
                         touched = ?, length = ? WHERE _id = ?
@@ -266,7 +286,7 @@ public final class FlutterDatabase {
                     ).run(values + [.integer(previous.id)])
                     return previous.path == put.relativePath ? nil : previous.path
                 }
-                try db.prepare(
+                try statement(
                     "INSERT INTO cacheObject (url, key, relativePath, eTag, validTill, touched, length) VALUES (?, ?, ?, ?, ?, ?, ?)"
                 ).run(values)
                 return nil
@@ -279,7 +299,7 @@ public final class FlutterDatabase {
     /// The library's read of a hit: the row written again with `touched` = `now`.
     public func touch(id: Int64, now: Int64) throws(Problem) {
         do {
-            try db.prepare("UPDATE cacheObject SET touched = ? WHERE _id = ?").run([.integer(now), .integer(id)])
+            try statement("UPDATE cacheObject SET touched = ? WHERE _id = ?").run([.integer(now), .integer(id)])
         } catch {
             throw FlutterDatabase.problem(error)
         }
@@ -339,7 +359,7 @@ public final class FlutterDatabase {
     /// A 304's update: `validTill`, `eTag` and `touched` = `now`, the file and length kept.
     public func revalidate(id: Int64, validTill: Int64, eTag: String?, now: Int64) throws(Problem) {
         do {
-            try db.prepare("UPDATE cacheObject SET validTill = ?, eTag = ?, touched = ? WHERE _id = ?").run([
+            try statement("UPDATE cacheObject SET validTill = ?, eTag = ?, touched = ? WHERE _id = ?").run([
                 .integer(validTill), eTag.map { .text($0) } ?? .null, .integer(now), .integer(id),
             ])
         } catch {

@@ -11,16 +11,32 @@ import Synchronization
 /// `WebHelper` does. SQLite's own locking keeps two processes' batches apart.
 public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
     static let library = "flutter_cache_manager"
-    static let batchSize = 512
+    static let batchSize = 4096
 
     let folder: String
     let databasePath: String
     private let names: FlutterFileName
     private let state = Mutex(State())
 
+    /// What the index keeps of a row: what a hit, the LRU order and the size need (not its URL
+    /// and eTag, which only the database holds).
+    struct Listed {
+        var id: Int64
+        var relativePath: String
+        var validTill: Int64
+        var touched: Int64
+        var length: Int64?
+
+        init(_ row: FlutterDatabase.Row) {
+            (id, relativePath, validTill, touched, length) = (
+                row.id, row.relativePath, row.validTill, row.touched, row.length
+            )
+        }
+    }
+
     private struct State {
         /// The rows as last read or written, by key, and the keys by file name.
-        var rows: [String: FlutterDatabase.Row] = [:]
+        var rows: [String: Listed] = [:]
         var keysByName: [String: String] = [:]
         var pending: [Operation] = []
         /// The files of the rows `pending` puts (`awaitsListing`).
@@ -79,15 +95,21 @@ public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
             return
         }
         guard let db = try open(create: false, readOnly: true, busyTimeout: 5) else { return }
-        let rows: [FlutterDatabase.Row]
-        do { rows = try db.allRows() } catch { throw FlutterIndex.indexError(error, path: databasePath) }
-        state.withLock { state in
-            state.rows = [:]
-            state.keysByName = [:]
-            for row in rows where state.rows[row.key] == nil {
-                state.rows[row.key] = row
-                state.keysByName[row.relativePath] = row.key
+        // Row by row into the index: the rows are never held as a list besides it.
+        var rows: [String: Listed] = [:]
+        var keysByName: [String: String] = [:]
+        do {
+            try db.forEachRow { row in
+                guard rows[row.key] == nil else { return }
+                rows[row.key] = Listed(row)
+                keysByName[row.relativePath] = row.key
             }
+        } catch {
+            throw FlutterIndex.indexError(error, path: databasePath)
+        }
+        state.withLock { state in
+            state.rows = rows
+            state.keysByName = keysByName
         }
     }
 
@@ -197,35 +219,37 @@ public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
                 throw FlutterIndex.indexError(error, path: databasePath, timeout: lockTimeout)
             }
             var replaced: [String] = []
+            // One transaction for the batch: readers see it whole or not at all.
             do throws(FlutterDatabase.Problem) {
-                for operation in state.pending {
-                    switch operation {
-                    case .put(let put):
-                        // Written only while its file is there (a clean may have run since).
-                        guard FileDescriptor.isPlainName(put.relativePath),
-                            FileSystem.exists(CacheLocation.join(folder, put.relativePath))
-                        else { continue }
-                        let now = FlutterIndex.milliseconds(.now())
-                        if let old = try db.put(put, now: now) { replaced.append(old) }
-                        var row = FlutterDatabase.Row(
-                            id: state.rows[put.key]?.id ?? 0, url: put.url, key: put.key,
-                            relativePath: put.relativePath,
-                            eTag: put.eTag, validTill: put.validTill, touched: now, length: put.length)
-                        if let written = try db.row(forKey: put.key) { row = written }
-                        if let previous = state.rows[put.key] { state.keysByName[previous.relativePath] = nil }
-                        state.rows[put.key] = row
-                        state.keysByName[row.relativePath] = put.key
-                    case .read(let key):
-                        guard let row = try db.row(forKey: key) else { continue }
-                        let now = FlutterIndex.milliseconds(.now())
-                        try db.touch(id: row.id, now: now)
-                        state.rows[key]?.touched = now
-                    case .revalidate(let key, let validTill, let eTag):
-                        guard let row = try db.row(forKey: key) else { continue }
-                        let now = FlutterIndex.milliseconds(.now())
-                        try db.revalidate(id: row.id, validTill: validTill, eTag: eTag ?? row.eTag, now: now)
-                        state.rows[key]?.touched = now
-                        state.rows[key]?.validTill = validTill
+                try db.batch { () throws(FlutterDatabase.Problem) in
+                    for operation in state.pending {
+                        switch operation {
+                        case .put(let put):
+                            // Written only while its file is there (a clean may have run since).
+                            guard FileDescriptor.isPlainName(put.relativePath),
+                                FileSystem.exists(CacheLocation.join(folder, put.relativePath))
+                            else { continue }
+                            let now = FlutterIndex.milliseconds(.now())
+                            if let old = try db.put(put, now: now) { replaced.append(old) }
+                            var row = FlutterDatabase.Row(
+                                id: state.rows[put.key]?.id ?? 0, url: put.url, key: put.key,
+                                relativePath: put.relativePath,
+                                eTag: put.eTag, validTill: put.validTill, touched: now, length: put.length)
+                            if let written = try db.row(forKey: put.key) { row = written }
+                            if let previous = state.rows[put.key] { state.keysByName[previous.relativePath] = nil }
+                            state.rows[put.key] = Listed(row)
+                            state.keysByName[row.relativePath] = put.key
+                        case .read(let key):
+                            let now = FlutterIndex.milliseconds(.now())
+                            guard try db.touch(key: key, now: now) else { continue }
+                            state.rows[key]?.touched = now
+                        case .revalidate(let key, let validTill, let eTag):
+                            guard let row = try db.row(forKey: key) else { continue }
+                            let now = FlutterIndex.milliseconds(.now())
+                            try db.revalidate(id: row.id, validTill: validTill, eTag: eTag ?? row.eTag, now: now)
+                            state.rows[key]?.touched = now
+                            state.rows[key]?.validTill = validTill
+                        }
                     }
                 }
             } catch {
