@@ -164,3 +164,27 @@ import Testing
         #expect(out.isEmpty)
     }
 }
+
+/// `--quiet` on the commands that move a cache: nothing on standard error on success, the work
+/// done all the same; the line without it (the default) says what was moved.
+@Suite struct QuietMoveTests {
+    @Test func packPushAndPullAreSilentUnderQuiet() throws {
+        let setup = try PushPullTests.Setup(try #require(CacheFormats.named("glide")))
+        let archive = setup.s.h.temp.path("seed.tar")
+        let loud = try setup.s.h.run(["pack", "--platform", "android", "--output", archive] + setup.s.options)
+        #expect(loud.status == 0 && loud.stderr.contains("packed "), "\(loud.stderr)")
+        let quiet = try setup.s.h.run(
+            ["pack", "--quiet", "--platform", "android", "--output", archive + "2"] + setup.s.options)
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+        #expect(FileManager.default.contents(atPath: archive + "2") == FileManager.default.contents(atPath: archive))
+
+        let push = try setup.run(["push", "-q"] + setup.s.options)
+        #expect(push.status == 0 && push.stderr.isEmpty, "\(push.stderr)")
+        #expect(Set(try setup.appFiles().keys) == Set(try PackTests.tree(setup.s.location.folder, as: "").keys))
+
+        let pulled = setup.s.h.temp.path("pulled")
+        let pull = try setup.run(["pull", "--quiet", "--cache-format", "glide", "--output", pulled])
+        #expect(pull.status == 0 && pull.stderr.isEmpty, "\(pull.stderr)")
+        #expect(FileManager.default.fileExists(atPath: pulled + "/cache/image_manager_disk_cache/journal"))
+    }
+}

@@ -60,6 +60,7 @@ struct Pack: ParsableCommand {
     var bundleID: String?
 
     @OptionGroup var lockTimeoutOption: LockTimeoutOption
+    @OptionGroup var quietOption: QuietOption
 
     /// The formats whose library reads the app's preferences, from the registry.
     static var preferenceFormats: String {
@@ -121,7 +122,7 @@ struct Pack: ParsableCommand {
         } catch let error as ReportFile.OpenError {
             throw CommandFailure.cache(error.description)
         }
-        if output != "-" {
+        if output != "-" && !quietOption.quiet {
             Console.error(
                 "packed \(result.files) files (\(Quantities.formatBytes(result.bytes))) of \(location.folder) as \(result.containerFolder) into \(output)"
             )

@@ -36,6 +36,7 @@ struct Pull: ParsableCommand {
     var output: String
 
     @OptionGroup(title: "Device") var adbOptions: AdbOptions
+    @OptionGroup var quietOption: QuietOption
 
     func run() throws {
         let format = format ?? CacheFormats.all[0]
@@ -50,6 +51,7 @@ struct Pull: ParsableCommand {
         } catch {
             throw CommandFailure.cache(error.description)
         }
+        guard !quietOption.quiet else { return }
         Console.error("pulled the app's \(job.parts.joined(separator: " and ")) into \(output): \(folder)")
     }
 }

@@ -29,6 +29,7 @@ struct Push: ParsableCommand {
     @OptionGroup(title: "Device") var adbOptions: AdbOptions
 
     @OptionGroup var lockTimeoutOption: LockTimeoutOption
+    @OptionGroup var quietOption: QuietOption
 
     func run() throws {
         let location = try location.location()
@@ -39,10 +40,12 @@ struct Push: ParsableCommand {
             result = try job.run { event in
                 switch event {
                 case .transferred(let viaExecIn, let files, let bytes):
+                    guard !quietOption.quiet else { return }
                     Console.error(
                         "copied \(files) files (\(Quantities.formatBytes(bytes))) \(viaExecIn ? "through adb exec-in" : "through /data/local/tmp (this adb has no exec-in)")"
                     )
                 case .replacing(let path):
+                    guard !quietOption.quiet else { return }
                     Console.error("replacing the app's \(path) as a whole with the seed")
                 case .timeDiffers(let path, let packed, let found):
                     Console.error("\(path): modification time \(found) on the device, \(packed) packed")
@@ -54,7 +57,7 @@ struct Push: ParsableCommand {
             default: throw CommandFailure.cache(error.description)
             }
         }
-        Console.error("pushed \(result.files) files into \(device.package)'s container")
+        if !quietOption.quiet { Console.error("pushed \(result.files) files into \(device.package)'s container") }
         if result.timeDifferences > 0 {
             throw CommandFailure(
                 message: "\(result.timeDifferences) files arrived with another modification time than packed",
