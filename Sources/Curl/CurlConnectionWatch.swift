@@ -16,7 +16,8 @@ public final class CurlConnectionWatch {
     fileprivate func closing(_ socket: curl_socket_t) {
         var buffer = [CChar](repeating: 0, count: 80)
         guard imgwarm_socket_local_name(socket, &buffer, buffer.count) == 0 else { return }
-        onClose(String(cString: buffer))
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        onClose(String(decoding: bytes, as: UTF8.self))
     }
 }
 

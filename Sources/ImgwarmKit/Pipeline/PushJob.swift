@@ -121,7 +121,7 @@ public struct PushJob {
             let extra = Set(found.keys).subtracting(packed.entries.map(\.path)).subtracting([PackJob.manifestName])
             missing += extra.sorted().map { "\($0) is not in the manifest" }
             guard missing.isEmpty else {
-                try? device.mustRunAs("rm -rf \(PushJob.staging)", step: "removing the staging folder")
+                _ = try? device.mustRunAs("rm -rf \(PushJob.staging)", step: "removing the staging folder")
                 throw Error.incomplete(missing)
             }
             for part in parts {
