@@ -42,6 +42,37 @@ import Testing
         #expect(Set(try setup.appFiles().keys) == Set(try PackTests.tree(setup.s.location.folder, as: "").keys))
     }
 
+    /// `--user N` as root: the container `/data/user/N/PKG`, the uid N × 100000 + the app's id.
+    @Test func aRootPushForAnotherUserUsesItsContainerAndUID() throws {
+        let setup = try PushPullTests.Setup(try #require(CacheFormats.named("glide")))
+        // The stand-in keeps every user's copy in /data/data: user 10's folder points there.
+        try FileManager.default.createDirectory(
+            atPath: setup.device + "/data/user", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: setup.device + "/data/user/10", withDestinationPath: setup.device + "/data/data")
+        let push = try setup.run(
+            ["push", "--root", "--user", "10"] + setup.s.options,
+            env: ["FAKE_ADB_NOT_DEBUGGABLE": PushPullTests.package, "FAKE_ADB_UID": "10234"])
+        #expect(push.status == 0, "\(push.stderr)")
+        #expect(setup.log.contains("cd '/data/user/10/\(PushPullTests.package)'"), "\(setup.log)")
+        #expect(setup.log.contains("device: chown -R 1010234:1010234 .imgwarm-push"), "\(setup.log)")
+        #expect(Set(try setup.appFiles().keys) == Set(try PackTests.tree(setup.s.location.folder, as: "").keys))
+    }
+
+    /// flutter's database lives outside its folder: as root its parent, made by the push, is the
+    /// app's too, and a pull of what arrived verifies all hits.
+    @Test func aRootPushOfFlutterVerifiesAllHits() throws {
+        let setup = try PushPullTests.Setup(try #require(CacheFormats.named("flutter")))
+        let push = try setup.run(["push", "--root"] + setup.s.options)
+        #expect(push.status == 0, "\(push.stderr)")
+        #expect(setup.log.contains("device: chown 10123:10123 "), "\(setup.log)")
+        #expect(setup.log.contains("device: restorecon "), "\(setup.log)")
+        let pulled = setup.s.h.temp.path("pulled")
+        let pull = try setup.run(["pull", "--cache-format", "flutter", "--output", pulled])
+        #expect(pull.status == 0, "\(pull.stderr)")
+        try PackTests.verifyAllHits(setup.s, extractedInto: pulled, platform: .android)
+    }
+
     /// Each refusal under --root of a release build: its switches, what the message must say.
     static let refusals: [(String, [String: String], [String])] = [
         (
