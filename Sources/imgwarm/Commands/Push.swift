@@ -32,7 +32,8 @@ struct Push: ParsableCommand {
               imgwarm push --package com.example.app --cache-format glide --cache-dir seed
               imgwarm push --package com.example.app --serial emulator-5554 \\
                 --cache-format coil --cache-dir seed
-              imgwarm push --root --package com.example.app --cache-format glide --cache-dir seed
+              imgwarm push --root --package com.example.app \\
+                --cache-format glide --cache-dir seed
             """)
 
     @OptionGroup var location: CacheLocationOptions
