@@ -3,7 +3,9 @@ import ImgwarmSystem
 /// An Android app's container reached through the platform's `adb` (`imgwarm push` and `pull`,
 /// docs/pack.md "Android"): every command on the device runs as the app's user through
 /// `run-as`, which starts in the app's data folder (`/data/data/PKG`), the root of the archive's
-/// layout. Tested against the stand-in `Tests/Fixtures/adb/adb` only (no device here).
+/// layout. With `root` (push on a release build, docs/pack.md "Android") the commands run as
+/// root after `adb root` in the app's container, and the files are given to the app's uid
+/// afterwards. Tested against the stand-in `Tests/Fixtures/adb/adb` only (no device here).
 public struct AndroidDevice: Sendable {
     /// The adb program: a path, or a name looked up on `PATH`.
     public var adb: String
@@ -16,13 +18,22 @@ public struct AndroidDevice: Sendable {
     public var package: String
     /// Where this machine's scratch files go (`$TMPDIR`, else `/tmp`).
     public var scratchFolder: String
+    /// Whether to work as root (`adb root`) where the device allows it: for release builds,
+    /// whose `run-as` refuses.
+    public var root: Bool
+    /// The app's uid once `check` found root granted; nil: commands run through `run-as`.
+    public internal(set) var rootUID: Int?
 
-    public init(adb: String, serial: String?, userWords: [String], package: String, scratchFolder: String) {
+    public init(
+        adb: String, serial: String?, userWords: [String], package: String, scratchFolder: String,
+        root: Bool = false
+    ) {
         self.adb = adb
         self.serial = serial
         self.userWords = userWords
         self.package = package
         self.scratchFolder = scratchFolder
+        self.root = root
     }
 
     /// Why the device side refused or failed; each names the cause and the fix.
@@ -33,6 +44,10 @@ public struct AndroidDevice: Sendable {
         case severalDevices([String])
         case notInstalled(String)
         case notDebuggable(String, String)
+        /// `adb root` refused (a production build) and `run-as` too: what each said.
+        case rootRefused(String, String)
+        /// `dumpsys package` shows no uid for the app.
+        case uidNotFound(String)
         /// The device went away during a step: which, and what adb said.
         case lost(String, String)
         /// A command on the device failed: which, and what it said.
@@ -55,6 +70,12 @@ public struct AndroidDevice: Sendable {
             case .notDebuggable(let package, let said):
                 return
                     "run-as cannot run as \(package) (\(said)): push and pull need a debuggable build of the app (android:debuggable, a debug variant)"
+            case .rootRefused(let said, let runAs):
+                return
+                    "adb root was refused (\(said)) and run-as too (\(runAs)): \(Setting.root) needs a rootable emulator image (one without Play Store), or use a debuggable build of the app without \(Setting.root)"
+            case .uidNotFound(let package):
+                return
+                    "dumpsys package \(package) shows no userId: check the package name and the Android user, or push a debuggable build without \(Setting.root)"
             case .lost(let step, let said):
                 return "the device went away during \(step) (\(said)): reconnect it and run the command again"
             case .failed(let step, let said):
@@ -85,14 +106,30 @@ public struct AndroidDevice: Sendable {
         }
     }
 
-    /// The words that run a command as the app's user: `run-as [--user U] PKG`.
+    /// The words that run a command as the app's user in its data folder: `run-as [--user U]
+    /// PKG`; as root, a `cd` into the container (adb hands the command line to the device's sh).
     var runAsWords: [String] {
-        ["run-as"] + userWords + [package]
+        rootUID == nil ? ["run-as"] + userWords + [package] : ["cd", AndroidDevice.quote(container), "&&"]
     }
 
-    /// Runs `script` with the device's `sh` as the app's user, in its data folder.
+    /// The app's container: `/data/data/PKG`, or `/data/user/N/PKG` for Android user N.
+    var container: String {
+        user.map { "/data/user/\($0)/\(package)" } ?? "/data/data/\(package)"
+    }
+
+    /// The Android user named by `userWords` (`--user N`); nil: the current one.
+    var user: String? {
+        userWords.count == 2 ? userWords[1] : nil
+    }
+
+    /// Runs `script` with the device's `sh` as the app's user (or root), in its data folder.
     func runAs(_ script: String) throws(Failure) -> ChildProcess.Finished {
-        try run(["shell", (runAsWords + ["sh", "-c", AndroidDevice.quote(script)]).joined(separator: " ")])
+        guard rootUID == nil else {
+            return try run([
+                "shell", "sh -c " + AndroidDevice.quote("cd \(AndroidDevice.quote(container)) && " + script),
+            ])
+        }
+        return try run(["shell", (runAsWords + ["sh", "-c", AndroidDevice.quote(script)]).joined(separator: " ")])
     }
 
     /// Runs `script` as the app's user and fails with `step` unless it succeeds; a device that
@@ -122,8 +159,10 @@ public struct AndroidDevice: Sendable {
     }
 
     /// The checks before anything is changed: the device is there, the app installed, `run-as`
-    /// works (a debuggable build).
-    public func check() throws(Failure) {
+    /// works (a debuggable build). With `root`, `adb root` first: granted, the device checked
+    /// is returned with the app's uid (`rootUID`); refused, `run-as` must work instead.
+    @discardableResult
+    public func check() throws(Failure) -> AndroidDevice {
         let serials = try attachedSerials()
         if let serial {
             guard serials.contains(serial) else { throw serials.isEmpty ? .noDevice : .serialNotFound(serial) }
@@ -137,8 +176,45 @@ public struct AndroidDevice: Sendable {
         guard path.status == 0, ChildProcessOutput(path).lines.contains(where: { $0.hasPrefix("package:") }) else {
             throw .notInstalled(package)
         }
+        if root {
+            let granted = try run(["root"])
+            let said = (String(decoding: granted.output, as: UTF8.self) + " " + granted.message)
+            if granted.status == 0 && !said.contains("cannot run as root") {
+                _ = try run(["wait-for-device"])
+                var checked = self
+                checked.rootUID = try appUID()
+                return checked
+            }
+            let probe = try runAs("true")
+            guard probe.status == 0 else {
+                throw .rootRefused(ChildProcessOutput(granted).lines.first ?? granted.message, probe.message)
+            }
+            return self
+        }
         let probe = try runAs("true")
         guard probe.status == 0 else { throw .notDebuggable(package, probe.message) }
+        return self
+    }
+
+    /// The app's uid for this device's user: `userId=` of `dumpsys package` is the app's id,
+    /// and user N's copy runs as N × 100000 + that id.
+    func appUID() throws(Failure) -> Int {
+        let dump = try run(["shell", "dumpsys package \(AndroidDevice.quote(package))"])
+        let ids = ChildProcessOutput(dump).lines.lazy.compactMap { line -> Int? in
+            guard let range = line.firstRange(of: "userId=") else { return nil }
+            return Int(line[range.upperBound...].prefix(while: \.isNumber))
+        }
+        guard dump.status == 0, let id = ids.first else { throw .uidNotFound(package) }
+        return (user.flatMap { Int($0) } ?? 0) * 100_000 + id % 100_000
+    }
+
+    /// As root: gives `paths` (in the container) to the app's uid and relabels them for SELinux
+    /// (`chown -R`, `restorecon -R`); files written by root are otherwise not the app's. Through
+    /// `run-as` they already are: nothing to do.
+    func giveToApp(_ paths: [String], step: String) throws(Failure) {
+        guard let uid = rootUID, !paths.isEmpty else { return }
+        let quoted = paths.map(AndroidDevice.quote).joined(separator: " ")
+        try mustRunAs("chown -R \(uid):\(uid) \(quoted) && restorecon -R \(quoted)", step: step)
     }
 
     /// Stops the app (`am force-stop`): the libraries read their journal or database when it opens

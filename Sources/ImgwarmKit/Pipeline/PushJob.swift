@@ -10,10 +10,12 @@ import ImgwarmSystem
 /// staging folder is listed back and compared with the manifest; only when every file arrived
 /// with its size does each of the cache's parts (its folder, flutter's database) replace the
 /// app's as a whole (a rename: the app's own journal and the seed's are never mixed). A failure
-/// before that leaves the app's folder as it was.
+/// before that leaves the app's folder as it was. With the device's `root` (a release build on a
+/// rootable emulator image) the same steps run as root after `adb root`, and the staging folder
+/// is given to the app's uid (`chown -R`, `restorecon -R`) before the check.
 public struct PushJob {
     let location: CacheLocation
-    let device: AndroidDevice
+    var device: AndroidDevice
     let lockTimeout: Double
 
     public init(location: CacheLocation, device: AndroidDevice, lockTimeout: Double = CacheLock.defaultTimeout) {
@@ -33,6 +35,8 @@ public struct PushJob {
         case replacing(String)
         /// A file whose modification time arrived other than packed (seconds): path, packed, found.
         case timeDiffers(String, Int64, Int64)
+        /// Root was asked for: granted (the app's uid), or refused (nil) and run-as used instead.
+        case root(uid: Int?)
     }
 
     /// What was pushed.
@@ -68,11 +72,18 @@ public struct PushJob {
     }
 
     public func run(observe: (Event) -> Void) throws(Error) -> Result {
+        var job = self
         do {
-            try device.check()
+            job.device = try device.check()
         } catch {
             throw .device(error)
         }
+        if device.root { observe(.root(uid: job.device.rootUID)) }
+        return try job.push(observe: observe)
+    }
+
+    /// The push once the device passed its checks.
+    private func push(observe: (Event) -> Void) throws(Error) -> Result {
         let archivePath = device.scratchFolder + "/imgwarm-push-\(FileSystem.processID).tar"
         let archive: FileDescriptor
         do {
@@ -104,6 +115,7 @@ public struct PushJob {
                 "rm -rf \(PushJob.staging) && mkdir \(PushJob.staging)", step: "making the staging folder")
             let viaExecIn = try transfer(archive: archive, path: archivePath)
             observe(.transferred(viaExecIn: viaExecIn, files: packed.files, bytes: packed.bytes))
+            try device.giveToApp([PushJob.staging], step: "giving the files to the app's uid (chown, restorecon)")
             let found = try listStaging()
             var missing: [String] = []
             var timeDifferences = 0
@@ -189,8 +201,10 @@ public struct PushJob {
             let target = AndroidDevice.quote(part)
             let old = AndroidDevice.quote(part + ".imgwarm-old")
             let parent = AndroidDevice.quote(CacheLocation.split("/" + part).parent.dropFirst().description)
+            // As root, a parent made here is the app's too.
+            let own = device.rootUID.map { " && chown \($0):\($0) \(parent) && restorecon \(parent)" } ?? ""
             script.append(
-                "mkdir -p \(parent) && rm -rf \(old) && { test ! -e \(target) || mv \(target) \(old); } && mv \(AndroidDevice.quote(PushJob.staging + "/" + part)) \(target) && rm -rf \(old)"
+                "mkdir -p \(parent)\(own) && rm -rf \(old) && { test ! -e \(target) || mv \(target) \(old); } && mv \(AndroidDevice.quote(PushJob.staging + "/" + part)) \(target) && rm -rf \(old)"
             )
         }
         script.append("rm -rf \(PushJob.staging)")

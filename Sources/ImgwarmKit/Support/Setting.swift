@@ -34,6 +34,7 @@ public enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
     case offline
     case adbPath
     case serial
+    case root
     case cacheFormat
 
     /// How messages name this setting: the installed spelling, else the configuration's name.

@@ -17,23 +17,38 @@ struct Push: ParsableCommand {
             after a message naming what it replaces. A refusal or a failure names the cause and \
             the fix, exits with 3 and leaves the app's cache as it was.
 
+            --root is for a release (non-debuggable) build on a rootable emulator image (one \
+            without Play Store): push runs adb root and adb wait-for-device, reads the app's uid \
+            from dumpsys package (userId=; for --user N, N * 100000 plus it), extracts the \
+            archive as root into the staging folder of the app's container (/data/data/PKG, or \
+            /data/user/N/PKG), gives it to the app's uid (chown -R) and relabels it (restorecon \
+            -R), then checks and replaces as above. Where adb root is refused (adbd cannot run as \
+            root in production builds) a debuggable app is still pushed through run-as; a release \
+            build is refused with exit 3, naming the fix.
+
             \(AdbOptions.testedText)
 
             Examples:
               imgwarm push --package com.example.app --cache-format glide --cache-dir seed
               imgwarm push --package com.example.app --serial emulator-5554 \\
                 --cache-format coil --cache-dir seed
+              imgwarm push --root --package com.example.app \\
+                --cache-format glide --cache-dir seed
             """)
 
     @OptionGroup var location: CacheLocationOptions
     @OptionGroup(title: "Device") var adbOptions: AdbOptions
+
+    @Flag(help: "Push a release build as root (adb root, chown to the app's uid, restorecon): rootable emulators only.")
+    var root = false
 
     @OptionGroup var lockTimeoutOption: LockTimeoutOption
     @OptionGroup var quietOption: QuietOption
 
     func run() throws {
         let location = try location.location()
-        let device = try adbOptions.device()
+        var device = try adbOptions.device()
+        device.root = root
         let job = PushJob(location: location, device: device, lockTimeout: lockTimeoutOption.lockTimeout)
         let result: PushJob.Result
         do {
@@ -47,6 +62,11 @@ struct Push: ParsableCommand {
                 case .replacing(let path):
                     guard !quietOption.quiet else { return }
                     Console.error("replacing the app's \(path) as a whole with the seed")
+                case .root(let uid):
+                    guard !quietOption.quiet else { return }
+                    Console.error(
+                        uid.map { "adb root granted: the files go to the app's uid \($0)" }
+                            ?? "adb root was refused: pushing through run-as (the app is debuggable)")
                 case .timeDiffers(let path, let packed, let found):
                     Console.error("\(path): modification time \(found) on the device, \(packed) packed")
                 }

@@ -31,6 +31,7 @@ enum SettingFlags {
         case .databasePath: return "--database"
         case .adbPath: return "--adb"
         case .serial: return "--serial"
+        case .root: return "--root"
         case .cacheFormat: return "--cache-format"
         }
     }
