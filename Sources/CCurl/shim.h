@@ -2,6 +2,7 @@
 #define IMGWARM_CCURL_SHIM_H
 
 #include <curl/curl.h>
+#include <idn2.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>

@@ -188,4 +188,30 @@ struct OkHttpCacheTests {
         let text = try h.run(["verify", "-v", "--cache-format", "picasso", "--disk-cache-path", folder, list])
         #expect(text.result.stdoutText.contains(": OkHttp serves it offline until "), "\(text.result.stdoutText)")
     }
+
+    /// A URL OkHttp's `HttpUrl` refuses (its host percent-decodes to a `/` or a NUL) is an invalid
+    /// line with the reason for an OkHttp cache, and nothing is requested; another format fetches it.
+    @Test func urlsOkHttpRefusesAreInvalidLines() throws {
+        let h = try PrefetchHarness()
+        let folder = h.temp.path("cache/picasso-cache")
+        let refused = ["http://a%2Fb.invalid/a.png", "http://%00.invalid/a.png"]
+        let run = try Self.prefetch(h, refused + [h.url("/max-age/3600/photo.jpg")], folder: folder)
+        #expect(run.status == 1, "\(run.stderr)")
+        for line in 1...2 {
+            let entry = try run.entry(line: line)
+            #expect(entry["outcome"] as? String == "invalid", "line \(line)")
+            #expect(
+                (entry["errorMessage"] as? String)?.hasPrefix("OkHttp's HttpUrl refuses this URL") == true,
+                "line \(line): \(entry["errorMessage"] ?? "")")
+        }
+        #expect(try run.entry(line: 3)["outcome"] as? String == "downloaded")
+        #expect(try OkHttpJava.canonical(refused) == [nil, nil], "OkHttp refuses them too")
+        let other = try h.run(
+            ["prefetch", "--disk-cache-path", h.folder, "--report", "-", "--timeout", "2"] + [
+                try h.temp.write("other.txt", Data((refused.joined(separator: "\n") + "\n").utf8))
+            ])
+        for line in 1...2 {
+            #expect(try other.entry(line: line)["outcome"] as? String != "invalid", "line \(line)")
+        }
+    }
 }

@@ -75,6 +75,13 @@ public protocol AppPreferencesFormat: CacheFormat {
     var appPreferences: [(key: String, value: Int)] { get }
 }
 
+/// A format whose library refuses some keys before any request (OkHttp: a URL its `HttpUrl`
+/// cannot parse is never fetched, so never cached): such a line is invalid, with the reason.
+public protocol KeyRefusingFormat: CacheFormat {
+    /// Why the library never caches `key`; nil when it may.
+    func refusal(forKey key: String) -> String?
+}
+
 /// A format whose library caches HTTP responses whole (OkHttp's `Cache`): the request must be the
 /// app's client's (its `Accept-Encoding` and `User-Agent`, so a `Vary` matches) and the body is
 /// stored as received; a prefetch fetches with this profile (`FetchConfiguration.profile`).

@@ -32,6 +32,9 @@ final class LineIngest {
     /// Names the cache entries of duplicates (their report's `fileName`): the cache format's
     /// naming, given by the job (the Input stage knows no cache). The key itself by default.
     let fileName: (String) -> String
+    /// Why the cache's library never caches a key (the format's refusal, given by the job); the
+    /// line is then invalid. None by default.
+    let keyRefusal: (String) -> String?
     /// Asked before a list's first line and every 1024 lines: true stops reading (a signal).
     let shouldStop: () -> Bool
     /// Readable when reading must stop (the signal's pipe): a read waiting on a pipe ends then.
@@ -56,6 +59,7 @@ final class LineIngest {
     init(
         sources: [ListSource], keyFilters: KeyFilterChain, shard: Shard?, duplicateMemoryLimit: Int,
         scratchFolder: String, fileName: @escaping (String) -> String = { $0 },
+        keyRefusal: @escaping (String) -> String? = { _ in nil },
         shouldStop: @escaping () -> Bool = { false }, stop: FileDescriptor? = nil, replayCredentials: Bool = false,
         fileRules: LocalFileRules = LocalFileRules(), offlineBodies: HARBodies? = nil
     ) {
@@ -64,6 +68,7 @@ final class LineIngest {
         self.fileRules = fileRules
         self.stop = stop
         self.fileName = fileName
+        self.keyRefusal = keyRefusal
         self.sources = sources
         self.keyFilters = keyFilters
         self.shard = shard
@@ -185,6 +190,12 @@ final class LineIngest {
             var result = EntryResult(line: line, input: index, url: url, outcome: .invalid)
             result.failure = ImgwarmKit.Failure(
                 .invalidURL, "the key filters (\(keyFilters)) made the key of this URL empty")
+            event(.invalid(result))
+            return
+        }
+        if let refusal = keyRefusal(key) {
+            var result = EntryResult(line: line, input: index, url: url, outcome: .invalid)
+            result.failure = ImgwarmKit.Failure(.invalidURL, refusal)
             event(.invalid(result))
             return
         }

@@ -38,6 +38,7 @@ final class PrefetchIngest {
             sources: sources, keyFilters: configuration.keyFilters, shard: configuration.shard,
             duplicateMemoryLimit: configuration.duplicateMemoryLimit, scratchFolder: configuration.spoolFolder,
             fileName: { [location] in (try? location.entryName(forKey: $0, index: nil)) ?? "" },
+            keyRefusal: { [location] in (location.format as? any KeyRefusingFormat)?.refusal(forKey: $0) },
             shouldStop: { stop.signal != 0 }, stop: stop.descriptor,
             replayCredentials: configuration.fetch.replayCredentials, fileRules: configuration.fileRules,
             offlineBodies: bodies)

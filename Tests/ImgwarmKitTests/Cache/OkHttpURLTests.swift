@@ -55,18 +55,54 @@ import Testing
         ("http://example.com/~user/!$&'()*+,;=:@", "http://example.com/~user/!$&'()*+,;=:@"),
         ("http://example.com/a?b=c?d/e", "http://example.com/a?b=c?d/e"),
         ("http://127.0.0.1:8080/img/photo.jpg?w=100&h=100", "http://127.0.0.1:8080/img/photo.jpg?w=100&h=100"),
+        // IPv6 literals (`inet6AddressToAscii`) and international names (`IDN.toASCII`).
+        ("http://[::1]:8080/a", "http://[::1]:8080/a"),
+        ("http://[2001:db8:0:0:0:0:0:1]/", "http://[2001:db8::1]/"),
+        ("http://[ABCD:EF01::0001]:80/", "http://[abcd:ef01::1]/"),
+        ("http://[1:0:0:2:0:0:0:3]/", "http://[1:0:0:2::3]/"),
+        ("http://[1:0:0:2:0:0:3:4]/", "http://[1::2:0:0:3:4]/"),
+        ("http://[0:0:1:0:0:1:0:0]/", "http://[::1:0:0:1:0:0]/"),
+        ("http://[0:0:0:0:0:0:0:0]/", "http://[::]/"),
+        ("http://[1::]/", "http://[1::]/"),
+        ("http://[1:2:3:4:5:6:7::]/", "http://[1:2:3:4:5:6:7:0]/"),
+        ("http://[::2:3:4:5:6:7:8]/", "http://[0:2:3:4:5:6:7:8]/"),
+        ("http://[::1:2:3.4.5.6]/", "http://[::1:2:304:506]/"),
+        ("http://[1:2:3:4:5:6:1.2.3.4]/", "http://[1:2:3:4:5:6:102:304]/"),
+        ("http://[::ffff:1.2.3.4]/", "http://1.2.3.4/"),
+        ("http://[::1/", nil),
+        ("http://[1:2:3:4:5:6:7:8:9]/", nil),
+        ("http://[::1::2]/", nil),
+        ("http://[::01.2.3.4]/", nil),
+        ("http://[01.2.3.4]/", nil),
+        ("http://[g::1]/", nil),
+        ("http://[12345::]/", nil),
+        ("http://[fe80::1%25eth0]/", nil),
+        ("http://[::1]x/", nil),
+        ("http://%5B::1%5D/", nil),
+        ("http://ÉXAMPLE.com/é?q=ü", "http://xn--xample-9ua.com/%C3%A9?q=%C3%BC"),
+        ("http://xn--nxasmq6b.com/", "http://xn--nxasmq6b.com/"),
+        ("http://bücher.de/", "http://xn--bcher-kva.de/"),
+        ("http://b%C3%BCcher.de/", "http://xn--bcher-kva.de/"),
+        ("http://例え.テスト/", "http://xn--r8jz45g.xn--zckzah/"),
+        ("http://مثال.إختبار/", "http://xn--mgbh0fb.xn--kgbechtv/"),
+        ("http://☃.net/", "http://xn--n3h.net/"),
+        ("http://faß.de/", "http://fass.de/"),
+        ("http://ＥＸＡＭＰＬＥ。com/", "http://example.com/"),
+        ("http://Ⅸ.com/", "http://ix.com/"),
+        ("http://ﬀ.com/", "http://ff.com/"),
+        ("http://a\u{200D}b.com/", "http://ab.com/"),
+        ("http://-a.com/", "http://-a.com/"),
+        ("http://%C3%28.com/", nil),
+        ("http://[::1::]/", nil),
+        ("http://\u{FFFD}.com/", nil),
+        ("http://a%2Fb.com/", nil),
+        ("http://%00.com/", nil),
     ]
 
     @Test func canonicalFormsMatchOkHttpsHttpUrl() {
         for (url, expected) in Self.vectors {
             #expect(OkHttpURL.canonical(url) == expected, "\(url)")
         }
-    }
-
-    /// IPv6 literals and internationalized host names are left as written (documented).
-    @Test func hostsItDoesNotCanonicalizeAreNil() {
-        #expect(OkHttpURL.canonical("http://[::1]:8080/x") == nil)
-        #expect(OkHttpURL.canonical("http://bücher.de/") == nil)
     }
 
     @Test(.enabled(if: OkHttpJava.available, Comment(rawValue: OkHttpJava.missing)))

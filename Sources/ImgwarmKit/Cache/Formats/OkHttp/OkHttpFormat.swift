@@ -6,7 +6,9 @@ import ImgwarmSystem
 /// as `Cache.Entry.writeTo` writes it, `.1` the body as it came off the network. The request is the
 /// client's (`requestProfile`: `Accept-Encoding: gzip` and OkHttp's `User-Agent`), so a
 /// `Vary: Accept-Encoding` response matches what the app asks later.
-public struct OkHttpFormat: KeyNamedFormat, IndexedCacheFormat, RequestProfileFormat, FreshnessRewritingFormat {
+public struct OkHttpFormat: KeyNamedFormat, IndexedCacheFormat, RequestProfileFormat, FreshnessRewritingFormat,
+    KeyRefusingFormat
+{
     /// Which app's cache: a preset names the folder and the client's version.
     public enum Preset: String, Sendable, CaseIterable {
         /// Any app's `Cache(File(cacheDir, "http_cache"), …)` (or `--disk-cache-path`), OkHttp 3.x.
@@ -78,6 +80,18 @@ public struct OkHttpFormat: KeyNamedFormat, IndexedCacheFormat, RequestProfileFo
     /// when it does not canonicalize it).
     public func fileName(forKey key: String) -> String {
         MD5.digest(Array((OkHttpURL.canonical(key) ?? key).utf8)).hex + ".1"
+    }
+
+    /// An http(s) URL `HttpUrl.parse` refuses (`OkHttpURL.canonical` is nil): the app's
+    /// `Request.Builder.url` throws, so OkHttp never requests it and has no entry for it. A key
+    /// that is no http(s) URL (key filters) is named as written.
+    public func refusal(forKey key: String) -> String? {
+        let scheme = key.prefix(8).lowercased()
+        guard scheme.hasPrefix("http://") || scheme.hasPrefix("https://"), OkHttpURL.canonical(key) == nil else {
+            return nil
+        }
+        return
+            "OkHttp's HttpUrl refuses this URL (a host it cannot canonicalize: an IPv6 literal it cannot decode, a name IDNA refuses, a character a Host header cannot carry; or a port outside 1-65535), so \(library) never requests or caches it"
     }
 
     public func isEntryName(bytes: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -5,8 +5,8 @@
 /// `/`, `.` and `..` segments resolved, tabs and line breaks inside removed, and each part's own
 /// set of characters percent-encoded (upper-case hex; a `%` already there is kept).
 ///
-/// Hosts with a non-ASCII character (IDNA) or an IPv6 literal are not canonicalized here: `nil`,
-/// as for a URL OkHttp refuses, and the caller keys the URL as written.
+/// The host is `Util.canonicalizeHost`'s (`OkHttpHost`): IPv6 literals compressed, international
+/// names in punycode.
 public enum OkHttpURL {
     /// `HttpUrl`'s encode sets: what each part percent-encodes besides controls, DEL and
     /// (but in the fragment) non-ASCII.
@@ -14,8 +14,7 @@ public enum OkHttpURL {
     static let pathSegmentSet = Set(" \"<>^`{}|/\\?#".unicodeScalars)
     static let querySet = Set(" \"'<>#".unicodeScalars)
 
-    /// The canonical text of `input`, or nil when OkHttp would refuse it or its host is one this
-    /// does not canonicalize (see above).
+    /// The canonical text of `input`, or nil when OkHttp would refuse it.
     public static func canonical(_ input: String) -> String? {
         var parser = Parser(Array(input.unicodeScalars))
         return parser.parse()
@@ -90,7 +89,7 @@ public enum OkHttpURL {
             if !user.isEmpty || !password.isEmpty {
                 text += user + (password.isEmpty ? "" : ":" + password) + "@"
             }
-            text += host
+            text += host.contains(":") ? "[" + host + "]" : host
             if port != defaultPort { text += ":\(port)" }
             text += "/" + segments.joined(separator: "/")
             if let query { text += "?" + query }
@@ -145,8 +144,8 @@ public enum OkHttpURL {
             return value
         }
 
-        /// The host percent-decoded, then `Util.canonicalizeHost` for an ASCII name: lower-cased,
-        /// labels of 1 to 63 characters, none of the characters a Host header cannot carry.
+        /// The host percent-decoded (`percentDecode`: invalid UTF-8 replaced), then
+        /// `Util.canonicalizeHost` (`OkHttpHost`).
         func canonicalHost(_ pos: Int, _ limit: Int) -> String? {
             var bytes: [UInt8] = []
             var i = pos
@@ -159,27 +158,10 @@ public enum OkHttpURL {
                 bytes.append(contentsOf: Array(String(s[i]).utf8))
                 i += 1
             }
-            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
-            let host = String(decoding: bytes, as: UTF8.self).lowercased()
-            guard !host.isEmpty, !host.contains(":") else { return nil }
-            let labels = host.split(separator: ".", omittingEmptySubsequences: false)
-            for (index, label) in labels.enumerated() {
-                let last = index == labels.count - 1
-                guard label.utf8.count <= 63, !label.isEmpty || (last && labels.count > 1) else { return nil }
-            }
-            let refused = Set(" #%/:?@[\\]".utf8)
-            guard host.utf8.allSatisfy({ $0 > 0x1F && $0 < 0x7F && !refused.contains($0) }) else { return nil }
-            return host
+            return OkHttpHost.canonical(String(decoding: bytes, as: UTF8.self))
         }
 
-        func hex(_ c: Unicode.Scalar) -> UInt8? {
-            switch c {
-            case "0"..."9": return UInt8(c.value - 48)
-            case "a"..."f": return UInt8(c.value - 87)
-            case "A"..."F": return UInt8(c.value - 55)
-            default: return nil
-            }
-        }
+        func hex(_ c: Unicode.Scalar) -> UInt8? { OkHttpHost.hexValue(c).map(UInt8.init) }
 
         /// `resolvePath`: segments split at `/` and `\`, `.` skipped, `..` removing the last.
         mutating func resolvePath(_ start: Int, _ limit: Int) {
