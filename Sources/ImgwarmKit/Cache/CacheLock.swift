@@ -64,6 +64,9 @@ public final class CacheLock {
         }
     }
 
+    /// True while this lock holds the cache's lock (shared or exclusive).
+    public var isHeld: Bool { held }
+
     public func lockShared(timeout: Double) throws(Timeout) {
         try acquire(exclusive: false, timeout: timeout)
     }

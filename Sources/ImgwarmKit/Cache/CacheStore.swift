@@ -215,14 +215,16 @@ public final class CacheStore: Sendable {
     /// Gives a hit the times the format's reader sets on a read (SDWebImage, Nuke: the access
     /// time, whatever the mount's atime policy; Kingfisher: a new expiry date), and records the
     /// read in the format's index (a journal's `READ` line; with `response`, a 304's news). The
-    /// caller holds the cache lock shared.
+    /// caller holds the cache lock shared; `foundUnderLock` says it has held it since its lookup
+    /// found the file, so no `clean` can have removed it and the index need not look again.
     @discardableResult
-    public func touch(_ name: String, now: Timestamp = .now(), revalidatedBy response: CacheIndexResponse? = nil)
-        -> Bool
-    {
+    public func touch(
+        _ name: String, now: Timestamp = .now(), revalidatedBy response: CacheIndexResponse? = nil,
+        foundUnderLock: Bool = false
+    ) -> Bool {
         if let index {
             // The index records a read only of a file that is there.
-            guard (try? folderDescriptor.status(of: name)) != nil else { return false }
+            guard foundUnderLock || (try? folderDescriptor.status(of: name)) != nil else { return false }
             index.recordRead(name, revalidatedBy: response)
             try? index.flush(force: false, lockTimeout: 0)
         }

@@ -6,6 +6,8 @@ final class PrefetchStore {
     let cache: CacheStore
     private let lock: CacheLock
     private let lockTimeout: Double
+    /// The hit the last lookup found while the shared lock was held; nil once it is released.
+    private var foundUnderLock: String?
 
     init(location: CacheLocation, lockTimeout: Double) throws(CacheStoreError) {
         cache = try CacheStore(location: location)
@@ -35,9 +37,11 @@ final class PrefetchStore {
     func lookup(_ entry: inout PendingEntry) -> (name: String, lookup: CacheStore.Lookup, damage: String?) {
         let name = entry.settleFileName(in: cache.location, index: cache.index)
         let lookup = cache.lookup(name)
+        foundUnderLock = nil
         if case .hit(let size) = lookup, let damage = cache.damage(of: name, size: size) {
             return (name, .miss, damage)
         }
+        if case .hit = lookup, lock.isHeld { foundUnderLock = name }
         return (name, lookup, nil)
     }
 
@@ -45,16 +49,19 @@ final class PrefetchStore {
     /// held until `endTouches` (one hold for the hits of a round).
     func touchHit(_ name: String) throws(CacheLock.Timeout) {
         try lock.lockShared(timeout: lockTimeout)
-        cache.touch(name)
+        // Found by a lookup under the lock held since: one file status a hit, not two.
+        cache.touch(name, foundUnderLock: foundUnderLock == name)
     }
 
     func endTouches() {
         lock.unlock()
+        foundUnderLock = nil
     }
 
     /// Touches `name` after a 304 (the index records `response`); returns its size now.
     func touchRevalidated(_ name: String, by response: CacheIndexResponse) -> Int? {
         _ = try? lock.withShared(timeout: lockTimeout) { cache.touch(name, revalidatedBy: response) }
+        foundUnderLock = nil
         if case .hit(let size) = cache.lookup(name) { return size }
         return nil
     }
@@ -73,7 +80,10 @@ final class PrefetchStore {
         } catch {
             return .lockTimeout(error)
         }
-        defer { lock.unlock() }
+        defer {
+            lock.unlock()
+            foundUnderLock = nil
+        }
         do {
             try cache.flushIndex(lockTimeout: lockTimeout)
         } catch {

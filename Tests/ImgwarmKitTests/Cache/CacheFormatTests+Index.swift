@@ -84,4 +84,22 @@ extension CacheFormatTests {
         #expect(throws: CacheStoreError.self) { try CacheStore(location: other) }
         #expect(!FileManager.default.fileExists(atPath: other.folder))
     }
+
+    /// A hit whose file went between the lookup and the touch (a `clean` in between, when the
+    /// caller did not hold the lock since) is not recorded as read; a caller that held the lock
+    /// since its lookup found the file says so, and the touch looks no further.
+    @Test func aHitRemovedBeforeItsTouchIsNotRecordedAsRead() throws {
+        let temp = try TemporaryFolder()
+        let index = ListedIndex()
+        let location = try CacheLocation(root: temp.path, format: IndexedFormat(index: index))
+        let store = try CacheStore(location: location)
+        let name = try location.entryName(forKey: "https://a.example/x.png", index: nil)
+        try [UInt8]([1, 2, 3]).withUnsafeBytes { try store.store($0, as: name) }
+        #expect(store.lookup(name) == .hit(size: 3))
+        try FileManager.default.removeItem(atPath: location.folder + "/" + name)
+        #expect(!store.touch(name))
+        #expect(!index.events.withLock { $0 }.contains("read \(name)"))
+        #expect(store.touch(name, foundUnderLock: true))
+        #expect(index.events.withLock { $0 }.contains("read \(name)"))
+    }
 }

@@ -18,26 +18,9 @@ public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
     private let names: FlutterFileName
     private let state = Mutex(State())
 
-    /// What the index keeps of a row: what a hit, the LRU order and the size need (not its URL
-    /// and eTag, which only the database holds).
-    struct Listed {
-        var id: Int64
-        var relativePath: String
-        var validTill: Int64
-        var touched: Int64
-        var length: Int64?
-
-        init(_ row: FlutterDatabase.Row) {
-            (id, relativePath, validTill, touched, length) = (
-                row.id, row.relativePath, row.validTill, row.touched, row.length
-            )
-        }
-    }
-
     private struct State {
-        /// The rows as last read or written, by key, and the keys by file name.
-        var rows: [String: Listed] = [:]
-        var keysByName: [String: String] = [:]
+        /// The rows as last read or written, found by key and by file name.
+        var rows = Rows()
         var pending: [Operation] = []
         /// The files of the rows `pending` puts (`awaitsListing`).
         var putNames: Set<String> = []
@@ -88,29 +71,21 @@ public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
             throw FlutterIndex.indexError(error, path: databasePath)
         }
         guard exists else {
-            state.withLock {
-                $0.rows = [:]
-                $0.keysByName = [:]
-            }
+            state.withLock { $0.rows = Rows() }
             return
         }
         guard let db = try open(create: false, readOnly: true, busyTimeout: 5) else { return }
         // Row by row into the index: the rows are never held as a list besides it.
-        var rows: [String: Listed] = [:]
-        var keysByName: [String: String] = [:]
+        var rows = Rows()
         do {
             try db.forEachRow { row in
-                guard rows[row.key] == nil else { return }
-                rows[row.key] = Listed(row)
-                keysByName[row.relativePath] = row.key
+                guard rows.position(ofKey: row.key) == nil else { return }
+                rows.put(Listed(row))
             }
         } catch {
             throw FlutterIndex.indexError(error, path: databasePath)
         }
-        state.withLock { state in
-            state.rows = rows
-            state.keysByName = keysByName
-        }
+        state.withLock { $0.rows = rows }
     }
 
     /// Creates the database as the library's `onCreate` does when there is none, in a folder
@@ -134,8 +109,8 @@ public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
     public func check(_ name: String) -> EntryMiss? {
         let now = FlutterIndex.milliseconds(.now())
         return state.withLock { state in
-            guard let key = state.keysByName[name], let row = state.rows[key] else { return .notIndexed }
-            return row.validTill < now ? .expired : nil
+            guard let position = state.rows.position(ofName: name) else { return .notIndexed }
+            return state.rows[position].validTill < now ? .expired : nil
         }
     }
 
@@ -145,21 +120,21 @@ public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
     /// is left out, and its key is one the index does not list (docs/hardening.md).
     public var listedNames: [String] {
         state.withLock {
-            $0.rows.values.sorted { ($0.touched, $0.id) < ($1.touched, $1.id) }.map(\.relativePath)
+            $0.rows.all.sorted { ($0.touched, $0.id) < ($1.touched, $1.id) }.map(\.relativePath)
                 .filter(FileDescriptor.isPlainName)
         }
     }
 
     public var unsafeNames: [String] {
-        state.withLock { $0.rows.values.map(\.relativePath).filter { !FileDescriptor.isPlainName($0) }.sorted() }
+        state.withLock { $0.rows.all.map(\.relativePath).filter { !FileDescriptor.isPlainName($0) }.sorted() }
     }
 
     public func entryName(forKey key: String) -> String? {
-        state.withLock { $0.rows[key]?.relativePath }
+        state.withLock { $0.rows[key: key]?.relativePath }
     }
 
     public var accountedBytes: UInt64 {
-        state.withLock { $0.rows.values.reduce(0) { $0 + UInt64(max(0, $1.length ?? 0)) } }
+        state.withLock { $0.rows.all.reduce(0) { $0 + UInt64(max(0, $1.length ?? 0)) } }
     }
 
     // MARK: Stores and reads
@@ -191,8 +166,8 @@ public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
 
     public func didRead(_ name: String) {
         state.withLock { state in
-            guard let key = state.keysByName[name] else { return }
-            state.pending.append(.read(key: key))
+            guard let position = state.rows.position(ofName: name) else { return }
+            state.pending.append(.read(key: state.rows[position].key))
         }
     }
 
@@ -200,7 +175,8 @@ public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
         let validTill = FlutterResponse.validTill(
             receivedAt: FlutterIndex.milliseconds(response.receivedAt), cacheControl: response.cacheControl)
         state.withLock { state in
-            guard let key = state.keysByName[name] else { return }
+            guard let position = state.rows.position(ofName: name) else { return }
+            let key = state.rows[position].key
             state.pending.append(.revalidate(key: key, validTill: validTill, eTag: response.etag))
         }
     }
@@ -232,23 +208,23 @@ public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
                             let now = FlutterIndex.milliseconds(.now())
                             if let old = try db.put(put, now: now) { replaced.append(old) }
                             var row = FlutterDatabase.Row(
-                                id: state.rows[put.key]?.id ?? 0, url: put.url, key: put.key,
+                                id: state.rows[key: put.key]?.id ?? 0, url: put.url, key: put.key,
                                 relativePath: put.relativePath,
                                 eTag: put.eTag, validTill: put.validTill, touched: now, length: put.length)
                             if let written = try db.row(forKey: put.key) { row = written }
-                            if let previous = state.rows[put.key] { state.keysByName[previous.relativePath] = nil }
-                            state.rows[put.key] = Listed(row)
-                            state.keysByName[row.relativePath] = put.key
+                            state.rows.put(Listed(row))
                         case .read(let key):
                             let now = FlutterIndex.milliseconds(.now())
                             guard try db.touch(key: key, now: now) else { continue }
-                            state.rows[key]?.touched = now
+                            if let position = state.rows.position(ofKey: key) { state.rows[position].touched = now }
                         case .revalidate(let key, let validTill, let eTag):
                             guard let row = try db.row(forKey: key) else { continue }
                             let now = FlutterIndex.milliseconds(.now())
                             try db.revalidate(id: row.id, validTill: validTill, eTag: eTag ?? row.eTag, now: now)
-                            state.rows[key]?.touched = now
-                            state.rows[key]?.validTill = validTill
+                            if let position = state.rows.position(ofKey: key) {
+                                state.rows[position].touched = now
+                                state.rows[position].validTill = validTill
+                            }
                         }
                     }
                 }
