@@ -13,15 +13,8 @@ import Testing
         let certificate: String
 
         init(folder: TemporaryFolder, root: String) throws {
-            certificate = folder.path("cert.pem")
-            let key = folder.path("key.pem")
-            let make = try ProcessRunner.run(
-                URL(fileURLWithPath: "/usr/bin/openssl"),
-                [
-                    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "2",
-                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-                ], timeout: 60)
-            guard make.status == 0 else { throw CocoaError(.fileWriteUnknown) }
+            let key: String
+            (certificate, key) = try SelfSignedCertificate.make(in: folder)
             let portFile = folder.path("port")
             process.executableURL = URL(fileURLWithPath: "/usr/bin/node")
             process.arguments = [

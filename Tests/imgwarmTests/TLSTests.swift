@@ -11,15 +11,8 @@ import Testing
         let certificate: String
 
         init(folder: TemporaryFolder, documentRoot: String) throws {
-            certificate = folder.path("cert.pem")
-            let key = folder.path("key.pem")
-            let make = try ProcessRunner.run(
-                URL(fileURLWithPath: "/usr/bin/openssl"),
-                [
-                    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "2",
-                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-                ], timeout: 60)
-            guard make.status == 0 else { throw CocoaError(.fileWriteUnknown) }
+            let key: String
+            (certificate, key) = try SelfSignedCertificate.make(in: folder)
             // A free port: bind to 0, read it, release it, give it to openssl.
             let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = sockaddr_in()
