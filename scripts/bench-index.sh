@@ -84,15 +84,14 @@ port=$(cat "$work/port")
 seq 0 $((lines - 1)) | sed "s|^|http://127.0.0.1:$port/img/|; s|\$|.jpg|" > "$work/list.txt"
 
 printf '\n%-12s %12s %10s %14s %12s %10s %12s\n' "$lines lines" "fill s" "fill MB" "hits µs/line" "hits MB" "touch -a" "÷ touch -a"
-for format in $formats; do
-  cache=$work/cache-$format
-  rm -rf "$cache" "$work/libCachedImageData.db"
-  timed imgwarm prefetch --cache-format "$format" --disk-cache-path "$cache" --quiet "$work/list.txt"
-  fill=$secs fill_peak=$peak
-  hits=() touches=() hits_peak=0
+# $runs hits-only passes of FORMAT over LIST into $cache, each followed by `touch -a` of the same
+# files: sets h and t (the medians, seconds) and hits_peak (KiB).
+hit_passes() {
+  local format=$1 list=$2 hits=() touches=()
+  hits_peak=0
   for _ in $(seq 1 "$runs"); do
     sync
-    timed imgwarm prefetch --cache-format "$format" --disk-cache-path "$cache" --quiet "$work/list.txt"
+    timed imgwarm prefetch --cache-format "$format" --disk-cache-path "$cache" --quiet "$list"
     hits+=("$secs"); [ "$peak" -gt "$hits_peak" ] && hits_peak=$peak
     sync
     timed touch_files "$cache"
@@ -100,6 +99,14 @@ for format in $formats; do
   done
   h=$(printf '%s\n' "${hits[@]}" | median)
   t=$(printf '%s\n' "${touches[@]}" | median)
+}
+
+for format in $formats; do
+  cache=$work/cache-$format
+  rm -rf "$cache" "$work/libCachedImageData.db"
+  timed imgwarm prefetch --cache-format "$format" --disk-cache-path "$cache" --quiet "$work/list.txt"
+  fill=$secs fill_peak=$peak
+  hit_passes "$format" "$work/list.txt"
   printf '%-12s %12.1f %10d %14.1f %12d %10.2f %12.1f\n' "$format" "$fill" $((fill_peak / 1024)) \
     "$(echo "$h * 1000000 / $lines" | bc -l)" $((hits_peak / 1024)) "$t" "$(echo "$h / $t" | bc -l)"
 done
@@ -123,17 +130,7 @@ with open(listing) as urls, open(os.path.join(folder, "journal"), "w") as journa
             f.write(gif)
         journal.write("CLEAN %s %d\n" % (key, len(gif)))
 PY
-  hits=() touches=() hits_peak=0
-  for _ in $(seq 1 "$runs"); do
-    sync
-    timed imgwarm prefetch --cache-format glide --disk-cache-path "$cache" --quiet "$work/big.txt"
-    hits+=("$secs"); [ "$peak" -gt "$hits_peak" ] && hits_peak=$peak
-    sync
-    timed touch_files "$cache"
-    touches+=("$secs")
-  done
-  h=$(printf '%s\n' "${hits[@]}" | median)
-  t=$(printf '%s\n' "${touches[@]}" | median)
+  hit_passes glide "$work/big.txt"
   printf '%-12s %12s %10s %14.1f %12d %10.2f %12.1f\n' "glide ${big}" "—" "—" \
     "$(echo "$h * 1000000 / $big" | bc -l)" $((hits_peak / 1024)) "$t" "$(echo "$h / $t" | bc -l)"
   printf '   journal after the passes: %d lines for %d entries\n' "$(wc -l < "$cache/journal")" "$big"
