@@ -109,6 +109,21 @@ static inline int imgwarm_easy_tls_names(CURL *handle, const char **cipher, cons
     return *cipher != NULL && *version != NULL;
 }
 
+/* 1 when the TLS session of the connection a transfer uses agreed on HTTP/2 by ALPN ("h2"), 0
+   otherwise (no TLS, another protocol, another TLS library). Known once the handshake is done, a
+   round trip before the first answer says `HTTP/2`; same rule as above: from a transfer's
+   callbacks only (the prerequest callback runs once the connection is ready). */
+void SSL_get0_alpn_selected(const void *ssl, const unsigned char **data, unsigned int *length);
+static inline int imgwarm_easy_alpn_h2(CURL *handle) {
+    struct curl_tlssessioninfo *info = NULL;
+    if (curl_easy_getinfo(handle, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || info == NULL) return 0;
+    if (info->backend != CURLSSLBACKEND_OPENSSL || info->internals == NULL) return 0;
+    const unsigned char *protocol = NULL;
+    unsigned int length = 0;
+    SSL_get0_alpn_selected(info->internals, &protocol, &length);
+    return protocol != NULL && length == 2 && protocol[0] == 'h' && protocol[1] == '2';
+}
+
 /* Decodes a gzip (or zlib) body, as libcurl's content decoding does, with zlib (which libcurl
    links): into a malloc'ed buffer of at most `limit` bytes, handed back in *out (the caller frees
    it). 0 on success; -1 for a body that is not a complete stream, -2 when it decodes past `limit`. */

@@ -183,6 +183,11 @@ public final class CurlEasy {
         return (String(cString: cipher), String(cString: version))
     }
 
+    /// The connection in use agreed on HTTP/2 in its TLS handshake (ALPN `h2`): it will multiplex,
+    /// though no answer has said so yet. False without TLS or with another TLS library. Only
+    /// valid from a transfer's callbacks, while its connection is alive.
+    public var negotiatedHTTP2: Bool { imgwarm_easy_alpn_h2(handle) != 0 }
+
     /// The server's certificates (leaf first), each the base64 of its DER bytes, from
     /// `CURLINFO_CERTINFO` (`CurlTransferOptions.keepsCertificates`); empty when libcurl gave none
     /// (a reused connection, a plain one).

@@ -3,8 +3,10 @@
 // bench's nginx), two worker processes (as nginx's worker_processes 2; WORKERS=N for another
 // number). Serves ROOT, and /link-*.bin from LINK_ROOT (the link measurements). PORT1 0: no
 // plain HTTP. GET /_stats answers {"sessions": HTTP/2 connections open, "peakSessions": the
-// most open at once, before the asking one} of the worker that serves it (the HTTP/2 tests run
-// one worker).
+// most open at once, before the asking one, "heldStreams": see HOLD_MS} of the worker that
+// serves it (the HTTP/2 tests run one worker). HOLD_MS=N (tests only): the HTTP/2 answers to the
+// streams that arrive within N ms of the first wait until then, and "heldStreams" counts those
+// streams: what a client sent before it heard any answer.
 //
 //   node scripts/bench-net/server.mjs ROOT LINK_ROOT ADDRESS PORT1 PORT2 CERT KEY
 import cluster from "node:cluster";
@@ -70,6 +72,9 @@ if (cluster.isPrimary) {
   });
   let sessions = 0;
   let peakSessions = 0;
+  const hold = Number(process.env.HOLD_MS ?? 0);
+  let holdUntil = 0;
+  let heldStreams = 0;
   secure.on("session", (session) => {
     session.peakBefore = peakSessions;  // what /_stats answers: the asking connection left out
     sessions += 1;
@@ -80,9 +85,22 @@ if (cluster.isPrimary) {
     stream.on("error", () => {});  // a stream the client reset: nothing to do
     if (headers[":path"] === "/_stats") {
       stream.respond({ ":status": 200, "content-type": "application/json" });
-      stream.end(JSON.stringify({ sessions: sessions - 1, peakSessions: stream.session.peakBefore }));
+      stream.end(JSON.stringify({ sessions: sessions - 1, peakSessions: stream.session.peakBefore, heldStreams }));
       return;
     }
+    if (hold > 0) {
+      const now = Date.now();
+      if (holdUntil === 0) holdUntil = now + hold;
+      if (now < holdUntil) {
+        heldStreams += 1;
+        setTimeout(() => answer(stream, headers), holdUntil - now);
+        return;
+      }
+    }
+    answer(stream, headers);
+  });
+  function answer(stream, headers) {
+    if (stream.destroyed) return;  // reset by the client while held
     const file = fileFor(headers[":path"]);
     const notFound = () => { if (!stream.headersSent) stream.respond({ ":status": 404 }); stream.end(); };
     if (!file) { notFound(); return; }
@@ -93,7 +111,7 @@ if (cluster.isPrimary) {
       return;
     }
     stream.respondWithFile(file, { "content-type": typeOf(file) }, { onError: notFound });
-  });
+  }
   // Nagle's algorithm held each stream's first frame back for the client's delayed ACK (tens of
   // milliseconds a request); nginx sets TCP_NODELAY too (tcp_nodelay on).
   secure.on("connection", (socket) => socket.setNoDelay(true));

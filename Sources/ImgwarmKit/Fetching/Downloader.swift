@@ -26,6 +26,8 @@ final class Downloader {
     /// when libcurl closes it, so `SlotPolicy` counts the connections that carry streams now.
     var multiplexedConnections: [String: String] = [:]
     var multiplexedPerHost: [String: Int] = [:]
+    /// Hosts whose connection agreed on HTTP/2 in its handshake, not yet handed on.
+    let multiplexingNotices = MultiplexingNotices()
 
     /// A downloader for at most `transfers` transfers at once and `connectionsPerHost`
     /// connections to one host (0: no cap): `SlotPolicy` decides both, and which transfers start.
@@ -148,6 +150,7 @@ final class Downloader {
     /// Sets the options that stay the same for every transfer of this run.
     private func configure(_ transfer: Transfer) throws(CurlError) {
         transfer.rateLimit = rateLimit
+        transfer.multiplexingNotices = multiplexingNotices
         try transfer.easy.apply(options)
         try transfer.easy.setHeaders(sharedHeaders)
         try transfer.easy.setDelegate(transfer)

@@ -41,6 +41,9 @@ final class Transfer {
     var hasOwnHeaders = false
     /// The handle's `CURLOPT_PIPEWAIT`, as last set.
     var waitsForMultiplexing = true
+    /// Where a connection that agreed on HTTP/2 in its handshake is told, before any answer says
+    /// so (`Downloader.multiplexingShown`); nil when nobody asks.
+    var multiplexingNotices: MultiplexingNotices?
     /// Inactivity (`--timeout`): header bytes received, the byte count (body + headers) the
     /// progress callback saw last, and when it last changed (coarse monotonic milliseconds;
     /// negative until the request is sent).
@@ -99,6 +102,11 @@ final class Transfer {
     /// `--timeout`), and a transfer waiting for another's connection to the same host (libcurl's
     /// PIPEWAIT) is not inactive: it has not started.
     func requestWillBeSent() {
+        // The first hop's connection is to the entry's own host (a redirect's may not be).
+        if requestSentAt == 0, waitsForMultiplexing, let notices = multiplexingNotices {
+            let host = HostSlots.key(of: entry)
+            if !notices.knows(host) && easy.negotiatedHTTP2 { notices.heard(host) }
+        }
         requestSentAt = Monotonic.now()
         activitySeen = Int64.min
         lastActivity = Monotonic.coarseMilliseconds()

@@ -55,6 +55,9 @@ extension PrefetchJob {
             }
             if downloader.inFlight == 0 && validating == 0 && (scheduler.isEmpty || halted) { break }
             downloader.perform()
+            for host in downloader.multiplexingShown() {
+                for event in scheduler.multiplexingShown(host, now: Monotonic.now()) { announce(event) }
+            }
             var batch: [ValidationPool.Job] = []
             for finished in downloader.completions() {
                 // A local body tells the entry's host nothing: it took none of its slots.

@@ -21,12 +21,19 @@ protocol TransferDriving: TransferStarting {
     func perform()
     /// Every transfer that finished since the last call.
     func completions() -> [Downloader.Finished]
+    /// The hosts whose connection agreed on HTTP/2 in its handshake since the last call.
+    func multiplexingShown() -> [String]
     /// Abandons every transfer in flight (an interruption); returns their entries.
     func abortAll() -> [PendingEntry]
     /// Waits for network activity, `wakeup()`, `milliseconds`, or `stop` readable.
     func poll(milliseconds: Int, stop: FileDescriptor?)
     /// Wakes a `poll` in progress; the one call allowed from any thread.
     func wakeup()
+}
+
+extension TransferDriving {
+    /// A stand-in network has no handshakes.
+    func multiplexingShown() -> [String] { [] }
 }
 
 /// What the download loop asks of validation (`ValidationPool`): checking and storing bodies off

@@ -36,6 +36,7 @@ final class TransferRouter: TransferDriving {
     var resumeDue: Double? { network.resumeDue }
     func perform() { network.perform() }
     func completions() -> [Downloader.Finished] { local.completions() + network.completions() }
+    func multiplexingShown() -> [String] { network.multiplexingShown() }
     func abortAll() -> [PendingEntry] { local.abortAll() + network.abortAll() }
 
     /// Does not wait while local bodies are ready: their completions are due now.

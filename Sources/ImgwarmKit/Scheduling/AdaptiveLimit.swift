@@ -109,6 +109,9 @@ struct AdaptiveLimit: Sendable {
     private var bestRate = 0.0
     private var flatRounds = 0
     private var holdRounds = 0
+    /// The limit started multiplexing before any answer (the handshake said so): the first
+    /// latency heard is the baseline, as the answer's would have been.
+    private var baselineFromFirstAnswer = false
     /// Monotonic time of the latest decrease: an overload of a request started before it was
     /// already answered by it.
     private var decreasedAt = -Double.infinity
@@ -157,8 +160,8 @@ struct AdaptiveLimit: Sendable {
     /// already carries that many streams at no cost to the server's connection table. The round
     /// at the new limit only measures (it sets the baseline afresh: the few requests before it
     /// say nothing of latency under that load); from there the limit grows and backs off as any
-    /// other. `latency`, the answer that showed it, is the baseline until a round measures a
-    /// lower one: the round at the new limit cannot set it, since against a server that queues
+    /// other. `latency`, the answer that showed it (nil when the TLS handshake showed it: then
+    /// the first answer heard), is the baseline until a round measures a lower one: the round at the new limit cannot set it, since against a server that queues
     /// every one of its requests waits behind the others, and Vegas would take that queue for the
     /// base. Returns `.multiplexes` when the limit rose.
     mutating func startMultiplexing(streams: Double, ceiling: Double, latency: Double?, now: Double) -> Cause? {
@@ -168,7 +171,11 @@ struct AdaptiveLimit: Sendable {
         guard start > limit else { return nil }
         limit = start
         peak = max(peak, allowed)
-        if let latency { baseline = min(baseline ?? latency, max(0, latency)) }
+        if let latency {
+            baseline = min(baseline ?? latency, max(0, latency))
+        } else {
+            baselineFromFirstAnswer = baseline == nil
+        }
         round = Round(start: now)
         return .multiplexes
     }
@@ -183,6 +190,10 @@ struct AdaptiveLimit: Sendable {
     /// opened when `freshConnection`; returns the new limit's cause when the round this
     /// completes changed it.
     mutating func completed(latency: Double, freshConnection: Bool = false, now: Double) -> Cause? {
+        if baselineFromFirstAnswer {
+            baselineFromFirstAnswer = false
+            baseline = max(0, latency)
+        }
         if round.start == nil { round.start = now - latency }
         // Only requests sent during the round measure it (Vegas times the packets of the current
         // window): one sent before waited behind the previous limit's queue.

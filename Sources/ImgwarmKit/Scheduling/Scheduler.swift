@@ -82,6 +82,11 @@ final class Scheduler {
         policy?.started(HostSlots.key(of: entry), now: now)
     }
 
+    /// `host`'s connection agreed on HTTP/2 in its handshake at `now`, before any answer.
+    func multiplexingShown(_ host: String, now: Double) -> [SlotPolicy.Event] {
+        policy?.multiplexingShown(host, now: now) ?? []
+    }
+
     /// A transfer of `entry` ended at `now`; returns what the run should hear. When its host
     /// turns out unavailable, the host's retries waiting for their time become due at once
     /// (they end without a request: `SlotPolicy.unavailability`).

@@ -39,12 +39,16 @@ public final class SlotPolicy {
         /// The most streams on one HTTP/2 connection (libcurl's `CURLMOPT_MAX_CONCURRENT_STREAMS`;
         /// a server's own lower limit wins): the cap, and libcurl's default.
         public static let streamsPerConnection = 100
-        /// With `.auto`, a host's limit once its first answer came over HTTP/2: one connection's
-        /// streams, at once. libcurl 7.88 does not say what the server's
-        /// SETTINGS_MAX_CONCURRENT_STREAMS is (typically 100 to 256; nginx 128), and caps a
-        /// connection at `streamsPerConnection` itself, so this is what the first connection
-        /// carries either way; a server with a lower limit holds the rest back itself.
-        public static let multiplexedStart = streamsPerConnection
+        /// With `.auto`, a host's limit once it is known to multiplex (its first connection agreed
+        /// on HTTP/2 in the TLS handshake, or its first answer came over HTTP/2): the most streams
+        /// at once, `autoStreamsPerHost`. The first connection carries `streamsPerConnection` of
+        /// them (libcurl 7.88 does not say what the server's SETTINGS_MAX_CONCURRENT_STREAMS is,
+        /// typically 100 to 256, nginx 128, and caps a connection at that itself); the transfer
+        /// past them opens the second connection at once, as under `--concurrency 200`
+        /// (`Host.allowed`). Starting at one connection's streams and growing to two took 3 round
+        /// trips more at 40 ms (1.82 s for 2,000 images, `--concurrency 200` 1.63 s); from there
+        /// the limit backs off on the same signals as any host's.
+        public static let multiplexedStart = autoStreamsPerHost
         /// With `.auto`, the most HTTP/2 streams to one host: two connections' worth. One
         /// connection's 100 streams of a typical 27 KB image hold 2.7 MB in flight, less than a
         /// 100 MB/s link 40 ms away carries per round trip (4 MB), so the link idles between
@@ -228,13 +232,7 @@ public final class SlotPolicy {
         host.inFlight = max(0, host.inFlight - 1)
         var cause: AdaptiveLimit.Cause?
         if completion.multiplexed {
-            if !host.multiplexes {
-                host.multiplexes = true
-                cause = host.limit?.startMultiplexing(
-                    streams: Double(Configuration.multiplexedStart),
-                    ceiling: Double(max(configuration.maxPerHost, Configuration.autoStreamsPerHost)),
-                    latency: completion.latency, now: now)
-            }
+            if !host.multiplexes { cause = startMultiplexing(&host, latency: completion.latency, now: now) }
             if let live = completion.multiplexedConnections {
                 host.connections = max(1, live)
             } else {
@@ -268,19 +266,42 @@ public final class SlotPolicy {
         case .other:
             break
         }
-        if let cause, let limit = host.limit?.allowed, host.toldLimit > 0,
-            limit * 2 <= host.toldLimit || limit * 2 >= host.toldLimit * 3
-        {
-            events.append(
-                .limitChanged(HostLimitChange(host: key, from: host.toldLimit, to: limit, cause: cause.rawValue)))
-            host.toldLimit = limit
-        }
+        events += limitEvents(&host, key, cause)
         if hosts.count > SlotPolicy.hostLimit && host.inFlight == 0 && !host.breaker.isOpen {
             hosts[key] = nil
         } else {
             hosts[key] = host
         }
         return events
+    }
+
+    /// `key`'s connection agreed on HTTP/2 in its TLS handshake at `now`: the host multiplexes,
+    /// known a round trip before its first answer would say so; its limit starts as that answer
+    /// would have started it. Returns what the run should hear.
+    func multiplexingShown(_ key: String, now: Double) -> [Event] {
+        guard var host = hosts[key], !host.multiplexes else { return [] }
+        let cause = startMultiplexing(&host, latency: nil, now: now)
+        let events = limitEvents(&host, key, cause)
+        hosts[key] = host
+        return events
+    }
+
+    private func startMultiplexing(_ host: inout Host, latency: Double?, now: Double) -> AdaptiveLimit.Cause? {
+        host.multiplexes = true
+        host.connections = max(1, host.connections)
+        return host.limit?.startMultiplexing(
+            streams: Double(Configuration.multiplexedStart),
+            ceiling: Double(max(configuration.maxPerHost, Configuration.autoStreamsPerHost)),
+            latency: latency, now: now)
+    }
+
+    /// The run hears of a limit that moved by half or more since it was last told.
+    private func limitEvents(_ host: inout Host, _ key: String, _ cause: AdaptiveLimit.Cause?) -> [Event] {
+        guard let cause, let limit = host.limit?.allowed, host.toldLimit > 0,
+            limit * 2 <= host.toldLimit || limit * 2 >= host.toldLimit * 3
+        else { return [] }
+        defer { host.toldLimit = limit }
+        return [.limitChanged(HostLimitChange(host: key, from: host.toldLimit, to: limit, cause: cause.rawValue))]
     }
 
     /// Every host's figures, by host.
