@@ -201,10 +201,19 @@ public final class CacheStore: Sendable {
     }
 
     public func lookup(_ name: String, now: Timestamp = .now()) -> Lookup {
-        if let snapshot = presentNames, let digest = CacheStore.digest(ofName: name), !snapshot.contains(digest) {
-            return .miss
-        }
-        guard let info = try? folderDescriptor.status(of: name) else { return .miss }
+        guard mayBePresent(name), let info = try? folderDescriptor.status(of: name) else { return .miss }
+        return judge(name, info, now: now)
+    }
+
+    /// False when the folder's listing at the start of the run says `name` was not there (and
+    /// this run has not written it since).
+    func mayBePresent(_ name: String) -> Bool {
+        guard let snapshot = presentNames, let digest = CacheStore.digest(ofName: name) else { return true }
+        return snapshot.contains(digest)
+    }
+
+    /// What the format's reader makes of the file `name` whose status is `info`.
+    func judge(_ name: String, _ info: FileStatus, now: Timestamp) -> Lookup {
         switch location.format.read(info, now: now) {
         case .hit(let size): return index?.check(name) == nil ? .hit(size: size) : .miss
         case .miss(.folder): return .blocked
@@ -217,10 +226,12 @@ public final class CacheStore: Sendable {
     /// read in the format's index (a journal's `READ` line; with `response`, a 304's news). The
     /// caller holds the cache lock shared; `foundUnderLock` says it has held it since its lookup
     /// found the file, so no `clean` can have removed it and the index need not look again.
+    /// `file`, the hit open since that lookup (`lookupChecking`), sets the times without looking
+    /// the name up again.
     @discardableResult
     public func touch(
         _ name: String, now: Timestamp = .now(), revalidatedBy response: CacheIndexResponse? = nil,
-        foundUnderLock: Bool = false
+        foundUnderLock: Bool = false, file: FileDescriptor? = nil
     ) -> Bool {
         if let index {
             // The index records a read only of a file that is there.
@@ -231,6 +242,7 @@ public final class CacheStore: Sendable {
         // A plain-files cache needs no status first: setting the times of a file gone fails.
         let times = location.format.timesOnHit(now: now)
         guard times != FileTimes() else { return true }
+        if foundUnderLock, let file { return (try? file.setTimes(times)) != nil }
         return (try? folderDescriptor.setTimes(of: name, times)) != nil
     }
 

@@ -8,6 +8,9 @@ final class PrefetchStore {
     private let lockTimeout: Double
     /// The hit the last lookup found while the shared lock was held; nil once it is released.
     private var foundUnderLock: String?
+    /// That hit's file, open since the lookup (`CacheStore.lookupChecking`): its touch sets the
+    /// times through it. At most one is open; `forgetHit` closes it.
+    private var openHit: FileDescriptor?
 
     init(location: CacheLocation, lockTimeout: Double) throws(CacheStoreError) {
         cache = try CacheStore(location: location)
@@ -36,12 +39,15 @@ final class PrefetchStore {
     /// and `damage` says why.
     func lookup(_ entry: inout PendingEntry) -> (name: String, lookup: CacheStore.Lookup, damage: String?) {
         let name = entry.settleFileName(in: cache.location, index: cache.index)
-        let lookup = cache.lookup(name)
-        foundUnderLock = nil
-        if case .hit(let size) = lookup, let damage = cache.damage(of: name, size: size) {
-            return (name, .miss, damage)
+        forgetHit()
+        let (lookup, damage, file) = cache.lookupChecking(name)
+        if let damage { return (name, .miss, damage) }
+        if case .hit = lookup, lock.isHeld {
+            foundUnderLock = name
+            openHit = file
+        } else {
+            file?.close()
         }
-        if case .hit = lookup, lock.isHeld { foundUnderLock = name }
         return (name, lookup, nil)
     }
 
@@ -50,18 +56,27 @@ final class PrefetchStore {
     func touchHit(_ name: String) throws(CacheLock.Timeout) {
         try lock.lockShared(timeout: lockTimeout)
         // Found by a lookup under the lock held since: one file status a hit, not two.
-        cache.touch(name, foundUnderLock: foundUnderLock == name)
+        let found = foundUnderLock == name
+        cache.touch(name, foundUnderLock: found, file: found ? openHit : nil)
+        forgetHit()
     }
 
     func endTouches() {
         lock.unlock()
+        forgetHit()
+    }
+
+    /// The last lookup's hit is no longer known to be there (or has been touched).
+    private func forgetHit() {
         foundUnderLock = nil
+        openHit?.close()
+        openHit = nil
     }
 
     /// Touches `name` after a 304 (the index records `response`); returns its size now.
     func touchRevalidated(_ name: String, by response: CacheIndexResponse) -> Int? {
         _ = try? lock.withShared(timeout: lockTimeout) { cache.touch(name, revalidatedBy: response) }
-        foundUnderLock = nil
+        forgetHit()
         if case .hit(let size) = cache.lookup(name) { return size }
         return nil
     }
@@ -82,7 +97,7 @@ final class PrefetchStore {
         }
         defer {
             lock.unlock()
-            foundUnderLock = nil
+            forgetHit()
         }
         do {
             try cache.flushIndex(lockTimeout: lockTimeout)

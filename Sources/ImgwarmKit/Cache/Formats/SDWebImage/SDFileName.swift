@@ -76,13 +76,18 @@ public enum SDFileName {
     public static func fileExtension(ofKey key: String) -> String {
         var ext: Substring
         if let uri = URIReference(key), uri.isHierarchical {
-            guard let path = percentDecoded(uri.path) else { return "" }
-            ext = pathExtension(of: Substring(path))
+            if uri.path.utf8.contains(UInt8(ascii: "%")) {
+                guard let path = percentDecoded(uri.path) else { return "" }
+                ext = pathExtension(of: Substring(path))
+            } else {
+                ext = pathExtension(of: uri.path)
+            }
         } else {
             ext = pathExtension(of: key[...])
         }
+        // NUL and `:` are single bytes in UTF-8, never part of another character's bytes.
         var cleaned =
-            ext.contains(where: { $0 == "\u{0}" || $0 == ":" })
+            ext.utf8.contains(where: { $0 == 0 || $0 == UInt8(ascii: ":") })
             ? String(ext.unicodeScalars.filter { $0 != "\u{0}" && $0 != ":" }.map(Character.init))
             : String(ext)
         if cleaned.utf16.count > maxExtensionLength { cleaned = "" }
@@ -94,6 +99,7 @@ public enum SDFileName {
     static func pathExtension(of path: Substring) -> Substring {
         var path = path
         if path.utf8.last == UInt8(ascii: "/") { path = path.dropLast() }
+        if let ext = asciiPathExtension(of: path) { return ext }
         let scalars = path.unicodeScalars
         guard let last = scalars.indices.last else { return "" }
         if scalars[last] == "." { return "" }
@@ -111,6 +117,26 @@ public enum SDFileName {
             index = scalars.index(before: index)
         }
         return ""
+    }
+
+    /// `pathExtension(of:)`'s scan over bytes, for a last component that is ASCII as far as the
+    /// scan goes (the usual URL; a tenth of a hits-only pass went into scanning by Unicode
+    /// scalars); nil when it meets a byte of another character, which the scalar scan judges.
+    private static func asciiPathExtension(of path: Substring) -> Substring? {
+        let bytes = path.utf8
+        guard var index = bytes.indices.last else { return "" }
+        if bytes[index] == UInt8(ascii: ".") { return "" }
+        while index > bytes.startIndex {
+            let byte = bytes[index]
+            if byte >= 0x80 { return nil }
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: " ") { return "" }
+            if byte == UInt8(ascii: ".") {
+                if bytes[bytes.index(before: index)] == UInt8(ascii: "/") { return "" }
+                return path[bytes.index(after: index)...]
+            }
+            index = bytes.index(before: index)
+        }
+        return bytes[index] >= 0x80 ? nil : ""
     }
 
     private static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
