@@ -26,16 +26,17 @@ extension FileDescriptor {
         guard let directory = fdopendir(try duplicate().rawValue) else { throw SystemError.last("fdopendir") }
         defer { closedir(directory) }
         rewinddir(directory)
+        // `d_name` is declared as 256 bytes, but a record holds only its name and the NUL: the
+        // name is read where it lies. (`withUnsafePointer(to: record.pointee.d_name)` copied the
+        // whole array first, which read past the end of readdir's buffer when the record was its
+        // last and the buffer ended a mapping: a crash in FolderWalkTests, one run in five.)
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         while let record = readdir(directory) {
-            try withUnsafePointer(to: record.pointee.d_name) { pointer in
-                try pointer.withMemoryRebound(to: UInt8.self, capacity: 256) { start in
-                    let length = strnlen(UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self), 256)
-                    let bytes = UnsafeBufferPointer(start: start, count: length)
-                    if length == 1 && start[0] == UInt8(ascii: ".") { return }
-                    if length == 2 && start[0] == UInt8(ascii: ".") && start[1] == UInt8(ascii: ".") { return }
-                    try body(bytes)
-                }
-            }
+            let start = (UnsafeRawPointer(record) + nameOffset).assumingMemoryBound(to: UInt8.self)
+            let length = strnlen(UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self), 256)
+            if length == 1 && start[0] == UInt8(ascii: ".") { continue }
+            if length == 2 && start[0] == UInt8(ascii: ".") && start[1] == UInt8(ascii: ".") { continue }
+            try body(UnsafeBufferPointer(start: start, count: length))
         }
     }
 }
