@@ -55,16 +55,12 @@ extension PrefetchJob {
             }
             if downloader.inFlight == 0 && validating == 0 && (scheduler.isEmpty || halted) { break }
             downloader.perform()
-            for host in downloader.multiplexingShown() {
-                for event in scheduler.multiplexingShown(host, now: Monotonic.now()) { announce(event) }
+            for event in scheduler.multiplexingShown(downloader.multiplexingShown(), now: Monotonic.now()) {
+                announce(event)
             }
             var batch: [ValidationPool.Job] = []
             for finished in downloader.completions() {
-                // A local body tells the entry's host nothing: it took none of its slots.
-                let events =
-                    finished.entry.body != nil
-                    ? [] : scheduler.finished(finished.entry, SlotPolicy.Completion(finished), now: Monotonic.now())
-                for event in events { announce(event) }
+                for event in scheduler.finished(finished, now: Monotonic.now()) { announce(event) }
                 if finished.diskFull { note(.diskFull) }
                 if let proxy = finished.proxyHalt { note(.proxy(proxy)) }
                 if let job = handle(finished, store: store, scheduler: scheduler) { batch.append(job) }

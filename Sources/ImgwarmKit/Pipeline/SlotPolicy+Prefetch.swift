@@ -34,3 +34,16 @@ extension SlotPolicy {
         "\(host) is unavailable: \(reason); its URLs are tried again by the next run"
     }
 }
+
+extension Scheduler {
+    /// What a finished transfer tells its host's `SlotPolicy`; a local body tells it nothing (it
+    /// took none of the host's slots).
+    func finished(_ finished: Downloader.Finished, now: Double) -> [SlotPolicy.Event] {
+        finished.entry.body != nil ? [] : self.finished(finished.entry, SlotPolicy.Completion(finished), now: now)
+    }
+
+    /// The hosts whose connection agreed on HTTP/2 in its handshake (`Downloader.multiplexingShown`).
+    func multiplexingShown(_ hosts: [String], now: Double) -> [SlotPolicy.Event] {
+        hosts.flatMap { multiplexingShown($0, now: now) }
+    }
+}

@@ -280,6 +280,8 @@ public final class SlotPolicy {
     /// would have started it. Returns what the run should hear.
     func multiplexingShown(_ key: String, now: Double) -> [Event] {
         guard var host = hosts[key], !host.multiplexes else { return [] }
+        // The connection that showed it carries its streams (an answer's count replaces this).
+        host.connections = max(1, host.connections)
         let cause = startMultiplexing(&host, latency: nil, now: now)
         let events = limitEvents(&host, key, cause)
         hosts[key] = host
@@ -288,7 +290,6 @@ public final class SlotPolicy {
 
     private func startMultiplexing(_ host: inout Host, latency: Double?, now: Double) -> AdaptiveLimit.Cause? {
         host.multiplexes = true
-        host.connections = max(1, host.connections)
         return host.limit?.startMultiplexing(
             streams: Double(Configuration.multiplexedStart),
             ceiling: Double(max(configuration.maxPerHost, Configuration.autoStreamsPerHost)),
