@@ -10,9 +10,41 @@
 public enum OkHttpURL {
     /// `HttpUrl`'s encode sets: what each part percent-encodes besides controls, DEL and
     /// (but in the fragment) non-ASCII.
-    static let userInfoSet = Set(" \"':;<=>@[]^`{}|/\\?#".unicodeScalars)
-    static let pathSegmentSet = Set(" \"<>^`{}|/\\?#".unicodeScalars)
-    static let querySet = Set(" \"'<>#".unicodeScalars)
+    static let userInfoSet = EncodeSet(" \"':;<=>@[]^`{}|/\\?#")
+    static let pathSegmentSet = EncodeSet(" \"<>^`{}|/\\?#")
+    static let querySet = EncodeSet(" \"'<>#")
+    /// White space `HttpUrl` trims from both ends.
+    static let blanks = EncodeSet("\t\n\u{0C}\r ")
+
+    /// A set of ASCII characters as two 64-bit masks: a `Set<Unicode.Scalar>` hashed every
+    /// character of every URL (a twentieth of an okhttp hits-only pass in `Hasher`).
+    struct EncodeSet {
+        private var masks: (UInt64, UInt64) = (0, 0)
+
+        init(_ characters: String) {
+            for scalar in characters.unicodeScalars where scalar.value < 128 {
+                if scalar.value < 64 {
+                    masks.0 |= 1 << UInt64(scalar.value)
+                } else {
+                    masks.1 |= 1 << UInt64(scalar.value - 64)
+                }
+            }
+        }
+
+        func contains(_ scalar: Unicode.Scalar) -> Bool {
+            let value = scalar.value
+            if value < 64 { return masks.0 & (1 << UInt64(value)) != 0 }
+            if value < 128 { return masks.1 & (1 << UInt64(value - 64)) != 0 }
+            return false
+        }
+    }
+    /// The characters that end a part, searched a few at a time: arrays made once (a `Set` made
+    /// at each search took 4 % of an okhttp hits-only pass).
+    static let authorityEnd: [Unicode.Scalar] = ["@", "/", "\\", "?", "#"]
+    static let passwordStart: [Unicode.Scalar] = [":"]
+    static let pathEnd: [Unicode.Scalar] = ["?", "#"]
+    static let queryEnd: [Unicode.Scalar] = ["#"]
+    static let segmentEnd: [Unicode.Scalar] = ["/", "\\"]
 
     /// The canonical text of `input`, or nil when OkHttp would refuse it.
     public static func canonical(_ input: String) -> String? {
@@ -27,7 +59,7 @@ public enum OkHttpURL {
         init(_ scalars: [Unicode.Scalar]) { s = scalars }
 
         mutating func parse() -> String? {
-            let blanks: Set<Unicode.Scalar> = ["\t", "\n", "\u{0C}", "\r", " "]
+            let blanks = OkHttpURL.blanks
             var pos = 0
             var limit = s.count
             while pos < limit && blanks.contains(s[pos]) { pos += 1 }
@@ -45,10 +77,10 @@ public enum OkHttpURL {
             var host = ""
             var port = defaultPort
             while true {
-                let end = delimiter(pos, limit, "@/\\?#")
+                let end = delimiter(pos, limit, OkHttpURL.authorityEnd)
                 if end < limit && s[end] == "@" {
                     if !hasPassword {
-                        let colon = delimiter(pos, end, ":")
+                        let colon = delimiter(pos, end, OkHttpURL.passwordStart)
                         let name = canonicalize(pos, colon, OkHttpURL.userInfoSet)
                         user = hasUser ? user + "%40" + name : name
                         if colon != end {
@@ -72,18 +104,18 @@ public enum OkHttpURL {
                 pos = end
                 break
             }
-            let pathEnd = delimiter(pos, limit, "?#")
+            let pathEnd = delimiter(pos, limit, OkHttpURL.pathEnd)
             resolvePath(pos, pathEnd)
             pos = pathEnd
             var query: String?
             if pos < limit && s[pos] == "?" {
-                let end = delimiter(pos, limit, "#")
+                let end = delimiter(pos, limit, OkHttpURL.queryEnd)
                 query = canonicalize(pos + 1, end, OkHttpURL.querySet)
                 pos = end
             }
             var fragment: String?
             if pos < limit && s[pos] == "#" {
-                fragment = canonicalize(pos + 1, limit, [], asciiOnly: false)
+                fragment = canonicalize(pos + 1, limit, EncodeSet(""), asciiOnly: false)
             }
             var text = scheme + "://"
             if !user.isEmpty || !password.isEmpty {
@@ -110,8 +142,7 @@ public enum OkHttpURL {
 
         func isLetter(_ c: Unicode.Scalar) -> Bool { ("a"..."z").contains(c) || ("A"..."Z").contains(c) }
 
-        func delimiter(_ pos: Int, _ limit: Int, _ set: String) -> Int {
-            let set = Set(set.unicodeScalars)
+        func delimiter(_ pos: Int, _ limit: Int, _ set: [Unicode.Scalar]) -> Int {
             var i = pos
             while i < limit && !set.contains(s[i]) { i += 1 }
             return i
@@ -155,7 +186,7 @@ public enum OkHttpURL {
                     i += 3
                     continue
                 }
-                bytes.append(contentsOf: Array(String(s[i]).utf8))
+                UTF8.encode(s[i]) { bytes.append($0) }
                 i += 1
             }
             return OkHttpHost.canonical(String(decoding: bytes, as: UTF8.self))
@@ -175,7 +206,7 @@ public enum OkHttpURL {
             }
             var i = pos
             while i < limit {
-                let end = delimiter(i, limit, "/\\")
+                let end = delimiter(i, limit, OkHttpURL.segmentEnd)
                 let trailingSlash = end < limit
                 push(canonicalize(i, end, OkHttpURL.pathSegmentSet), trailingSlash: trailingSlash)
                 i = trailingSlash ? end + 1 : end
@@ -183,9 +214,10 @@ public enum OkHttpURL {
         }
 
         mutating func push(_ segment: String, trailingSlash: Bool) {
-            let lower = segment.lowercased()
+            // Only a segment of at most 6 bytes can be a dot segment: the rest are not lower-cased.
+            let lower = segment.utf8.count <= 6 ? segment.lowercased() : ""
             if lower == "." || lower == "%2e" { return }
-            if ["..", "%2e.", ".%2e", "%2e%2e"].contains(lower) {
+            if lower == ".." || lower == "%2e." || lower == ".%2e" || lower == "%2e%2e" {
                 let removed = segments.removeLast()
                 if removed.isEmpty && !segments.isEmpty {
                     segments[segments.count - 1] = ""
@@ -204,7 +236,7 @@ public enum OkHttpURL {
 
         /// `canonicalize(…, alreadyEncoded: true, strict: false, …)`: tabs and line breaks
         /// dropped, controls, DEL, `set` and (with `asciiOnly`) non-ASCII percent-encoded as UTF-8.
-        func canonicalize(_ pos: Int, _ limit: Int, _ set: Set<Unicode.Scalar>, asciiOnly: Bool = true) -> String {
+        func canonicalize(_ pos: Int, _ limit: Int, _ set: EncodeSet, asciiOnly: Bool = true) -> String {
             var out = ""
             for c in s[pos..<limit] {
                 if c == "\t" || c == "\n" || c == "\u{0C}" || c == "\r" { continue }
