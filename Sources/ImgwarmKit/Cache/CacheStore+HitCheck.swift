@@ -1,6 +1,37 @@
 import ImgwarmSystem
 
 extension CacheStore {
+    /// What is at a cache file name, as the format's reader judges it now.
+    public enum Lookup: Sendable, Equatable {
+        /// A file the reader returns: a cache hit.
+        case hit(size: Int)
+        /// Nothing the reader uses (absent, empty, expired, not a regular file other than a folder).
+        case miss
+        /// A folder stands where the file should: it can never be written.
+        case blocked
+    }
+
+    public func lookup(_ name: String, now: Timestamp = .now()) -> Lookup {
+        guard mayBePresent(name), let info = try? folderDescriptor.status(of: name) else { return .miss }
+        return judge(name, info, now: now)
+    }
+
+    /// False when the folder's listing at the start of the run says `name` was not there (and
+    /// this run has not written it since).
+    func mayBePresent(_ name: String) -> Bool {
+        guard let snapshot = presentNames, let digest = CacheStore.digest(ofName: name) else { return true }
+        return snapshot.contains(digest)
+    }
+
+    /// What the format's reader makes of the file `name` whose status is `info`.
+    func judge(_ name: String, _ info: FileStatus, now: Timestamp) -> Lookup {
+        switch location.format.read(info, now: now) {
+        case .hit(let size): return index?.check(name) == nil ? .hit(size: size) : .miss
+        case .miss(.folder): return .blocked
+        case .miss: return .miss
+        }
+    }
+
     /// Why the hit `name` (a file of `size` bytes) holds bytes the app would not decode, or nil
     /// when it holds an image (`HitCheck`: its first and last bytes; the whole file only when
     /// they cannot tell). Reads without moving the access time where imgwarm owns the file. A

@@ -143,7 +143,7 @@ public final class CacheStore: Sendable {
     /// the folder was too large to list cheaply. A name absent from it is a miss without a system
     /// call (a file written since by another process is fetched again, and the link replaces
     /// it); a name present is still checked with `fstatat`, so a file removed since is a miss.
-    private let presentNames: FingerprintSet?
+    let presentNames: FingerprintSet?
 
     /// Folders whose directory file is larger than this (roughly 200,000 entries) are not listed.
     static let snapshotLimit = 8 << 20
@@ -188,37 +188,6 @@ public final class CacheStore: Sendable {
             words[byteIndex / 4] |= value << shift
         }
         return MD5.Digest(a: words[0], b: words[1], c: words[2], d: words[3])
-    }
-
-    /// What is at a cache file name, as the format's reader judges it now.
-    public enum Lookup: Sendable, Equatable {
-        /// A file the reader returns: a cache hit.
-        case hit(size: Int)
-        /// Nothing the reader uses (absent, empty, expired, not a regular file other than a folder).
-        case miss
-        /// A folder stands where the file should: it can never be written.
-        case blocked
-    }
-
-    public func lookup(_ name: String, now: Timestamp = .now()) -> Lookup {
-        guard mayBePresent(name), let info = try? folderDescriptor.status(of: name) else { return .miss }
-        return judge(name, info, now: now)
-    }
-
-    /// False when the folder's listing at the start of the run says `name` was not there (and
-    /// this run has not written it since).
-    func mayBePresent(_ name: String) -> Bool {
-        guard let snapshot = presentNames, let digest = CacheStore.digest(ofName: name) else { return true }
-        return snapshot.contains(digest)
-    }
-
-    /// What the format's reader makes of the file `name` whose status is `info`.
-    func judge(_ name: String, _ info: FileStatus, now: Timestamp) -> Lookup {
-        switch location.format.read(info, now: now) {
-        case .hit(let size): return index?.check(name) == nil ? .hit(size: size) : .miss
-        case .miss(.folder): return .blocked
-        case .miss: return .miss
-        }
     }
 
     /// Gives a hit the times the format's reader sets on a read (SDWebImage, Nuke: the access
