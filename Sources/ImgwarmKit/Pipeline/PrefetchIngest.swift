@@ -34,11 +34,13 @@ final class PrefetchIngest {
             }
         }
         let stop = configuration.stop
+        // Cast once, not once a line (a conformance lookup each time).
+        let refusing = location.format as? any KeyRefusingFormat
         let lines = LineIngest(
             sources: sources, keyFilters: configuration.keyFilters, shard: configuration.shard,
             duplicateMemoryLimit: configuration.duplicateMemoryLimit, scratchFolder: configuration.spoolFolder,
             fileName: { [location] in (try? location.entryName(forKey: $0, index: nil)) ?? "" },
-            keyRefusal: { [location] in (location.format as? any KeyRefusingFormat)?.refusal(forKey: $0) },
+            keyRefusal: { refusing?.refusal(forKey: $0) },
             shouldStop: { stop.signal != 0 }, stop: stop.descriptor,
             replayCredentials: configuration.fetch.replayCredentials, fileRules: configuration.fileRules,
             offlineBodies: bodies)
