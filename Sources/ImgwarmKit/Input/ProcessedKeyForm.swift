@@ -97,8 +97,9 @@ public struct ProcessedKeyForm: Sendable, Equatable {
         out.reserveCapacity(bytes.count)
         var index = 0
         while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, let high = hexValue(bytes[index + 1]),
-                let low = hexValue(bytes[index + 2])
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+                let high = SDFileName.hexValue(bytes[index + 1]),
+                let low = SDFileName.hexValue(bytes[index + 2])
             {
                 out.append(high << 4 | low)
                 index += 3
@@ -108,15 +109,6 @@ public struct ProcessedKeyForm: Sendable, Equatable {
             }
         }
         return out
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 
     /// Bytes outside `URLPathAllowedCharacterSet` escaped as `%XX` (what setting

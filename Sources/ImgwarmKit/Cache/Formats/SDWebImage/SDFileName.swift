@@ -136,7 +136,7 @@ public enum SDFileName {
             }
             index = bytes.index(before: index)
         }
-        return bytes[index] >= 0x80 ? nil : ""
+        return ""
     }
 
     private static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
@@ -165,7 +165,8 @@ public enum SDFileName {
         return String(validating: bytes, as: UTF8.self)
     }
 
-    private static func hexValue(_ c: UInt8) -> UInt8? {
+    /// The value of an ASCII hex digit, either case.
+    static func hexValue(_ c: UInt8) -> UInt8? {
         switch c {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
