@@ -98,8 +98,8 @@ public struct ProcessedKeyForm: Sendable, Equatable {
         var index = 0
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-                let high = SDFileName.hexValue(bytes[index + 1]),
-                let low = SDFileName.hexValue(bytes[index + 2])
+                let high = URIReference.hexValue(bytes[index + 1]),
+                let low = URIReference.hexValue(bytes[index + 2])
             {
                 out.append(high << 4 | low)
                 index += 3

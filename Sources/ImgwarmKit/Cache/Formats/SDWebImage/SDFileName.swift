@@ -155,7 +155,7 @@ public enum SDFileName {
         var iterator = text.utf8.makeIterator()
         while let byte = iterator.next() {
             if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
-                let h = hexValue(high), let l = hexValue(low)
+                let h = URIReference.hexValue(high), let l = URIReference.hexValue(low)
             {
                 bytes.append(h << 4 | l)
             } else {
@@ -163,15 +163,5 @@ public enum SDFileName {
             }
         }
         return String(validating: bytes, as: UTF8.self)
-    }
-
-    /// The value of an ASCII hex digit, either case.
-    static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }
