@@ -40,6 +40,11 @@ public protocol CacheIndex: AnyObject, Sendable {
     /// (an index that lists a store at once).
     func awaitsListing(_ name: String) -> Bool
 
+    /// How many flushes so far listed what was stored before them: while it has not changed,
+    /// nothing `awaitsListing` named has been listed since (a caller holding thousands of
+    /// awaiting names asks again only when it moves). 0 by default (nothing ever awaits).
+    var listingFlushes: Int { get }
+
     /// `name` was a hit: record the read as the library's own read does, at the next flush.
     func didRead(_ name: String)
 
@@ -63,6 +68,8 @@ extension CacheIndex {
     public var unsafeNames: [String] { [] }
 
     public func awaitsListing(_ name: String) -> Bool { false }
+
+    public var listingFlushes: Int { 0 }
 }
 
 /// What an index may keep of the download a stored entry came from (flutter_cache_manager's row):

@@ -34,6 +34,27 @@ import Testing
             ])
     }
 
+    /// A stored file awaits its row until the index's next flush, which the count of listing
+    /// flushes says (the run asks again about its awaiting downloads only when it moves).
+    @Test func aStoreAwaitsItsRowUntilTheFlush() throws {
+        let temp = try TemporaryFolder()
+        let location = CacheLocation(folder: temp.path("cache"))
+        try FileManager.default.createDirectory(atPath: location.folder, withIntermediateDirectories: true)
+        try Data("abc".utf8).write(to: URL(fileURLWithPath: location.folder + "/a.png"))
+        let index = FlutterIndex(location: location, databasePath: temp.path("libCachedImageData.db"))
+        let response = CacheIndexResponse(
+            key: "https://e.com/a.png", url: "https://e.com/a.png", headers: ResponseHeaders(),
+            receivedAt: Timestamp(seconds: 1_764_000_000, nanoseconds: 0), length: 3)
+        index.didStore("a.png", response: response)
+        #expect(index.awaitsListing("a.png"))
+        #expect(index.listingFlushes == 0)
+        try index.flush(force: true, lockTimeout: 5)
+        #expect(!index.awaitsListing("a.png"))
+        #expect(index.listingFlushes == 1)
+        let rows = try FlutterReaderModel(database: temp.path("libCachedImageData.db"), folder: location.folder).rows()
+        #expect(rows.map(\.relativePath) == ["a.png"])
+    }
+
     @Test func aRefetchReplacesTheRowAndNamesTheOldFile() throws {
         let temp = try TemporaryFolder()
         let path = temp.path("x.db")

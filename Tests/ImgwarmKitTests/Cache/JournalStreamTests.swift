@@ -128,7 +128,12 @@ import Testing
         index.didRead("\(Self.key(0)).0")
         try Data(repeating: 1, count: 9).write(to: URL(fileURLWithPath: index.folderPath + "/\(Self.key(7)).0"))
         index.didStore("\(Self.key(7)).0")
+        // Stored, not listed until the flush: the count of listing flushes moves with it.
+        #expect(index.awaitsListing("\(Self.key(7)).0"))
+        #expect(index.listingFlushes == 0)
         try index.flush(force: true, lockTimeout: 5)
+        #expect(!index.awaitsListing("\(Self.key(7)).0"))
+        #expect(index.listingFlushes == 1)
         let added = "READ \(Self.key(2))\nREAD \(Self.key(0))\nCLEAN \(Self.key(7)) 9\n"
         #expect(Self.journalBytes(index) == text + Array(added.utf8))
         #expect(try Self.inode(index) == inode)

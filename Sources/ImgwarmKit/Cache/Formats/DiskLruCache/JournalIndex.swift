@@ -64,6 +64,8 @@ public final class JournalIndex: ResponseCompanionsIndex, HitNotingIndex {
         var loaded = false
         var pending: [Operation] = []
         var stored: Set<String> = []
+        /// `listingFlushes`.
+        var flushes = 0
         var lastFlush = Monotonic.now()
         /// This run wrote to the journal (its last flush then compacts by the library's rule).
         var wrote = false
@@ -172,6 +174,8 @@ public final class JournalIndex: ResponseCompanionsIndex, HitNotingIndex {
         return state.withLock { $0.stored.contains(key) }
     }
 
+    public var listingFlushes: Int { state.withLock { $0.flushes } }
+
     public func didRead(_ name: String) {
         guard let key = key(of: name) else { return }
         state.withLock { $0.pending.append(.read(key)) }
@@ -242,6 +246,7 @@ public final class JournalIndex: ResponseCompanionsIndex, HitNotingIndex {
                 state.wrote = true
                 state.pending.removeAll()
                 state.stored.removeAll()
+                state.flushes += 1
                 state.lastFlush = Monotonic.now()
                 return
             }

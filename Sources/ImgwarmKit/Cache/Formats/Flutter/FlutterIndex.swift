@@ -24,6 +24,8 @@ public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
         var pending: [Operation] = []
         /// The files of the rows `pending` puts (`awaitsListing`).
         var putNames: Set<String> = []
+        /// `listingFlushes`.
+        var flushes = 0
         var lastFlush = Monotonic.now()
     }
 
@@ -164,6 +166,8 @@ public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
         state.withLock { $0.putNames.contains(name) }
     }
 
+    public var listingFlushes: Int { state.withLock { $0.flushes } }
+
     public func didRead(_ name: String) {
         state.withLock { state in
             guard let position = state.rows.position(ofName: name) else { return }
@@ -240,6 +244,7 @@ public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
             }
             state.pending.removeAll()
             state.putNames.removeAll()
+            state.flushes += 1
             state.lastFlush = Monotonic.now()
         }
     }
