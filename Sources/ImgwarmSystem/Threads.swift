@@ -85,3 +85,31 @@ public func environmentValue(_ name: String) -> String? {
     let text = String(cString: value)
     return text.isEmpty ? nil : text
 }
+
+/// A value computed on a thread of its own (`startThread`), which `wait` blocks for.
+public final class Background<Value: Sendable>: @unchecked Sendable {
+    private let done = Condition()
+    /// Guarded by `done`.
+    private var value: Value?
+
+    /// Starts `body` on a new thread named `name`.
+    public init(name: String, _ body: @escaping @Sendable () -> Value) {
+        startThread(name: name) { [self] in
+            let computed = body()
+            done.withLock {
+                value = computed
+                done.broadcast()
+            }
+        }
+    }
+
+    /// Waits for `body` to end; its value.
+    public func wait() -> Value {
+        done.lock()
+        defer { done.unlock() }
+        while true {
+            if let value { return value }
+            done.wait()
+        }
+    }
+}

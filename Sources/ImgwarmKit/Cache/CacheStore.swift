@@ -23,13 +23,21 @@ public final class CacheStore: Sendable {
 
     /// Opens (creating when missing) the cache folder and the temporary folder, and checks that
     /// both can be written. Throws before any download when they cannot, and before anything is
-    /// written when the format's index is one the library would not read.
-    public init(location: CacheLocation) throws(CacheStoreError) {
+    /// written when the format's index is one the library would not read. `preloaded`: the
+    /// index as a `CacheIndexPreload` of `location` read it, rather than read it now.
+    public init(location: CacheLocation, preloaded: CacheIndexPreload? = nil) throws(CacheStoreError) {
         self.location = location
-        index = location.makeIndex()
         // A file where a folder should be is named before the index is read inside it.
         if let file = FileSystem.nonFolder(onPath: location.folder) { throw .notADirectory(file) }
-        do { try index?.load() } catch { throw .index(error) }
+        if let preloaded {
+            switch preloaded.wait() {
+            case .success(let read): index = read
+            case .failure(let error): throw .index(error)
+            }
+        } else {
+            index = location.makeIndex()
+            do { try index?.load() } catch { throw .index(error) }
+        }
         try CacheStore.makeFolders(location.folder)
         do { try (index as? any FolderPreparingIndex)?.prepare() } catch { throw .index(error) }
         let folder = try CacheStore.openFolder(location.folder)

@@ -1,19 +1,18 @@
 /// The download loop: one thread drives libcurl, starts URLs by priority, routes finished
 /// transfers to validation, retries transient failures after their back-off, and records.
 extension PrefetchJob {
-    /// `recordedBodies`: `--offline`'s scratch file of HAR bodies, which `LocalBodies` reads.
-    func download(_ scheduler: Scheduler, recordedBodies: HARBodies? = nil) throws(PrefetchJob.Error) {
+    /// `recordedBodies`: `--offline`'s HAR bodies (`LocalBodies`); `ahead`: read while the lists were.
+    func download(_ scheduler: Scheduler, recordedBodies: HARBodies?, ahead: PrefetchReadAhead?) throws(Error) {
+        let warn: (String) -> Void = { self.observer?.prefetchWarning($0) }
         let store: PrefetchStore
         do {
-            store = try PrefetchStore.open(location: location, lockTimeout: configuration.lockTimeout) {
-                observer?.prefetchWarning($0)
-            }
+            store = try .open(location: location, lockTimeout: configuration.lockTimeout, ahead: ahead, warn: warn)
         } catch {
             throw .cacheFolder(error)
         }
         storeIndex = store.index
         do {
-            try state.open(busyTimeout: configuration.lockTimeout) { observer?.prefetchWarning($0) }
+            try state.open(busyTimeout: configuration.lockTimeout, checked: ahead?.checkedState, warn: warn)
         } catch {
             throw .state(error)
         }

@@ -49,6 +49,7 @@ public final class PrefetchJob {
     public func run() throws(PrefetchJob.Error) -> PrefetchJob.Summary {
         recorder.runStarted = Monotonic.now()
         let ingest = PrefetchIngest(sources: sources, location: location, configuration: configuration)
+        let ahead = configuration.dryRun ? nil : PrefetchReadAhead(location: location, statePath: state.path)
         let spools = try ingest.read(into: recorder)
         listCut = ingest.cut
         let scheduler = Scheduler(
@@ -77,7 +78,7 @@ public final class PrefetchJob {
             halts.interrupt(signal: configuration.stop.signal)
         } else {
             do {
-                try download(scheduler, recordedBodies: ingest.bodies)
+                try download(scheduler, recordedBodies: ingest.bodies, ahead: ahead)
             } catch {
                 // The lists were read and are reported (invalid lines, duplicates); nothing else
                 // started, and the report says so rather than going missing.

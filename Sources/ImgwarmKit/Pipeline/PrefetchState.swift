@@ -28,9 +28,9 @@ final class PrefetchState {
     }
 
     /// Opens the database before any download; a damaged one is rebuilt, and `warn` told where
-    /// the old one went.
-    func open(busyTimeout: Double, warn: (String) -> Void) throws(StateError) {
-        let opened = try StateStore(path: path, busyTimeout: busyTimeout)
+    /// the old one went. `checked`: the file SQLite's check found intact while the lists were read.
+    func open(busyTimeout: Double, checked: StateStore.CheckedFile? = nil, warn: (String) -> Void) throws(StateError) {
+        let opened = try StateStore(path: path, busyTimeout: busyTimeout, checked: checked)
         if let aside = opened.movedAside {
             warn(
                 "the state database \(path) was damaged: moved aside to \(aside) and rebuilt (cache files are untouched)"

@@ -12,18 +12,19 @@ final class PrefetchStore {
     /// times through it. At most one is open; `forgetHit` closes it.
     private var openHit: FileDescriptor?
 
-    init(location: CacheLocation, lockTimeout: Double) throws(CacheStoreError) {
-        cache = try CacheStore(location: location)
+    init(location: CacheLocation, lockTimeout: Double, index: CacheIndexPreload? = nil) throws(CacheStoreError) {
+        cache = try CacheStore(location: location, preloaded: index)
         lock = try CacheLock(location: location)
         self.lockTimeout = lockTimeout
     }
 
     /// Opens the cache for a run: temporary files an earlier run left are removed, and `warn`
-    /// is told when they cannot stay out of the folder's listing.
-    static func open(location: CacheLocation, lockTimeout: Double, warn: (String) -> Void) throws(CacheStoreError)
-        -> PrefetchStore
-    {
-        let store = try PrefetchStore(location: location, lockTimeout: lockTimeout)
+    /// is told when they cannot stay out of the folder's listing. `ahead`: holds the folder's
+    /// index, read while the lists were (`CacheIndexPreload`).
+    static func open(
+        location: CacheLocation, lockTimeout: Double, ahead: PrefetchReadAhead?, warn: (String) -> Void
+    ) throws(CacheStoreError) -> PrefetchStore {
+        let store = try PrefetchStore(location: location, lockTimeout: lockTimeout, index: ahead?.index)
         store.cache.removeStaleTemporaryFiles()
         if store.cache.usesHiddenTemporaryFiles {
             warn(

@@ -1,4 +1,5 @@
 import Foundation
+import ImgwarmSystem
 import SQLite
 import TestSupport
 import Testing
@@ -68,6 +69,41 @@ import Testing
         let reader = try #require(try StateStore.openExisting(path: path(temp)))
         #expect(try reader.blacklistEntries().map(\.url) == ["http://a/x"])
         #expect(throws: StateError.self) { try reader.clearBlacklist() }
+    }
+
+    /// SQLite's check run ahead (while a prefetch reads its lists) creates nothing, and names the
+    /// intact file it checked (none for a missing or damaged one); an opening trusts it for that
+    /// file only: another file put in its place is checked, and moved aside when damaged.
+    @Test func theCheckRunAhead() throws {
+        let temp = try TemporaryFolder()
+        #expect(StateStore.quickCheck(path: path(temp)) == nil)
+        #expect(!FileManager.default.fileExists(atPath: temp.path("private")))
+        _ = try StateStore(path: path(temp))
+        let checked = try #require(StateStore.quickCheck(path: path(temp)))
+        #expect(try StateStore(path: path(temp), checked: checked).movedAside == nil)
+
+        // A database whose header opens but whose pages SQLite's check finds damaged (only the
+        // check finds it: opening reads the header and the schema).
+        let damaged = temp.path("private/damaged.sqlite")
+        do {
+            let other = try StateStore(path: damaged)
+            try other.begin()
+            for n in 0..<2000 {
+                try other.blacklist(
+                    .init(
+                        url: "http://a/\(n)", failedAt: 1, errorClass: "http-status", message: "404", httpStatus: 404,
+                        attempts: 1))
+            }
+            try other.commit()
+        }
+        let file = try #require(FileHandle(forWritingAtPath: damaged))
+        try file.seek(toOffset: 3 * 4096 + 8)
+        file.write(Data(repeating: 0xFF, count: 200))
+        try file.close()
+        #expect(StateStore.quickCheck(path: damaged) == nil)
+        try FileSystem.rename(damaged, to: path(temp))
+        let reopened = try StateStore(path: path(temp), checked: checked)
+        #expect(reopened.movedAside != nil, "the check was of the file replaced")
     }
 
     /// Entries expire `ttl` after their failure: at exactly the limit, not a moment before.
