@@ -9,7 +9,9 @@
 #                          [--bin DIR] [--out DIR]
 # --bin DIR holds imgwarm, imgwarm-peak and imgwarm-testserver (default: the release build).
 # --big 0 leaves the big journal out. The work folder (--out, default a new one under TMPDIR)
-# is on disk, where the journal's fsyncs cost what they cost on a device's flash.
+# is on disk, where the journal's fsyncs cost what they cost on a device's flash. On ext4
+# without a journal (this machine's root) the inode allocator's scan of recent deletions can
+# dominate a fill: --out on a journaled file system (docs/performance.md shows a loop mount).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lines=100000
@@ -26,7 +28,7 @@ while [ $# -gt 0 ]; do
     --formats) formats=$2; shift 2 ;;
     --bin) bin=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
