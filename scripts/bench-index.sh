@@ -105,7 +105,9 @@ hit_passes() {
 
 for format in $formats; do
   cache=$work/cache-$format
-  rm -rf "$cache" "$work/libCachedImageData.db"
+  # imgwarm's private folder (the state database) goes too: it outlives the cache folder, and
+  # would hold every earlier run's records (SQLite's check at the start reads them all).
+  rm -rf "$cache" "$work/.imgwarm/cache-$format" "$work/libCachedImageData.db"
   timed imgwarm prefetch --cache-format "$format" --disk-cache-path "$cache" --quiet "$work/list.txt"
   fill=$secs fill_peak=$peak
   hit_passes "$format" "$work/list.txt"
@@ -116,7 +118,7 @@ done
 # ---- a Glide journal of BIG entries ---------------------------------------------------------------
 if [ "$big" -gt 0 ]; then
   cache=$work/big-glide
-  rm -rf "$cache"; mkdir -p "$cache"
+  rm -rf "$cache" "$work/.imgwarm/big-glide"; mkdir -p "$cache"
   # The keys imgwarm gives the URLs (SHA-256 of the URL), each file one tiny GIF, the journal one
   # CLEAN line an entry.
   seq 0 $((big - 1)) | sed 's|^|http://127.0.0.1:1/big/|; s|$|.gif|' > "$work/big.txt"

@@ -115,6 +115,25 @@ import Testing
         #expect(accepted.listedNames == ["\(Self.key(1)).0"])
     }
 
+    /// An entry keeps one or two lengths below 4 GiB without an array, and any others as read:
+    /// every one comes back as given, and a rewrite writes them so.
+    @Test func lengthsComeBackAsRead() throws {
+        let cases: [[Int64]] = [
+            [], [0], [7], [4_294_967_295], [4_294_967_296], [-1], [3, 5], [3, 5, 8], [1 << 40, 2],
+        ]
+        for lengths in cases {
+            let entry = DiskLruJournal.Entry(readable: true, lengths: lengths, recency: 1)
+            #expect(entry.lengths == lengths)
+            #expect(entry.valueCount == lengths.count)
+            var line: [UInt8] = []
+            entry.appendLengths(to: &line)
+            #expect(String(decoding: line, as: UTF8.self) == lengths.map { " \($0)" }.joined())
+        }
+        var entry = DiskLruJournal.Entry(lengths: [1 << 40])
+        entry.lengths = [9]
+        #expect(entry == DiskLruJournal.Entry(lengths: [9]), "one value, however it was held before")
+    }
+
     /// A flush appends its lines to the journal it read: every byte before them is unchanged, the
     /// file is the same (inode), and a stored entry gets its `CLEAN` line after the hits' `READ`s.
     @Test func aFlushAppendsOnlyItsLines() throws {

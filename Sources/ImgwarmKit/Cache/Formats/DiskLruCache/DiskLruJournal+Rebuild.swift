@@ -54,7 +54,7 @@ extension DiskLruJournal {
                 chunk.append(contentsOf: "DIRTY \(key)\n".utf8)
             } else {
                 chunk.append(contentsOf: "CLEAN \(key)".utf8)
-                for length in entry.lengths { chunk.append(contentsOf: " \(length)".utf8) }
+                entry.appendLengths(to: &chunk)
                 chunk.append(UInt8(ascii: "\n"))
             }
             if chunk.count >= chunkSize {
@@ -85,7 +85,7 @@ extension DiskLruJournal {
         for key in entries.compactMap({ $0.value.dirty ? $0.key : nil }) {
             guard let entry = entries[key] else { continue }
             entries[key] = Entry(
-                dirty: true, lengths: Array(repeating: 0, count: entry.lengths.count), recency: entry.recency)
+                dirty: true, lengths: Array(repeating: 0, count: entry.valueCount), recency: entry.recency)
         }
         lineCount = entries.count
         linesRead = 5 + lineCount

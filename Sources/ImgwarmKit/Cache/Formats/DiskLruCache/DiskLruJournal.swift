@@ -38,9 +38,71 @@ public struct DiskLruJournal: Sendable, Equatable {
         public var readable = false
         /// The last line was `DIRTY` (an edit never finished): the library deletes its files at open.
         public var dirty = false
-        public var lengths: [Int64]
+        private var storedLengths: StoredLengths
         /// Position in LRU order: every line that names the key moves it to the most recent end.
         public var recency = 0
+
+        public init(readable: Bool = false, dirty: Bool = false, lengths: [Int64], recency: Int = 0) {
+            (self.readable, self.dirty, self.recency) = (readable, dirty, recency)
+            storedLengths = StoredLengths(lengths)
+        }
+
+        /// The values' lengths, as the last `CLEAN` line gave them (zeros before one).
+        public var lengths: [Int64] {
+            get { storedLengths.array }
+            set { storedLengths = StoredLengths(newValue) }
+        }
+
+        /// The number of values.
+        public var valueCount: Int { storedLengths.count }
+
+        /// Appends ` <length>` for each value to `line` (a `CLEAN` line), making no array.
+        func appendLengths(to line: inout [UInt8]) {
+            storedLengths.each { line.append(contentsOf: " \($0)".utf8) }
+        }
+    }
+
+    /// An entry's lengths without an array of their own when they are one or two lengths below
+    /// 4 GiB (Glide keeps one value an entry, Coil and OkHttp two): a 100,000-entry journal's
+    /// arrays took 4.8 MB of a hits-only pass's 64 MB (docs/performance.md, issue 39).
+    enum StoredLengths: Sendable, Equatable {
+        case small(UInt32, UInt32, count: UInt8)
+        case other([Int64])
+
+        init(_ lengths: [Int64]) {
+            if lengths.count <= 2, lengths.allSatisfy({ $0 >= 0 && $0 <= Int64(UInt32.max) }) {
+                let first = lengths.first.map { UInt32($0) } ?? 0
+                let second = lengths.count > 1 ? UInt32(lengths[1]) : 0
+                self = .small(first, second, count: UInt8(lengths.count))
+            } else {
+                self = .other(lengths)
+            }
+        }
+
+        var count: Int {
+            switch self {
+            case .small(_, _, let count): return Int(count)
+            case .other(let lengths): return lengths.count
+            }
+        }
+
+        /// Calls `body` with each length in order.
+        func each(_ body: (Int64) -> Void) {
+            switch self {
+            case .small(let first, let second, let count):
+                if count > 0 { body(Int64(first)) }
+                if count > 1 { body(Int64(second)) }
+            case .other(let lengths):
+                for length in lengths { body(length) }
+            }
+        }
+
+        var array: [Int64] {
+            var lengths: [Int64] = []
+            lengths.reserveCapacity(count)
+            each { lengths.append($0) }
+            return lengths
+        }
     }
 
     public static let magic = "libcore.io.DiskLruCache"
