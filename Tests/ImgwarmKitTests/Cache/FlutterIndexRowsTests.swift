@@ -23,6 +23,17 @@ import Testing
         #expect(rows.position(ofName: "key-1") == nil)
     }
 
+    /// A row keeps its `length` column as read, NULL included.
+    @Test func aRowKeepsItsLength() {
+        for length: Int64? in [nil, 0, 5, -1, Int64.max] {
+            let listed = FlutterIndex.Listed(
+                FlutterDatabase.Row(
+                    id: 1, url: "u", key: "k", relativePath: "n.jpg", eTag: nil, validTill: 0, touched: 0,
+                    length: length))
+            #expect(listed.length == length)
+        }
+    }
+
     @Test func aReplacedRowIsFoundByItsNewNameOnly() throws {
         var rows = FlutterIndex.Rows()
         for i in 0..<100 { rows.put(Self.row(i, key: "key-\(i)", name: "name-\(i).jpg")) }
