@@ -50,9 +50,12 @@ public struct FileDescriptor: Sendable, Hashable {
 
     /// Opens the file `name` for reading, never through a link. With `keepingAccessTime`
     /// (`O_NOATIME`) reading does not move its access time; that needs the file's owner, and
-    /// fails with `EPERM` otherwise.
-    public func openForReading(_ name: String, keepingAccessTime: Bool = false) throws(SystemError) -> FileDescriptor {
-        let flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (keepingAccessTime ? imgwarm_o_noatime() : 0)
+    /// fails with `EPERM` otherwise. Without `waiting` (`O_NONBLOCK`) a FIFO opens at once.
+    public func openForReading(_ name: String, keepingAccessTime: Bool = false, waiting: Bool = true)
+        throws(SystemError) -> FileDescriptor
+    {
+        let options = (keepingAccessTime ? imgwarm_o_noatime() : 0) | (waiting ? 0 : O_NONBLOCK)
+        let flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | options
         return try FileDescriptor.check(openat(rawValue, name, flags), "openat", name)
     }
 
@@ -61,8 +64,7 @@ public struct FileDescriptor: Sendable, Hashable {
     /// waiting (`O_NONBLOCK`: a FIFO left in a cache folder opens at once; its status then says
     /// it is no file).
     public func openForHitCheck(_ name: String) throws(SystemError) -> FileDescriptor {
-        let flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | imgwarm_o_noatime()
-        return try FileDescriptor.check(openat(rawValue, name, flags), "openat", name)
+        try openForReading(name, keepingAccessTime: true, waiting: false)
     }
 
     /// Creates the file `name` for writing; fails with `EEXIST` when it exists.

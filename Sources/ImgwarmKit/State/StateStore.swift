@@ -146,8 +146,7 @@ public final class StateStore {
     private static func openReadOnly(_ path: String, busyTimeout: Double) throws(SQLiteError) -> SQLiteDatabase {
         let db = try SQLiteDatabase(path: path, readOnly: true)
         db.setBusyTimeout(milliseconds: Int32(clamping: Int(busyTimeout * 1000)))
-        let check = try db.scalarText("PRAGMA quick_check(1)")
-        if check != "ok" { throw SQLiteError(code: 11, message: "quick_check: \(check ?? "no answer")") }
+        try checkIntegrity(db)
         let version = Int(try db.scalarText("PRAGMA user_version") ?? "0") ?? 0
         // Versions 1 and 2 differ by a column reads do without (blacklist.client).
         if version < 1 || version > schemaVersion {
@@ -178,9 +177,16 @@ public final class StateStore {
     public static func quickCheck(path: String) -> CheckedFile? {
         guard let before = CheckedFile(path) else { return nil }
         guard let db = try? SQLiteDatabase(path: path, readOnly: true, create: false),
-            (try? db.scalarText("PRAGMA quick_check(1)")) == "ok"
+            (try? checkIntegrity(db)) != nil
         else { return nil }
         return CheckedFile(path) == before ? before : nil
+    }
+
+    /// SQLite's `quick_check`, stopping at the first problem: throws a corruption error
+    /// (`SQLITE_CORRUPT`) naming it.
+    private static func checkIntegrity(_ db: SQLiteDatabase) throws(SQLiteError) {
+        let check = try db.scalarText("PRAGMA quick_check(1)")
+        if check != "ok" { throw SQLiteError(code: 11, message: "quick_check: \(check ?? "no answer")") }
     }
 
     private static func openChecked(_ path: String, busyTimeout: Double, check: Bool = true) throws(SQLiteError)
@@ -190,10 +196,7 @@ public final class StateStore {
         db.setBusyTimeout(milliseconds: Int32(clamping: Int(busyTimeout * 1000)))
         // Reading the header is where "file is not a database" shows.
         _ = try db.scalarText("PRAGMA journal_mode=WAL")
-        if check {
-            let check = try db.scalarText("PRAGMA quick_check(1)")
-            if check != "ok" { throw SQLiteError(code: 11, message: "quick_check: \(check ?? "no answer")") }
-        }
+        if check { try checkIntegrity(db) }
         try db.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF")
         try migrate(db)
         return db
