@@ -23,6 +23,11 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
+        // libarchive's readers: `pull` parses the device's tar stream with them (and creates every
+        // file itself, Sources/ImgwarmKit/Pipeline/PullStaging.swift).
+        .systemLibrary(
+            name: "CArchive", pkgConfig: "libarchive",
+            providers: [.apt(["libarchive-dev"])]),
         // OpenSSL's libcrypto (SHA-1, SHA-256 for other libraries' cache file names).
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto",
@@ -48,9 +53,10 @@ let package = Package(
                     ].flatMap { ["-Xcc", "-I" + $0] })
             ]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
+        .target(name: "Archive", dependencies: ["CArchive"]),
 
         // The engine: never parses argv, never prints.
-        .target(name: "ImgwarmKit", dependencies: ["ImgwarmSystem", "Curl", "Magick", "SQLite", "CCrypto"]),
+        .target(name: "ImgwarmKit", dependencies: ["ImgwarmSystem", "Curl", "Magick", "SQLite", "Archive", "CCrypto"]),
 
         // The command-line tool.
         .executableTarget(

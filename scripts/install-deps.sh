@@ -3,7 +3,7 @@
 # Idempotent: on a machine that has them all it changes nothing and needs no network.
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libidn2-dev libssl-dev zlib1g-dev libmagickwand-dev libsqlite3-dev sqlite3 pkg-config openssl ca-certificates
+packages=(libcurl4-openssl-dev libidn2-dev libssl-dev zlib1g-dev libmagickwand-dev libsqlite3-dev libarchive-dev sqlite3 pkg-config openssl ca-certificates
   default-jdk-headless libokhttp-java busybox python3 nodejs curl)
 missing=()
 for package in "${packages[@]}"; do

@@ -9,6 +9,8 @@
 #include <sys/ioctl.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "imgwarm_sys.h"
@@ -152,7 +154,7 @@ void imgwarm_ignore_sigpipe(void) {
     signal(SIGPIPE, SIG_IGN);
 }
 
-int imgwarm_flock_timeout(int fd, int operation, int timeout_ms) {
+static int flock_waiting(int fd, int operation, int timeout_ms, int stoppable) {
     struct timespec start, now, pause = {0, 2000000};
     clock_gettime(CLOCK_MONOTONIC, &start);
     for (;;) {
@@ -160,6 +162,10 @@ int imgwarm_flock_timeout(int fd, int operation, int timeout_ms) {
             return 0;
         }
         if (errno != EWOULDBLOCK && errno != EINTR) {
+            return -1;
+        }
+        if (stoppable && stop_signal != 0) {
+            errno = EINTR;
             return -1;
         }
         clock_gettime(CLOCK_MONOTONIC, &now);
@@ -170,6 +176,34 @@ int imgwarm_flock_timeout(int fd, int operation, int timeout_ms) {
         }
         nanosleep(&pause, NULL);
     }
+}
+
+int imgwarm_flock_timeout(int fd, int operation, int timeout_ms) {
+    return flock_waiting(fd, operation, timeout_ms, 0);
+}
+
+int imgwarm_flock_until_stop(int fd, int operation, int timeout_ms) {
+    return flock_waiting(fd, operation, timeout_ms, 1);
+}
+
+int imgwarm_pidfd_open(int pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int imgwarm_child_ended(int pid) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+        if (errno != EINTR) {
+            return 1;
+        }
+    }
+    return info.si_pid == pid ? 1 : 0;
 }
 
 void imgwarm_set_thread_name(const char *name) {

@@ -23,3 +23,35 @@ extension FileDescriptor {
         }
     }
 }
+
+extension FileDescriptor {
+    /// What a bounded wait ended with.
+    public enum Wait: Sendable, Equatable {
+        /// This descriptor has something to read (or its end, or an error).
+        case ready
+        /// `stop` became readable first.
+        case stopped
+        /// Nothing came within the time.
+        case timedOut
+    }
+
+    /// Waits at most `seconds` until this descriptor has something to read or `stop` (when
+    /// given) becomes readable.
+    public func waitReadable(unlessReadable stop: FileDescriptor?, atMost seconds: Double) -> Wait {
+        var descriptors = [
+            pollfd(fd: rawValue, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: stop?.rawValue ?? -1, events: Int16(POLLIN), revents: 0),
+        ]
+        let deadline = Monotonic.now() + seconds
+        while true {
+            let left = max(0, deadline - Monotonic.now())
+            let result = poll(&descriptors, 2, Int32(clamping: Int((left * 1000).rounded(.up))))
+            if result < 0 && errno == EINTR { continue }
+            // A poll that fails lets the read say why.
+            if result < 0 { return .ready }
+            if descriptors[1].revents != 0 { return .stopped }
+            if descriptors[0].revents != 0 { return .ready }
+            if left <= 0 { return .timedOut }
+        }
+    }
+}

@@ -34,9 +34,12 @@ struct Imgwarm: ParsableCommand {
             try checkHelpTopic(Array(CommandLine.arguments.dropFirst()))
             var command = try parseAsRoot()
             // The stop signals are handled from the first instruction (CImgwarmStart): a
-            // prefetch keeps them and ends with a report, whenever they came; the other commands
-            // stop the way any program does (a signal already received ends the process here).
-            if !(command is Prefetch) { StopSignals.release() }
+            // prefetch keeps them and ends with a report, whenever they came; pack, push and pull
+            // keep them to end adb and remove their scratch; the other commands stop the way any
+            // program does (a signal already received ends the process here).
+            if !(command is Prefetch || command is Pack || command is Push || command is Pull) {
+                StopSignals.release()
+            }
             try command.run()
             status = .success
         } catch let failure as CommandFailure {

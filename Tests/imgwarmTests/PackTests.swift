@@ -92,8 +92,11 @@ import Testing
         ("busybox tar", { ["/usr/bin/busybox", "tar", "-x", "-f", $0, "-C", $1] }, 1_000_000_000),
     ]
 
+    /// Every format, on each platform whose apps use it (the registry's `platforms`).
     static func arguments() -> [(String, String)] {
-        CacheFormats.names.flatMap { name in AppContainer.Platform.allCases.map { (name, $0.rawValue) } }
+        CacheFormats.all.flatMap { format in
+            AppContainer.Platform.allCases.filter(format.platforms.contains).map { (format.name, $0.rawValue) }
+        }
     }
 
     @Test(arguments: arguments())

@@ -44,7 +44,8 @@ import Testing
         var log: String { (try? String(contentsOfFile: device + "/.adb-log", encoding: .utf8)) ?? "" }
     }
 
-    static func formatNames() -> [String] { CacheFormats.names }
+    /// push and pull are Android's: its formats (flutter too).
+    static func formatNames() -> [String] { CacheFormats.names(on: .android) }
 
     @Test(arguments: formatNames())
     func aPushThenAPullVerifiesAllHits(name: String) throws {

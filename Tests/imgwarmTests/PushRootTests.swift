@@ -54,7 +54,7 @@ import Testing
             ["push", "--root", "--user", "10"] + setup.s.options,
             env: ["FAKE_ADB_NOT_DEBUGGABLE": PushPullTests.package, "FAKE_ADB_UID": "10234"])
         #expect(push.status == 0, "\(push.stderr)")
-        #expect(setup.log.contains("cd '/data/user/10/\(PushPullTests.package)'"), "\(setup.log)")
+        #expect(setup.log.contains("cd /data/user/10/\(PushPullTests.package) &&"), "\(setup.log)")
         #expect(setup.log.contains("device: chown -R 1010234:1010234 .imgwarm-push"), "\(setup.log)")
         #expect(Set(try setup.appFiles().keys) == Set(try PackTests.tree(setup.s.location.folder, as: "").keys))
     }

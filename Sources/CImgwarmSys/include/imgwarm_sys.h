@@ -45,6 +45,18 @@ void imgwarm_ignore_sigpipe(void);
    succeeds or `timeout_ms` passes. Returns 0, or -1 with errno (EWOULDBLOCK on timeout). */
 int imgwarm_flock_timeout(int fd, int operation, int timeout_ms);
 
+/* imgwarm_flock_timeout that also gives up, with errno EINTR, once a stop signal was received
+   (imgwarm_stop_install's handlers): a command that stops on a signal does not wait out a lock. */
+int imgwarm_flock_until_stop(int fd, int operation, int timeout_ms);
+
+/* pidfd_open(2): a descriptor that becomes readable when the process `pid` ends (Linux 5.3);
+   -1 with errno where the kernel has none. syscall(2) is variadic, so not callable from Swift. */
+int imgwarm_pidfd_open(int pid);
+
+/* 1 when the child `pid` has ended, without reaping it (waitid with WNOWAIT): its process group
+   id stays its own until it is reaped. 0 while it runs; 1 too when it cannot be asked. */
+int imgwarm_child_ended(int pid);
+
 /* An unnamed file in the directory `dirfd` (O_TMPFILE), open for writing: invisible until
    linked, and gone by itself if the process dies first. Returns the descriptor, or -1 with errno
    (EOPNOTSUPP, EISDIR or EINVAL where the file system has no O_TMPFILE). */

@@ -21,6 +21,10 @@ public protocol CacheFormat: Sendable {
     /// Whether `--namespace` names a part of the folder (false: the folder has one fixed name).
     var hasNamespace: Bool { get }
 
+    /// The platforms whose apps use this library: where `pack` may lay its cache out, and
+    /// (Android) what `push` and `pull` take.
+    var platforms: Set<AppContainer.Platform> { get }
+
     /// The cache folder inside a caches root (the app's `Library/Caches` or `cacheDir`) for
     /// `namespace`, e.g. `<root>/com.hackemist.SDImageCache/default`.
     func folder(cachesRoot: String, namespace: String) -> String
@@ -194,4 +198,11 @@ func isHexName(_ bytes: UnsafeBufferPointer<UInt8>, count: Int) -> Bool {
         && bytes.allSatisfy {
             (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
         }
+}
+
+extension CacheFormats {
+    /// The formats whose library `platform`'s apps use, in `all`'s order.
+    public static func names(on platform: AppContainer.Platform) -> [String] {
+        all.filter { $0.platforms.contains(platform) }.map(\.name)
+    }
 }

@@ -103,7 +103,7 @@ public struct CacheLocation: Sendable, Equatable {
             CacheLocation.join(parent, CacheLocation.privateFolderName), name.isEmpty ? "root" : name)
     }
 
-    static func validate(namespace: String) throws(CacheLocationError) {
+    public static func validate(namespace: String) throws(CacheLocationError) {
         if namespace.isEmpty || namespace == "." || namespace == ".." || namespace.contains("/")
             || namespace.contains("\u{0}")
         {

@@ -71,14 +71,20 @@ public final class CacheLock {
         try acquire(exclusive: false, timeout: timeout)
     }
 
-    public func lockExclusive(timeout: Double) throws(Timeout) {
-        try acquire(exclusive: true, timeout: timeout)
+    /// With `untilStop`, a stop signal (`StopSignals`) ends the wait too (a `Timeout` the caller
+    /// tells apart by the signal).
+    public func lockExclusive(timeout: Double, untilStop: Bool = false) throws(Timeout) {
+        try acquire(exclusive: true, timeout: timeout, untilStop: untilStop)
     }
 
-    private func acquire(exclusive: Bool, timeout: Double) throws(Timeout) {
+    private func acquire(exclusive: Bool, timeout: Double, untilStop: Bool = false) throws(Timeout) {
         guard !held else { return }
         do {
-            try descriptor.lock(exclusive: exclusive, timeout: timeout)
+            if untilStop {
+                try descriptor.lockUntilStop(exclusive: exclusive, timeout: timeout)
+            } else {
+                try descriptor.lock(exclusive: exclusive, timeout: timeout)
+            }
         } catch {
             throw Timeout(
                 path: path, seconds: timeout, exclusive: exclusive, holders: FileSystem.lockHolders(ofPath: path))

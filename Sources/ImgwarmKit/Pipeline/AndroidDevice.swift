@@ -23,6 +23,9 @@ public struct AndroidDevice: Sendable {
     public var root: Bool
     /// The app's uid once `check` found root granted; nil: commands run through `run-as`.
     public internal(set) var rootUID: Int?
+    /// What ends adb early: a stop signal ends its process group and the step fails with
+    /// `Failure.stopped`. Never by default.
+    public var stop: StopSource = .never
 
     public init(
         adb: String, serial: String?, userWords: [String], package: String, scratchFolder: String,
@@ -52,6 +55,8 @@ public struct AndroidDevice: Sendable {
         case lost(String, String)
         /// A command on the device failed: which, and what it said.
         case failed(String, String)
+        /// A stop signal ended adb (its number).
+        case stopped(Int32)
 
         public var description: String {
             switch self {
@@ -80,13 +85,27 @@ public struct AndroidDevice: Sendable {
                 return "the device went away during \(step) (\(said)): reconnect it and run the command again"
             case .failed(let step, let said):
                 return "\(step) failed on the device (\(said))"
+            case .stopped(let signal):
+                return "stopped by \(StopSignals.name(of: signal)): adb and what it started were ended"
             }
         }
     }
 
-    /// `word` quoted for the device's shell.
+    /// `word` as one word for the device's shell (`sh -c`): itself when it holds only
+    /// characters no shell acts on, else in single quotes (each `'` written `'\''`). Every word
+    /// imgwarm hands the device goes through here, validated or not (the second wall).
     public static func quote(_ word: String) -> String {
-        "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+        let plain = word.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || "_@%+=:,./-".utf8.contains(byte)
+        }
+        if plain && !word.isEmpty { return word }
+        return "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+    }
+
+    /// `words` as one command line for the device's shell, each word quoted.
+    public static func commandLine(_ words: [String]) -> String {
+        words.map(quote).joined(separator: " ")
     }
 
     /// adb's arguments for `arguments` on this device.
@@ -100,16 +119,26 @@ public struct AndroidDevice: Sendable {
     {
         do {
             return try ChildProcess.run(
-                adb, anyDevice ? arguments : adbArguments(arguments), input: input, scratchFolder: scratchFolder)
+                adb, anyDevice ? arguments : adbArguments(arguments), input: input, scratchFolder: scratchFolder,
+                stop: stop.descriptor)
         } catch {
+            if error.isInterrupted && stop.signal != 0 { throw .stopped(stop.signal) }
             throw .noAdb(adb, error)
         }
     }
 
-    /// The words that run a command as the app's user in its data folder: `run-as [--user U]
-    /// PKG`; as root, a `cd` into the container (adb hands the command line to the device's sh).
-    var runAsWords: [String] {
-        rootUID == nil ? ["run-as"] + userWords + [package] : ["cd", AndroidDevice.quote(container), "&&"]
+    /// The command line that runs what follows it as the app's user in its data folder:
+    /// `run-as [--user U] PKG`; as root, a `cd` into the container (adb hands the command line
+    /// to the device's sh).
+    var asApp: String {
+        rootUID == nil
+            ? AndroidDevice.commandLine(["run-as"] + userWords + [package])
+            : "cd \(AndroidDevice.quote(container)) &&"
+    }
+
+    /// `words` run as the app's user, as one command line for `adb exec-in` and `exec-out`.
+    func asAppCommand(_ words: [String]) -> String {
+        asApp + " " + AndroidDevice.commandLine(words)
     }
 
     /// The app's container: `/data/data/PKG`, or `/data/user/N/PKG` for Android user N.
@@ -129,7 +158,7 @@ public struct AndroidDevice: Sendable {
                 "shell", "sh -c " + AndroidDevice.quote("cd \(AndroidDevice.quote(container)) && " + script),
             ])
         }
-        return try run(["shell", (runAsWords + ["sh", "-c", AndroidDevice.quote(script)]).joined(separator: " ")])
+        return try run(["shell", asAppCommand(["sh", "-c", script])])
     }
 
     /// Runs `script` as the app's user and fails with `step` unless it succeeds; a device that
@@ -170,9 +199,7 @@ public struct AndroidDevice: Sendable {
             guard !serials.isEmpty else { throw .noDevice }
             guard serials.count == 1 else { throw .severalDevices(serials) }
         }
-        let path = try run([
-            "shell", (["pm", "path"] + userWords + [package]).joined(separator: " "),
-        ])
+        let path = try run(["shell", AndroidDevice.commandLine(["pm", "path"] + userWords + [package])])
         guard path.status == 0, ChildProcessOutput(path).lines.contains(where: { $0.hasPrefix("package:") }) else {
             throw .notInstalled(package)
         }
@@ -199,7 +226,7 @@ public struct AndroidDevice: Sendable {
     /// The app's uid for this device's user: `userId=` of `dumpsys package` is the app's id,
     /// and user N's copy runs as N × 100000 + that id.
     func appUID() throws(Failure) -> Int {
-        let dump = try run(["shell", "dumpsys package \(AndroidDevice.quote(package))"])
+        let dump = try run(["shell", AndroidDevice.commandLine(["dumpsys", "package", package])])
         let ids = ChildProcessOutput(dump).lines.lazy.compactMap { line -> Int? in
             guard let range = line.firstRange(of: "userId=") else { return nil }
             return Int(line[range.upperBound...].prefix(while: \.isNumber))
@@ -220,8 +247,7 @@ public struct AndroidDevice: Sendable {
     /// Stops the app (`am force-stop`): the libraries read their journal or database when it opens
     /// its cache, and must not write while the folder is replaced.
     public func stopApp() throws(Failure) {
-        let words = ["am", "force-stop"] + userWords + [package]
-        let result = try run(["shell", words.joined(separator: " ")])
+        let result = try run(["shell", AndroidDevice.commandLine(["am", "force-stop"] + userWords + [package])])
         guard result.status == 0 else { try failure("am force-stop", result) }
     }
 }

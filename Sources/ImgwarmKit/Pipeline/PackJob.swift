@@ -19,6 +19,9 @@ public struct PackJob {
         /// preferences (`AppPreferencesFormat`), the archive also holds its preferences file with
         /// what the library wants (`AppContainer.preferencesPath(bundleID:)`). Nil by default.
         public var bundleID: String?
+        /// What stops the pack: a stop signal ends the wait for the lock and the writing, and the
+        /// run fails with `Error.stopped`. Never by default.
+        public var stop: StopSource = .never
 
         public init(platform: AppContainer.Platform) {
             self.platform = platform
@@ -45,6 +48,11 @@ public struct PackJob {
     /// Why nothing (or not all) could be packed.
     public enum Error: Swift.Error, Equatable, CustomStringConvertible {
         case layout(ContainerLayoutError)
+        /// The format's library is not used on the platform asked for: its name, the platform,
+        /// the platforms it is used on.
+        case otherPlatform(String, AppContainer.Platform, [AppContainer.Platform])
+        /// A stop signal (its number) ended the pack.
+        case stopped(Int32)
         /// There is no cache folder at the path.
         case noFolder(String)
         /// Something other than a folder (or a link to one) stands at the folder's path.
@@ -61,6 +69,11 @@ public struct PackJob {
         public var description: String {
             switch self {
             case .layout(let error): return error.description
+            case .otherPlatform(let format, let platform, let platforms):
+                return
+                    "\(format) is a cache of \(platforms.map(\.rawValue).joined(separator: " and ")) apps, not \(platform.rawValue): use the \(platform.rawValue) formats (\(CacheFormats.names(on: platform).joined(separator: ", "))) or \(Setting.platform) \(platforms.map(\.rawValue).joined(separator: "/"))"
+            case .stopped(let signal):
+                return "stopped by \(StopSignals.name(of: signal)): nothing was written"
             case .noFolder(let path):
                 return
                     "there is no cache folder at \(path): prefetch into it first, or name the folder with \(Setting.cacheDir) or \(Setting.diskCachePath)"
@@ -71,7 +84,7 @@ public struct PackJob {
             case .locked(let timeout): return timeout.description
             case .notPackable(let path):
                 return
-                    "\(path) is neither a file nor a folder (a link?): the app does not read it; remove it and pack again"
+                    "\(path) is neither a file nor a folder (a link, a FIFO, a device?): the app does not read it; remove it and pack again"
             case .unreadable(let path, let error): return "cannot read \(path): \(error)"
             case .read(let error): return error.description
             }
@@ -103,6 +116,11 @@ public struct PackJob {
         } catch {
             throw .layout(error)
         }
+        guard location.format.platforms.contains(configuration.platform) else {
+            throw .otherPlatform(
+                location.format.name, configuration.platform,
+                AppContainer.Platform.allCases.filter(location.format.platforms.contains))
+        }
         let folderInfo: FileStatus
         do {
             folderInfo = try FileSystem.status(ofPath: location.folder)
@@ -117,8 +135,9 @@ public struct PackJob {
         // Without a private folder no imgwarm can be writing here, and no lock is needed (as clean).
         let lock = try? CacheLock(location: location)
         do {
-            try lock?.lockExclusive(timeout: configuration.lockTimeout)
+            try lock?.lockExclusive(timeout: configuration.lockTimeout, untilStop: configuration.stop.descriptor != nil)
         } catch {
+            if configuration.stop.signal != 0 { throw .stopped(configuration.stop.signal) }
             throw .locked(error)
         }
         defer { lock?.unlock() }
@@ -145,8 +164,22 @@ public struct PackJob {
         let manifest = PackManifest.document(
             members: members, keys: keys, platform: configuration.platform, location: location,
             containerFolder: containerFolder)
-        return try write(members, manifest: manifest, containerFolder: containerFolder, to: sink)
+        // Each write first asks whether a stop came: a large file stops within one chunk.
+        let stop = configuration.stop
+        let stoppable: PaxArchive.Sink = { bytes throws(SystemError) in
+            if stop.signal != 0 { throw SystemError(code: PackJob.interrupted) }
+            try sink(bytes)
+        }
+        do {
+            return try write(members, manifest: manifest, containerFolder: containerFolder, to: stoppable)
+        } catch {
+            if stop.signal != 0 { throw .stopped(stop.signal) }
+            throw error
+        }
     }
+
+    /// `EINTR`: what a write fails with once a stop came.
+    static let interrupted: Int32 = 4
 
     /// Adds every name below `folder` (which is `path` in the archive), folders before what they hold.
     private func walk(_ folder: String, as path: String, into members: inout [Member]) throws(Error) {
@@ -233,16 +266,44 @@ public struct PackJob {
             files: files, bytes: bytes, containerFolder: containerFolder, manifest: manifest, entries: entries)
     }
 
-    private func addFile(_ member: Member, to archive: inout PaxArchive) throws(Error) {
-        let full = CacheLocation.join(member.source.folder, member.source.name)
+    /// Opens the file `name` of `folder` to pack it: its type was read without following a link
+    /// (`fstatat`, `walked`); it is opened without following one and without waiting
+    /// (`O_NOFOLLOW | O_NONBLOCK`: opening a FIFO would block, and opening a device node runs its
+    /// driver), then checked again on the descriptor: the same device and inode, a regular file.
+    /// Anything swapped in since the walk is refused (`notPackable`), never read.
+    static func openMember(_ folder: String, _ name: String, as walked: FileStatus) throws(Error) -> (
+        file: FileDescriptor, restoreAccessTime: Timestamp?
+    ) {
+        let full = CacheLocation.join(folder, name)
         let opened: (file: FileDescriptor, restoreAccessTime: Timestamp?)
         do {
-            let folder = try FileDescriptor.openFolder(member.source.folder)
-            defer { folder.close() }
-            opened = try folder.openForReadingUntouched(member.source.name)
-        } catch {
+            let parent = try FileDescriptor.openFolder(folder)
+            defer { parent.close() }
+            let now = try parent.status(of: name)
+            guard now.kind == .file, now.device == walked.device, now.inode == walked.inode else {
+                throw Error.notPackable(full)
+            }
+            opened = try parent.openForReadingUntouched(name, waiting: false)
+        } catch let error as Error {
+            throw error
+        } catch let error as SystemError {
+            // A link swapped in: O_NOFOLLOW refuses it (ELOOP).
+            if error.code == 40 { throw .notPackable(full) }
             throw .unreadable(full, error)
+        } catch {
+            throw .unreadable(full, SystemError(code: 5))
         }
+        let info = try? opened.file.status()
+        guard let info, info.kind == .file, info.device == walked.device, info.inode == walked.inode else {
+            opened.file.close()
+            throw .notPackable(full)
+        }
+        return opened
+    }
+
+    private func addFile(_ member: Member, to archive: inout PaxArchive) throws(Error) {
+        let full = CacheLocation.join(member.source.folder, member.source.name)
+        let opened = try PackJob.openMember(member.source.folder, member.source.name, as: member.info)
         defer {
             if let time = opened.restoreAccessTime { try? opened.file.setAccessTime(time) }
             opened.file.close()

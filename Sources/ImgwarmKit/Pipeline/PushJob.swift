@@ -71,33 +71,31 @@ public struct PushJob {
         }
     }
 
+    /// Packs the cache into a private scratch folder first (the local cache is checked before
+    /// the device is asked anything), then checks the device and pushes.
     public func run(observe: (Event) -> Void) throws(Error) -> Result {
-        var job = self
-        do {
-            job.device = try device.check()
-        } catch {
-            throw .device(error)
+        guard location.format.platforms.contains(.android) else {
+            throw .pack(.otherPlatform(location.format.name, .android, Array(location.format.platforms)))
         }
-        if device.root { observe(.root(uid: job.device.rootUID)) }
-        return try job.push(observe: observe)
-    }
-
-    /// The push once the device passed its checks.
-    private func push(observe: (Event) -> Void) throws(Error) -> Result {
-        let archivePath = device.scratchFolder + "/imgwarm-push-\(FileSystem.processID).tar"
-        let archive: FileDescriptor
+        let scratch: String
         do {
-            // 0644: on the fallback path the app's user reads it in /data/local/tmp.
-            archive = try FileDescriptor.createOrTruncate(archivePath, permissions: 0o644)
+            scratch = try FileSystem.makePrivateFolder(in: device.scratchFolder, prefix: "imgwarm-push-")
         } catch {
             throw .scratch(error)
         }
-        defer {
-            archive.close()
-            try? FileSystem.removeFile(archivePath)
+        defer { try? FileSystem.removeTree(scratch) }
+        let archivePath = scratch + "/cache.tar"
+        let archive: FileDescriptor
+        do {
+            // In a folder of this user's alone (mkdtemp, 0700), created new (O_EXCL), 0600.
+            archive = try FileDescriptor.createFile(archivePath, permissions: 0o600)
+        } catch {
+            throw .scratch(error)
         }
+        defer { archive.close() }
         var configuration = PackJob.Configuration(platform: .android)
         configuration.lockTimeout = lockTimeout
+        configuration.stop = device.stop
         let packed: PackJob.Result
         do {
             packed = try PackJob(location: location, configuration: configuration).run { bytes throws(SystemError) in
@@ -106,6 +104,19 @@ public struct PushJob {
         } catch {
             throw .pack(error)
         }
+        var job = self
+        do {
+            job.device = try device.check()
+        } catch {
+            throw .device(error)
+        }
+        if device.root { observe(.root(uid: job.device.rootUID)) }
+        return try job.push(packed, archivePath: archivePath, observe: observe)
+    }
+
+    /// The push once the cache is packed and the device passed its checks.
+    private func push(_ packed: PackJob.Result, archivePath: String, observe: (Event) -> Void) throws(Error) -> Result
+    {
         let outside = (location.format as? any OutsideFilesFormat)?.outsideFiles(of: location) ?? []
         let parts =
             [packed.containerFolder] + outside.map { AppContainer.path(of: $0.folder, on: .android) + "/" + $0.name }
@@ -113,7 +124,7 @@ public struct PushJob {
             try device.stopApp()
             try device.mustRunAs(
                 "rm -rf \(PushJob.staging) && mkdir \(PushJob.staging)", step: "making the staging folder")
-            let viaExecIn = try transfer(archive: archive, path: archivePath)
+            let viaExecIn = try transfer(path: archivePath)
             observe(.transferred(viaExecIn: viaExecIn, files: packed.files, bytes: packed.bytes))
             try device.giveToApp([PushJob.staging], step: "giving the files to the app's uid (chown, restorecon)")
             let found = try listStaging()
@@ -145,8 +156,9 @@ public struct PushJob {
         } catch let error as Error {
             throw error
         } catch let failure as AndroidDevice.Failure {
-            // Nothing of the app's cache was changed before the swap; the staging folder goes.
-            _ = try? device.runAs("rm -rf \(PushJob.staging)")
+            // Nothing of the app's cache was changed before the swap; the staging folder goes
+            // (not after a stop: the signal asked to end, and adb would be asked again).
+            if case .stopped = failure {} else { _ = try? device.runAs("rm -rf \(PushJob.staging)") }
             throw .device(failure)
         } catch {
             throw .device(.failed("push", "\(error)"))
@@ -155,9 +167,8 @@ public struct PushJob {
 
     /// Extracts the archive into the staging folder: through `exec-in` where this adb has it,
     /// else through a file pushed to `/data/local/tmp`. True when `exec-in` carried it.
-    private func transfer(archive: FileDescriptor, path: String) throws(AndroidDevice.Failure) -> Bool {
-        let extract = device.runAsWords + ["tar", "-x", "-f", "-", "-C", PushJob.staging]
-        let probe = try device.run(["exec-in"] + device.runAsWords + ["true"])
+    private func transfer(path: String) throws(AndroidDevice.Failure) -> Bool {
+        let probe = try device.run(["exec-in", device.asAppCommand(["true"])])
         if probe.status == 0 {
             let input: FileDescriptor
             do {
@@ -166,14 +177,19 @@ public struct PushJob {
                 throw .failed("reading the archive", "\(error)")
             }
             defer { input.close() }
-            let result = try device.run(["exec-in"] + extract, input: input)
+            let extract = device.asAppCommand(["tar", "-x", "-f", "-", "-C", PushJob.staging])
+            let result = try device.run(["exec-in", extract], input: input)
             guard result.status == 0 else { try device.failure("the copy (adb exec-in)", result) }
             return true
         }
-        let remote = "/data/local/tmp/imgwarm-push-\(FileSystem.processID).tar"
+        // adb push keeps the local mode (0600, this user's): the shell user, who owns the copy on
+        // the device, opens it to the app's user, which reads it through run-as.
+        let remote = "/data/local/tmp/imgwarm-push-\(FileSystem.processID)-\(UInt32.random(in: 0...UInt32.max)).tar"
         let pushed = try device.run(["push", path, remote])
         guard pushed.status == 0 else { try device.failure("adb push to /data/local/tmp", pushed) }
-        defer { _ = try? device.run(["shell", "rm -f \(remote)"]) }
+        defer { _ = try? device.run(["shell", AndroidDevice.commandLine(["rm", "-f", remote])]) }
+        let opened = try device.run(["shell", AndroidDevice.commandLine(["chmod", "644", remote])])
+        guard opened.status == 0 else { try device.failure("chmod 644 in /data/local/tmp", opened) }
         try device.mustRunAs(
             "tar -x -f \(AndroidDevice.quote(remote)) -C \(PushJob.staging)", step: "extracting from /data/local/tmp")
         return false

@@ -115,12 +115,25 @@ public final class ReportFile {
     }
 
     /// A temporary file beside `target`, created readable by its owner only and then given
-    /// `permissions` (those of the file it replaces), or 0644 less the umask for a new report.
+    /// `permissions` (those of the file it replaces), or 0644 less the umask for a new report
+    /// (the permissions the finished file has). Its name has a random part nobody can guess
+    /// beforehand, and it is created new (`O_CREAT | O_EXCL`, which never follows a link): a link
+    /// planted at a predictable name is never written through.
     private static func temporary(replacing target: String, permissions: UInt32?) throws(SystemError) -> (
         FileDescriptor, (temporary: String, target: String)?
     ) {
-        let temporary = target + ".tmp-\(FileSystem.processID)"
-        let descriptor = try FileDescriptor.createOrTruncate(temporary, permissions: permissions == nil ? 0o644 : 0o600)
+        var attempt = 0
+        var created: (FileDescriptor, String)?
+        while created == nil {
+            let temporary = target + ".tmp-\(FileSystem.processID)-\(UInt32.random(in: 0...UInt32.max))"
+            do {
+                created = (try FileDescriptor.createFile(temporary, permissions: permissions == nil ? 0o644 : 0o600), temporary)
+            } catch {
+                attempt += 1
+                guard error.isAlreadyThere && attempt < 16 else { throw error }
+            }
+        }
+        let (descriptor, temporary) = created!
         if let permissions {
             do throws(SystemError) {
                 try descriptor.setPermissions(permissions & 0o777)

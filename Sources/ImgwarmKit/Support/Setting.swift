@@ -36,6 +36,9 @@ public enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
     case serial
     case root
     case cacheFormat
+    case platform
+    case streamLimit
+    case stallTimeout
 
     /// How messages name this setting: the installed spelling, else the configuration's name.
     public var description: String {

@@ -20,7 +20,12 @@ struct Pack: ParsableCommand {
 
             pack reads the cache under its lock (held exclusively: no prefetch or clean changes it \
             meanwhile) and changes nothing: reading a file does not move its access time. A \
-            cache folder that does not exist is refused.
+            cache folder that does not exist is refused, and so is a format of the other \
+            platform (exit 2). Only regular files and folders are packed: each file's type is \
+            checked before it is opened and again once open, so a link, FIFO or device node in \
+            the folder (or swapped in while packing) fails the pack with exit 3, naming it, and is \
+            never opened or waited on. A stop signal ends the pack, removes the partial archive \
+            and exits with 128+N.
 
             On an iOS simulator (on the Mac, not imgwarm: tar there keeps the times):
               tar -x -p -f seed.tar -C "$(xcrun simctl get_app_container booted BUNDLE data)"
@@ -137,12 +142,14 @@ struct Pack: ParsableCommand {
         var configuration = PackJob.Configuration(platform: platform)
         configuration.lockTimeout = lockTimeout
         configuration.bundleID = bundleID
+        configuration.stop = StopSource.installSignalHandlers()
         do {
             return try PackJob(location: location, configuration: configuration).run(sink: sink)
         } catch {
             switch error {
-            case .layout: throw CommandFailure.usage(error.description)
-            default: throw CommandFailure.cache(error.description)
+            case .layout, .otherPlatform: throw CommandFailure.usage(error.description)
+            case .stopped(let signal): throw CommandFailure(message: error.description, status: .stopped(by: signal))
+            default: throw CommandFailure.cache(EscapedText.escaped(error.description))
             }
         }
     }

@@ -7,15 +7,19 @@ struct Push: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Put the cache into a debuggable Android app's container through adb.",
         discussion: """
-            push packs the cache as imgwarm pack --platform android does, checks that adb sees the \
-            device, that the app is installed and that run-as works (a debuggable build), stops \
+            push takes Android's formats only, named with --cache-format (\(CacheFormats.names(on: .android).joined(separator: ", "))). \
+            It packs the cache as imgwarm pack --platform android does, into a private scratch \
+            folder of $TMPDIR (0700, removed at the end), then checks that adb sees the device, that the app is installed and that run-as works (a debuggable build), stops \
             the app (am force-stop), and extracts the archive as the app's user into a staging \
             folder of its container: streamed through adb exec-in (binary-safe), or, where adb has \
             no exec-in, through a file pushed to /data/local/tmp. The files are listed back and \
             compared with the manifest (count, sizes, modification times); only when all arrived \
             does the seed replace the app's cache folder (and flutter's database) as a whole, \
             after a message naming what it replaces. A refusal or a failure names the cause and \
-            the fix, exits with 3 and leaves the app's cache as it was.
+            the fix (quoting what adb and the device said), exits with 3 and leaves the app's \
+            cache as it was. --package, --user and --serial are checked by their grammar before \
+            adb runs (exit 2), and every word imgwarm hands the device's shell is quoted. A stop \
+            signal ends adb and what it started, removes the scratch folder and exits with 128+N.
 
             --root is for a release (non-debuggable) build on a rootable emulator image (one \
             without Play Store): push runs adb root and adb wait-for-device, reads the app's uid \
@@ -46,6 +50,7 @@ struct Push: ParsableCommand {
     @OptionGroup var quietOption: QuietOption
 
     func run() throws {
+        _ = try AdbOptions.androidFormat(location.givenFormat, command: "push")
         let location = try location.location()
         var device = try adbOptions.device()
         device.root = root
@@ -73,8 +78,10 @@ struct Push: ParsableCommand {
             }
         } catch {
             switch error {
-            case .pack(.layout): throw CommandFailure.usage(error.description)
-            default: throw CommandFailure.cache(error.description)
+            case .pack(.layout), .pack(.otherPlatform): throw CommandFailure.usage(error.description)
+            case .pack(.stopped(let signal)), .device(.stopped(let signal)):
+                throw AdbOptions.failure(error.description, stopped: signal)
+            default: throw AdbOptions.failure(error.description, stopped: nil)
             }
         }
         if !quietOption.quiet { Console.error("pushed \(result.files) files into \(device.package)'s container") }

@@ -8,7 +8,7 @@ struct CacheLocationOptions: ParsableArguments {
     @Option(
         name: .customLong("cache-format"),
         help: ArgumentHelp(
-            "The image library whose disk cache this is: \(CacheFormats.names.joined(separator: ", ")) (default \(CacheFormats.all[0].name)).",
+            "The image library whose disk cache this is: \(CacheFormats.names.joined(separator: ", ")) (default \(CacheFormats.all[0].name); push: one of Android's, no default).",
             discussion: "docs/cache-formats.md says where each keeps its folder and how it names its files.",
             valueName: "name"),
         transform: CacheLocationOptions.format)

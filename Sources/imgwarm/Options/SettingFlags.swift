@@ -33,6 +33,9 @@ enum SettingFlags {
         case .serial: return "--serial"
         case .root: return "--root"
         case .cacheFormat: return "--cache-format"
+        case .platform: return "--platform"
+        case .streamLimit: return "--stream-limit"
+        case .stallTimeout: return "--stall-timeout"
         }
     }
 

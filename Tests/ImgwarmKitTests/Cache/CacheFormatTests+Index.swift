@@ -43,6 +43,7 @@ extension CacheFormatTests {
     struct IndexedFormat: KeyNamedFormat, IndexedCacheFormat {
         let index: ListedIndex
         var name: String { "indexed" }
+        var platforms: Set<AppContainer.Platform> { [.android] }
         var library: String { "a made-up library" }
         var entryNameShape: String { "I- and anything" }
         var cleanRules: CleanRules { NukeFormat().cleanRules }

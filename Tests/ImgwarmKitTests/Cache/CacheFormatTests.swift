@@ -12,6 +12,7 @@ import Testing
     /// A made-up format: entries `K-<32 hex>`, folder `<root>/test-cache.<namespace>`.
     struct KeyedFormat: KeyNamedFormat {
         var name: String { "keyed" }
+        var platforms: Set<AppContainer.Platform> { [.ios] }
         var library: String { "a test library" }
         var entryNameShape: String { "K- and 32 hex digits" }
         var cleanRules: CleanRules { CleanRules(expiry: .age, trimDate: nil, measure: .allocated) }

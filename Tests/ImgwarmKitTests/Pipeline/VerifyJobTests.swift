@@ -11,6 +11,7 @@ import Testing
     /// SDWebImage's names, but a folder verdict of its own, as a journal format would have.
     struct WipedFormat: KeyNamedFormat {
         var name: String { "wiped" }
+        var platforms: Set<AppContainer.Platform> { [.ios] }
         var library: String { "a library that wipes its folder" }
         var entryNameShape: String { SDWebImageFormat().entryNameShape }
         var cleanRules: CleanRules { SDWebImageFormat().cleanRules }

@@ -14,6 +14,7 @@ public struct CoilFormat: KeyNamedFormat, IndexedCacheFormat {
     }
 
     public var name: String { major == 2 ? "coil2" : "coil" }
+    public var platforms: Set<AppContainer.Platform> { [.android] }
 
     /// `trimToSize` runs after a write, a flush or a close (docs/cache-formats-android.md).
     public var trimsItselfToSizeLimit: Bool { true }

@@ -16,6 +16,7 @@ public struct FlutterFormat: IndexedCacheFormat, ExternalDatabaseFormat {
     }
 
     public var name: String { "flutter" }
+    public var platforms: Set<AppContainer.Platform> { [.ios, .android] }
     public var library: String { "flutter_cache_manager 3.x" }
     public var hasNamespace: Bool { false }
 

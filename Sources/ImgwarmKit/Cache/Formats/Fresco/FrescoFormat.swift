@@ -22,6 +22,7 @@ public struct FrescoFormat: KeyNamedFormat, IndexedCacheFormat, LayoutFolderForm
     }
 
     public var name: String { shards == .double ? "fresco" : "fresco3.6" }
+    public var platforms: Set<AppContainer.Platform> { [.android] }
     public var library: String { shards == .double ? "Fresco 3.7+" : "Fresco 3.6 and earlier" }
     public var hasNamespace: Bool { false }
 

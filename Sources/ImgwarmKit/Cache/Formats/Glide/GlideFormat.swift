@@ -9,6 +9,7 @@ public struct GlideFormat: KeyNamedFormat, IndexedCacheFormat {
     public init() {}
 
     public var name: String { "glide" }
+    public var platforms: Set<AppContainer.Platform> { [.android] }
 
     /// `trimToSize` runs after a write, a flush or a close (docs/cache-formats-android.md).
     public var trimsItselfToSizeLimit: Bool { true }

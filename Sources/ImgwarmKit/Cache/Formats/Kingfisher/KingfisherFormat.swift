@@ -30,6 +30,7 @@ public struct KingfisherFormat: KeyNamedFormat, ExpiryStampingFormat {
     }
 
     public var name: String { digest == .sha256 ? "kingfisher" : "kingfisher7" }
+    public var platforms: Set<AppContainer.Platform> { [.ios] }
     public var library: String { digest == .sha256 ? "Kingfisher 8.x" : "Kingfisher 7.x" }
 
     /// The prefix of `ImageCache`'s folder name; the cache's name (`--namespace`) follows it.

@@ -7,6 +7,7 @@ public struct NukeFormat: KeyNamedFormat {
     public init() {}
 
     public var name: String { "nuke" }
+    public var platforms: Set<AppContainer.Platform> { [.ios] }
     public var library: String { "Nuke 12/13 DataCache" }
     public var hasNamespace: Bool { false }
 

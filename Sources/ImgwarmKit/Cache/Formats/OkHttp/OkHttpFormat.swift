@@ -35,6 +35,7 @@ public struct OkHttpFormat: KeyNamedFormat, IndexedCacheFormat, RequestProfileFo
     }
 
     public var name: String { preset.rawValue }
+    public var platforms: Set<AppContainer.Platform> { [.android] }
 
     public var library: String {
         switch preset {

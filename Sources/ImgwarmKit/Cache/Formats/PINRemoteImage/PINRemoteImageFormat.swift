@@ -19,6 +19,7 @@ public struct PINRemoteImageFormat: KeyNamedFormat, LaunchCaveatFormat, AppPrefe
     public init() {}
 
     public var name: String { "pinremoteimage" }
+    public var platforms: Set<AppContainer.Platform> { [.ios] }
     public var library: String { "PINRemoteImage 3.x (PINCache)" }
     public var hasNamespace: Bool { false }
 

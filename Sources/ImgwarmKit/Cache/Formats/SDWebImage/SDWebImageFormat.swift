@@ -6,6 +6,7 @@ public struct SDWebImageFormat: KeyNamedFormat {
     public init() {}
 
     public var name: String { "sdwebimage" }
+    public var platforms: Set<AppContainer.Platform> { [.ios] }
     public var library: String { "SDWebImage 5.x" }
 
     /// The folder SDWebImage's `SDImageCache` uses for its disk caches inside the caches root.
