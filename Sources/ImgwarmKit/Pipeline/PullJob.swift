@@ -148,7 +148,7 @@ public struct PullJob {
             switch error {
             case let error as Error: throw error
             case let failure as AndroidDevice.Failure: throw .device(failure)
-            case let refusal as PullStaging.Refusal: throw .local(refusal.reason)
+            case let refusal as PullStaging.Refusal: throw .refusedMember(refusal.member, refusal.reason, output)
             default: throw .local("\(error)")
             }
         }
@@ -191,16 +191,11 @@ public struct PullJob {
         let source = DeviceStream(
             pipe.read, stop: device.stop, limit: configuration.streamLimit, stall: configuration.stallTimeout)
         do {
-            let reader = try TarReader(source: source)
-            while let member = try reader.next() {
-                do {
-                    try staging.add(member, from: reader)
-                } catch let refusal as PullStaging.Refusal {
-                    let name = String(decoding: member.path, as: UTF8.self)
-                    throw Error.refusedMember(name, refusal.reason, output)
-                }
+            do {
+                try staging.fill(from: TarReader(source: source))
+            } catch let refusal as PullStaging.Refusal {
+                throw Error.refusedMember(refusal.member, refusal.reason, output)
             }
-            guard reader.endedWithTrailer else { throw TarReader.Failure.format("no end-of-archive blocks") }
             // What follows the end (a tar pads its last record with zeros) is read, within the bounds.
             try source.drain()
         } catch {

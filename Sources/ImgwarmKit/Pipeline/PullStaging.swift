@@ -15,8 +15,9 @@ import ImgwarmSystem
 /// running imgwarm, with the member's modification and access times (`futimens`; folders once
 /// everything in them is written).
 final class PullStaging {
-    /// A member refused: why, in words for the message.
+    /// A member refused: its name (as sent, not escaped) and why, in words for the message.
     struct Refusal: Error, Equatable {
+        var member = ""
         var reason: String
     }
 
@@ -94,6 +95,23 @@ final class PullStaging {
             }
         }
         return .failure(Refusal(reason: "outside the cache's folders"))
+    }
+
+    /// Creates every member `reader` reads, in order; the stream must end with its
+    /// end-of-archive blocks (`TarReader.Failure.format` otherwise). A refused member ends it
+    /// (`Refusal`, naming the member).
+    func fill(from reader: TarReader) throws {
+        while let member = try reader.next() {
+            do {
+                try add(member, from: reader)
+            } catch var refusal as Refusal {
+                refusal.member = String(decoding: member.path, as: UTF8.self)
+                throw refusal
+            }
+        }
+        guard reader.endedWithTrailer else {
+            throw TarReader.Failure.format("the stream ended without its end-of-archive blocks")
+        }
     }
 
     /// Creates `member` (its data read from `reader`) in the staging folder.
