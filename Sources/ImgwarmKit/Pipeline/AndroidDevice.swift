@@ -96,7 +96,8 @@ public struct AndroidDevice: Sendable {
     /// imgwarm hands the device goes through here, validated or not (the second wall).
     public static func quote(_ word: String) -> String {
         let plain = word.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || "_@%+=:,./-".utf8.contains(byte)
         }
         if plain && !word.isEmpty { return word }

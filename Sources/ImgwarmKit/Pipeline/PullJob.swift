@@ -81,7 +81,7 @@ public struct PullJob {
                     "the copy from the device is incomplete (\(said)): the device may have gone away or its tar failed; nothing was written to \(output)"
             case .tooLarge(let limit, let output):
                 return
-                    "the device sent more than \(Quantities.formatBytes(limit)) (\(Setting.streamLimit)): the copy was stopped, nothing was written to \(output)"
+                    "the device sent more than \(Quantities.formatSize(limit)) (\(Setting.streamLimit)): the copy was stopped, nothing was written to \(output)"
             case .stalled(let seconds, let output):
                 return
                     "the device sent nothing for \(Int(seconds)) s (\(Setting.stallTimeout)): the copy was stopped, nothing was written to \(output)"

@@ -115,7 +115,7 @@ final class PullStaging {
     }
 
     /// Creates `member` (its data read from `reader`) in the staging folder.
-    func add(_ member: TarMember, from reader: TarReader) throws -> Void {
+    func add(_ member: TarMember, from reader: TarReader) throws {
         let components = try PullStaging.judge(member, folders: folders, files: files).get()
         let times = FileTimes(
             access: member.accessed.map { .set(Timestamp(seconds: $0.seconds, nanoseconds: $0.nanoseconds)) }

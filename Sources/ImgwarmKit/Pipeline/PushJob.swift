@@ -115,8 +115,7 @@ public struct PushJob {
     }
 
     /// The push once the cache is packed and the device passed its checks.
-    private func push(_ packed: PackJob.Result, archivePath: String, observe: (Event) -> Void) throws(Error) -> Result
-    {
+    private func push(_ packed: PackJob.Result, archivePath: String, observe: (Event) -> Void) throws(Error) -> Result {
         let outside = (location.format as? any OutsideFilesFormat)?.outsideFiles(of: location) ?? []
         let parts =
             [packed.containerFolder] + outside.map { AppContainer.path(of: $0.folder, on: .android) + "/" + $0.name }

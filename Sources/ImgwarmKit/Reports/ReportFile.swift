@@ -127,7 +127,9 @@ public final class ReportFile {
         while created == nil {
             let temporary = target + ".tmp-\(FileSystem.processID)-\(UInt32.random(in: 0...UInt32.max))"
             do {
-                created = (try FileDescriptor.createFile(temporary, permissions: permissions == nil ? 0o644 : 0o600), temporary)
+                created = (
+                    try FileDescriptor.createFile(temporary, permissions: permissions == nil ? 0o644 : 0o600), temporary
+                )
             } catch {
                 attempt += 1
                 guard error.isAlreadyThere && attempt < 16 else { throw error }

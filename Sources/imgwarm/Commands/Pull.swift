@@ -69,7 +69,7 @@ struct Pull: ParsableCommand {
             do {
                 try CacheLocation.validate(namespace: namespace)
             } catch {
-                throw CommandFailure.usage(EscapedText.escaped(error.description))
+                throw CommandFailure.usage("--namespace: " + EscapedText.escaped(error.description))
             }
             if !format.hasNamespace {
                 throw CommandFailure.usage(

@@ -1,10 +1,10 @@
 import Archive
 import Foundation
+import ImgwarmSystem
 import TestSupport
 import Testing
 
 @testable import ImgwarmKit
-import ImgwarmSystem
 
 /// What `pull` makes of a device's tar stream (docs/hardening.md, "The device boundary"), in
 /// process: hand-made streams (`TarBuilder`) of every hostile and broken kind are refused by
@@ -41,7 +41,8 @@ import ImgwarmSystem
     static func wholeStream(extra: (inout TarBuilder) -> Void = { _ in }) -> TarBuilder {
         var tar = TarBuilder()
         tar.add(folder + "/", kind: .directory, mode: 0o771, modified: 1_700_000_100)
-        tar.add(folder + "/journal", data: Array("libcore.io.DiskLruCache\n".utf8), mode: 0o660, modified: 1_700_000_000)
+        tar.add(
+            folder + "/journal", data: Array("libcore.io.DiskLruCache\n".utf8), mode: 0o660, modified: 1_700_000_000)
         tar.add(folder + "/abc.0", data: [UInt8](repeating: 7, count: 1500), modified: 1_700_000_050)
         extra(&tar)
         return tar
@@ -70,7 +71,10 @@ import ImgwarmSystem
 
     /// Each hostile member, and the words its refusal must have.
     static let hostile: [(String, @Sendable (inout TarBuilder) -> Void, String)] = [
-        ("a device node", { $0.add(folder + "/mem", kind: .characterDevice, mode: 0o666, device: (1, 1)) }, "character device"),
+        (
+            "a device node", { $0.add(folder + "/mem", kind: .characterDevice, mode: 0o666, device: (1, 1)) },
+            "character device"
+        ),
         ("a block device", { $0.add(folder + "/sda", kind: .blockDevice, device: (8, 0)) }, "block device"),
         ("a FIFO", { $0.add(folder + "/pipe", kind: .fifo) }, "a FIFO"),
         ("a symbolic link out", { $0.add(folder + "/out", kind: .symbolicLink, link: "/etc") }, "a symbolic link"),
@@ -148,5 +152,35 @@ import ImgwarmSystem
         defer { second.discard() }
         try second.fill(from: TarReader(source: Bytes(partial.bytes)))
         #expect(try second.finish(expecting: [(folders[0], true), (Self.database, false)]) == Self.database)
+    }
+}
+
+/// pack's opening of a member: a FIFO or a link swapped in after the folder was walked is refused
+/// (`notPackable`), never opened blocking nor followed.
+@Suite struct PackMemberOpeningTests {
+    @Test(arguments: ["fifo", "link", "folder"])
+    func aMemberSwappedAfterTheWalkIsRefused(swap: String) throws {
+        let temp = try TemporaryFolder()
+        let path = temp.path("entry.0")
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: path))
+        let walked = try FileSystem.status(ofPath: path, followingLinks: false)
+        try FileManager.default.removeItem(atPath: path)
+        switch swap {
+        case "fifo": #expect(mkfifo(path, 0o600) == 0)
+        case "link": try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/etc/hostname")
+        default: try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        }
+        #expect(throws: PackJob.Error.notPackable(path)) {
+            _ = try PackJob.openMember(temp.path, "entry.0", as: walked)
+        }
+    }
+
+    @Test func theFileWalkedOpens() throws {
+        let temp = try TemporaryFolder()
+        let path = temp.path("entry.0")
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: path))
+        let walked = try FileSystem.status(ofPath: path, followingLinks: false)
+        let opened = try PackJob.openMember(temp.path, "entry.0", as: walked)
+        opened.file.close()
     }
 }
