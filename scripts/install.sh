@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds imgwarm (release, Swift runtime linked in statically) and installs it with its manual
 # pages, shell completions, JSON Schemas and systemd examples. The installed binary needs no Swift
-# toolchain: it links only Debian's libraries (libcurl, MagickWand, SQLite, libc, libstdc++).
+# toolchain: it links only Debian's libraries (libcurl, MagickWand, SQLite, libarchive, libc,
+# libstdc++).
 #
 #   scripts/install.sh                      # into /usr/local (needs root for that)
 #   scripts/install.sh --prefix ~/.local    # anywhere else

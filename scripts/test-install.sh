@@ -261,7 +261,7 @@ else
   pass "package-deb.sh builds $(basename "$deb"), lintian reports no error or warning"
   check "its name carries the version and architecture" test "$(basename "$deb")" = "imgwarm_${version}_$(dpkg --print-architecture).deb"
   depends=$(dpkg-deb -f "$deb" Depends)
-  check "Depends names libcurl, MagickWand and SQLite, nothing of Swift" bash -c "grep -q 'libcurl4' <<< '$depends' && grep -q 'libmagickwand-6' <<< '$depends' && grep -q 'libsqlite3-0' <<< '$depends' && ! grep -qi swift <<< '$depends'"
+  check "Depends names libcurl, MagickWand, SQLite and libarchive, nothing of Swift" bash -c "grep -q 'libcurl4' <<< '$depends' && grep -q 'libmagickwand-6' <<< '$depends' && grep -q 'libsqlite3-0' <<< '$depends' && grep -q 'libarchive13' <<< '$depends' && ! grep -qi swift <<< '$depends'"
   if out=$(dpkg -i "$deb" 2>&1); then
     package_installed=true
     pass "dpkg -i installs it"
