@@ -13,7 +13,7 @@ import ImgwarmSystem
 /// must have arrived, and only then does one rename put the staging folder at the output. Any
 /// failure removes it and leaves the output as it was (not created when it did not exist).
 public struct PullJob {
-    public struct Configuration: Sendable {
+    public struct Configuration: Sendable, Equatable {
         /// The most bytes the device's stream may carry; past it the copy stops. 16 GiB by default
         /// (an app's image cache is megabytes to a few hundred: Glide's default is 250 MB).
         public var streamLimit: UInt64 = 16 << 30

@@ -63,6 +63,14 @@ struct Pull: ParsableCommand {
     @OptionGroup(title: "Device") var adbOptions: AdbOptions
     @OptionGroup var quietOption: QuietOption
 
+    /// The job's bounds: the options given, the engine's defaults for the rest.
+    var configuration: PullJob.Configuration {
+        var configuration = PullJob.Configuration()
+        if let streamLimit { configuration.streamLimit = streamLimit }
+        if let stallTimeout { configuration.stallTimeout = stallTimeout }
+        return configuration
+    }
+
     func run() throws {
         let format = try AdbOptions.androidFormat(format, command: "pull")
         if let namespace {
@@ -77,9 +85,6 @@ struct Pull: ParsableCommand {
             }
         }
         if output.isEmpty { throw CommandFailure.usage("--output '' names no folder: give a path") }
-        var configuration = PullJob.Configuration()
-        if let streamLimit { configuration.streamLimit = streamLimit }
-        if let stallTimeout { configuration.stallTimeout = stallTimeout }
         let device = try adbOptions.device()
         let job = PullJob(
             format: format, namespace: namespace, device: device, output: output, configuration: configuration)
