@@ -143,8 +143,22 @@ public final class StateStore {
         return try StateStore(path: path, busyTimeout: busyTimeout, readOnly: true)
     }
 
+    /// A connection that reads the existing database at `path` and leaves nothing beside it: a
+    /// read-only connection to a database in WAL mode creates its `-wal` and `-shm` files and
+    /// cannot remove them, so where this user may write the database, and no `-wal` is there
+    /// (no writer has it open), it is opened read-write with `query_only` (no statement can
+    /// change it); the last connection to close then removes both, as SQLite does for a writer.
+    static func openReader(_ path: String) throws(SQLiteError) -> SQLiteDatabase {
+        guard !FileSystem.exists(path + "-wal"), FileSystem.isWritable(path) else {
+            return try SQLiteDatabase(path: path, readOnly: true, create: false)
+        }
+        let db = try SQLiteDatabase(path: path, create: false)
+        try db.execute("PRAGMA query_only = ON")
+        return db
+    }
+
     private static func openReadOnly(_ path: String, busyTimeout: Double) throws(SQLiteError) -> SQLiteDatabase {
-        let db = try SQLiteDatabase(path: path, readOnly: true)
+        let db = try openReader(path)
         db.setBusyTimeout(milliseconds: Int32(clamping: Int(busyTimeout * 1000)))
         try checkIntegrity(db)
         let version = Int(try db.scalarText("PRAGMA user_version") ?? "0") ?? 0
@@ -176,9 +190,7 @@ public final class StateStore {
     /// every page, 120 ms of a hits-only pass over 100,000 cached lines (docs/performance.md).
     public static func quickCheck(path: String) -> CheckedFile? {
         guard let before = CheckedFile(path) else { return nil }
-        guard let db = try? SQLiteDatabase(path: path, readOnly: true, create: false),
-            (try? checkIntegrity(db)) != nil
-        else { return nil }
+        guard let db = try? openReader(path), (try? checkIntegrity(db)) != nil else { return nil }
         return CheckedFile(path) == before ? before : nil
     }
 
