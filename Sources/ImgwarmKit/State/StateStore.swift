@@ -15,10 +15,13 @@ public final class StateStore {
     public private(set) var movedAside: String?
 
     /// The schema version this build writes (`PRAGMA user_version`).
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
     /// The schema version of the open database: `schemaVersion`, or an older one a read-only
     /// opening still reads (the columns a newer version added are then absent).
     private(set) var version = StateStore.schemaVersion
+    /// The salt of the passwords' digests in stored keys (`StateStore+Credentials`); nil in a
+    /// database before schema 3 that is only read.
+    private(set) var credentialSalt: String?
 
     /// The default location: `<private folder>/state.sqlite`.
     public static func defaultPath(for location: CacheLocation) -> String {
@@ -61,6 +64,7 @@ public final class StateStore {
                 throw StateStore.classify(error, path: path)
             }
             version = Int((try? db.scalarText("PRAGMA user_version")) ?? "") ?? StateStore.schemaVersion
+            credentialSalt = StateStore.readSalt(db)
             return
         }
         try StateStore.makeParent(of: path)
@@ -90,6 +94,7 @@ public final class StateStore {
         } catch {
             throw StateStore.classify(error, path: path)
         }
+        credentialSalt = StateStore.readSalt(db)
     }
 
     /// Creates the database file with mode 0600 when it is missing (SQLite would use 0644, and
@@ -273,6 +278,12 @@ public final class StateStore {
         """
         ALTER TABLE blacklist ADD COLUMN client TEXT;
         """,
+        // 3: no password in clear (StateStore+Credentials): the salt of their digests; the keys
+        // of earlier versions are rewritten by `migrate`.
+        """
+        CREATE TABLE meta(name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+        INSERT INTO meta(name, value) VALUES ('credential-salt', lower(hex(randomblob(16))));
+        """,
     ]
 
     private static func migrate(_ db: SQLiteDatabase) throws(SQLiteError) {
@@ -287,6 +298,7 @@ public final class StateStore {
             }
             return
         }
+        var rewritten = false
         try db.transaction { () throws(SQLiteError) in
             // Another process may have migrated while this one waited for the lock.
             let now = Int(try db.scalarText("PRAGMA user_version") ?? "0") ?? 0
@@ -294,7 +306,9 @@ public final class StateStore {
                 try db.execute(migrations[version])
                 try db.execute("PRAGMA user_version = \(version + 1)")
             }
+            if now < 3, let salt = readSalt(db) { rewritten = try rewriteCredentials(db, salt: salt) }
         }
+        if rewritten { try wipeFreedPages(db) }
     }
 
     // MARK: - Transactions
