@@ -165,28 +165,54 @@ struct OkHttpCacheTests {
         #expect(reads[1].forced == "200" && reads[2].forced == "200", "\(reads)")
     }
 
-    /// `verify` says of each hit what OkHttp does with it offline (CacheStrategy's rules), and
-    /// OkHttp agrees: served until a date for a fresh entry, only to FORCE_CACHE for a stale one.
+    /// `verify` answers OkHttp's own question (issue 47): an entry its `CacheStrategy` serves
+    /// with no network is a `hit` (until a date), one it would not is `stale` (since when, and
+    /// whether a validator lets the app revalidate it), and OkHttp agrees entry by entry. A stale
+    /// entry is no hit for the exit status, and the summary counts it.
     @Test func verifySaysWhichEntriesOkHttpServesOffline() throws {
         let h = try PrefetchHarness()
         let folder = h.temp.path("cache/picasso-cache")
-        let urls = [h.url("/max-age/3600/photo.jpg"), h.url("/max-age/0/gradient.png"), h.url("/img/anim.gif")]
+        let urls = [
+            h.url("/max-age/3600/photo.jpg"), h.url("/max-age/0/gradient.png"), h.url("/img/anim.gif"),
+            h.url("/octet/sticker.webp"),
+        ]
         #expect(try Self.prefetch(h, urls, folder: folder).status == 0)
         let list = try h.temp.write("verify.txt", Data((urls.joined(separator: "\n") + "\n").utf8))
         let verify = try h.run(["verify", "--json", "--cache-format", "picasso", "--disk-cache-path", folder, list])
-        #expect(verify.status == 0, "\(verify.stderr)")
+        #expect(verify.status == 1, "stale entries send the app to the network: \(verify.stderr)")
         let entries = try verify.report["entries"] as? [[String: Any]] ?? []
-        let messages = entries.map { $0["message"] as? String ?? "" }
         let reads = try OkHttpJava.read(folder: folder, urls: urls)
-        #expect(messages.count == 3 && reads.count == 3)
-        for (message, read) in zip(messages, reads) {
+        #expect(entries.count == 4 && reads.count == 4)
+        for (entry, read) in zip(entries, reads) {
+            let message = entry["message"] as? String ?? ""
+            let verdict = entry["verdict"] as? String
+            #expect(verdict == (read.plain == "200" ? "hit" : "stale"), "\(entry) \(read)")
             #expect(message.hasPrefix("OkHttp serves it offline until ") == (read.plain == "200"), "\(message) \(read)")
+            #expect((entry["staleSince"] is String) == (verdict == "stale"), "\(entry)")
+            #expect(entry["bytes"] is Int, "a stale entry's file is there: \(entry)")
         }
-        #expect(messages[1].hasPrefix("stale since") && messages[1].contains("only to a FORCE_CACHE request"))
+        let stale = entries[1]["message"] as? String ?? ""
+        #expect(stale.hasPrefix("stale since") && stale.contains("only to a FORCE_CACHE request"), "\(stale)")
+        #expect(stale.contains("its ETag lets the app revalidate it cheaply"), "\(stale)")
+        let noValidator = entries[3]["message"] as? String ?? ""
+        #expect(noValidator.contains("no validator"), "/octet/ sends no ETag or Last-Modified: \(noValidator)")
         // `/img/` answers with Last-Modified and no Date: a tenth of its age since then, from the request.
-        #expect(messages[2].hasPrefix("OkHttp serves it offline until "), "\(messages[2])")
+        #expect((entries[2]["message"] as? String ?? "").hasPrefix("OkHttp serves it offline until "))
+        let totals = try verify.report["totals"] as? [String: Any] ?? [:]
+        #expect(totals["hits"] as? Int == 2 && totals["stale"] as? Int == 2 && totals["misses"] as? Int == 0)
+        let allHit = try verify.report["allHit"] as? Bool
+        #expect(allHit == false)
         let text = try h.run(["verify", "-v", "--cache-format", "picasso", "--disk-cache-path", folder, list])
-        #expect(text.result.stdoutText.contains(": OkHttp serves it offline until "), "\(text.result.stdoutText)")
+        let out = text.result.stdoutText
+        #expect(text.status == 1)
+        #expect(out.contains(": hit: ") && out.contains(": OkHttp serves it offline until "), "\(out)")
+        #expect(out.contains(": stale: ") && out.contains("stale since "), "\(out)")
+        #expect(out.contains("4 keys: 2 hit, 2 stale, 0 missing;"), "\(out)")
+        let fresh = try h.temp.write("fresh.txt", Data((urls[0] + "\n").utf8))
+        let quiet = try h.run(["verify", "--cache-format", "picasso", "--disk-cache-path", folder, fresh])
+        #expect(
+            quiet.status == 0 && quiet.result.stdoutText.contains("1 key: 1 hit, 0 missing;"),
+            "\(quiet.result.stdoutText)")
     }
 
     /// A URL OkHttp's `HttpUrl` refuses (its host percent-decodes to a `/` or a NUL) is an invalid

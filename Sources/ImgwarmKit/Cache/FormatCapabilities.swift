@@ -122,10 +122,24 @@ public protocol ResponseCompanionsIndex: CompanionFilesIndex {
 }
 
 /// An index that knows more of a hit than that it is one (OkHttp: whether the app serves it
-/// without the network, and until when), which `verify` says.
-public protocol HitNotingIndex: CacheIndex {
-    /// What the library does with hit `name` at `now`, in words; nil: nothing to add.
-    func note(onHit name: String, now: Timestamp) -> String?
+/// without the network, and until when; whether it can read the entry's metadata at all), which
+/// `verify` says.
+public protocol HitJudgingIndex: CacheIndex {
+    /// What the library does with hit `name` at `now`.
+    func judge(hit name: String, now: Timestamp) -> HitJudgement
+}
+
+/// What a library does with an entry its index lists and whose files are there
+/// (`HitJudgingIndex`).
+public enum HitJudgement: Sendable, Equatable {
+    /// It serves it; what to add, in words (nil: nothing).
+    case serves(String?)
+    /// It finds it but does not serve it without the network (OkHttp's `CacheStrategy` finds it
+    /// stale): since when, and what the app does, in words.
+    case stale(since: Timestamp, String)
+    /// It does not read it as an entry (OkHttp: a `<key>.0` its reader refuses, or one past
+    /// imgwarm's bounds): a miss, with why.
+    case miss(EntryMiss, String)
 }
 
 /// An index that, not the key, names the entries (flutter_cache_manager: a row per key names its

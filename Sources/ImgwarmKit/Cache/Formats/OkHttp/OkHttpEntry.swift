@@ -20,8 +20,15 @@ struct OkHttpEntry: JournalCompanionWriter {
         return Array(metadata(url: url, response: response).utf8)
     }
 
-    func note(onHitWith companion: [UInt8], now: Timestamp) -> String? {
-        OkHttpFreshness(metadata: companion)?.note(now: now)
+    var companionLimit: Int { OkHttpMetadata.Limits().fileBytes }
+
+    /// `<key>.0` as OkHttp reads it (`OkHttpMetadata`, bounded), then `CacheStrategy`'s verdict.
+    func judge(hitWith companion: [UInt8], now: Timestamp) -> HitJudgement {
+        do {
+            return OkHttpFreshness(try OkHttpMetadata(companion)).judge(now: now)
+        } catch {
+            return .miss(.badMetadata, "OkHttp cannot read its metadata (<key>.0): \(error.reason)")
+        }
     }
 
     /// The request headers OkHttp's `BridgeInterceptor` sends, in its order.
