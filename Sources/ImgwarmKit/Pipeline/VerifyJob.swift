@@ -127,6 +127,8 @@ public final class VerifyJob {
         }
         // Each key once: 8 bytes of its MD5 a key, as prefetch's duplicate check in memory.
         var seen = FingerprintSet()
+        // A key the library refuses (`KeyRefusingFormat`) is an invalid line, as in prefetch.
+        let refusing = location.format as? any KeyRefusingFormat
         for (index, source) in sources.enumerated() {
             do {
                 try ListIngest.read(source, index: index, descriptor: descriptors[index]) {
@@ -145,6 +147,14 @@ public final class VerifyJob {
                                     InvalidLine(
                                         input: index, line: line, text: ListLine.display(ArraySlice(url.utf8)),
                                         reason: reason)))
+                            return true
+                        }
+                        if let refusal = refusing?.refusal(forKey: key) {
+                            observe(
+                                .invalid(
+                                    InvalidLine(
+                                        input: index, line: line, text: ListLine.display(ArraySlice(url.utf8)),
+                                        reason: refusal)))
                             return true
                         }
                         let digest = MD5.digest(Array(key.utf8))
