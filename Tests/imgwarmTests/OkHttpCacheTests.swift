@@ -118,6 +118,31 @@ struct OkHttpCacheTests {
         #expect(refused.stderr.contains("--freshness applies to"), "\(refused.stderr)")
     }
 
+    /// A run that stored responses OkHttp will not serve offline says so once, at its end, with
+    /// how many (OkHttp agrees) and that `--freshness` changes it; not under `--quiet`, and not
+    /// when `--freshness` made them fresh.
+    @Test func prefetchSaysOnceHowManyStoredResponsesAreStale() throws {
+        let h = try PrefetchHarness()
+        let folder = h.temp.path("cache/picasso-cache")
+        let urls = [h.url("/max-age/3600/photo.jpg"), h.url("/max-age/0/gradient.png"), h.url("/octet/anim.gif")]
+        let run = try Self.prefetch(h, urls, folder: folder)
+        #expect(run.status == 0, "\(run.stderr)")
+        let reads = try OkHttpJava.read(folder: folder, urls: urls)
+        let stale = reads.filter { $0.plain != "200" }.count
+        #expect(stale == 2, "\(reads)")
+        let notices = run.stderr.components(separatedBy: "stored responses will not be served offline").count - 1
+        #expect(notices == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("\(stale) stored responses will not be served offline"), "\(run.stderr)")
+        #expect(run.stderr.contains("--freshness AGE stores a max-age"), "\(run.stderr)")
+        let quiet = try Self.prefetch(
+            h, urls.map { $0.replacingOccurrences(of: "/max-age/", with: "/max-age//") }, folder: folder,
+            options: ["--quiet"])
+        #expect(!quiet.stderr.contains("will not be served offline"), "\(quiet.stderr)")
+        let fresh = try Self.prefetch(
+            h, [h.url("/max-age/0/sticker.webp")], folder: folder, options: ["--freshness", "1d"])
+        #expect(fresh.status == 0 && !fresh.stderr.contains("will not be served offline"), "\(fresh.stderr)")
+    }
+
     /// The app and imgwarm share the folder: OkHttp opening it, storing an entry of its own and
     /// closing it leaves imgwarm's entries readable, and imgwarm's next prefetch keeps the app's.
     @Test func theAppsOwnEntriesAndImgwarmsLiveTogether() throws {

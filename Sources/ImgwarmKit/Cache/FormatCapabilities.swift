@@ -33,6 +33,10 @@ public protocol FreshnessRewritingFormat: CacheFormat {
 
     /// This format storing `Cache-Control: max-age=<seconds>`.
     func fresh(forSeconds seconds: Int64) -> Self
+
+    /// Whether the app's client serves an entry stored now from `response` without the network
+    /// at `now` (OkHttp: its `CacheStrategy` finds the stored headers fresh).
+    func isServedOffline(_ response: CacheIndexResponse, now: Timestamp) -> Bool
 }
 
 /// A format whose library keeps an index beside its files (a DiskLruCache journal, Fresco's
