@@ -1,7 +1,8 @@
 import Foundation
-import ImgwarmKit
 import TestSupport
 import Testing
+
+@testable import ImgwarmKit
 
 /// okhttp, picasso and coil1 (issue 36): what imgwarm stores is read by OkHttp's own `Cache`
 /// (Debian's libokhttp-java, OkHttp 3.13.1, `Tests/Fixtures/okhttp/CacheProbe.java`) with no
@@ -141,6 +142,47 @@ struct OkHttpCacheTests {
         let fresh = try Self.prefetch(
             h, [h.url("/max-age/0/sticker.webp")], folder: folder, options: ["--freshness", "1d"])
         #expect(fresh.status == 0 && !fresh.stderr.contains("will not be served offline"), "\(fresh.stderr)")
+    }
+
+    /// A 304 under `--refresh` updates `<key>.0` as OkHttp's `Cache.update` does: the stored
+    /// headers combined with the 304's (its end-to-end headers win, the stored content headers
+    /// stay), the times renewed, the journal listing the entry again with its new lengths; OkHttp
+    /// then serves the entry offline by the 304's `max-age`, and verify calls it a hit.
+    @Test func aRefreshed304UpdatesTheEntryAsCacheUpdateDoes() throws {
+        let h = try PrefetchHarness()
+        let folder = h.temp.path("cache/picasso-cache")
+        let url = h.url("/revalidate/3600/photo.jpg")
+        #expect(try Self.prefetch(h, [url], folder: folder).status == 0)
+        #expect(try OkHttpJava.read(folder: folder, urls: [url]).first?.plain == "offline", "max-age=0: stale")
+        let key = MD5.digest(Array(url.utf8)).hex
+        let path = folder + "/\(key).0"
+        // Received long ago, as far as the entry says: the update must renew it.
+        let stored = try String(contentsOfFile: path, encoding: .utf8)
+        let aged = stored.replacingOccurrences(
+            of: #"OkHttp-(Sent|Received)-Millis: \d+"#, with: "OkHttp-$1-Millis: 1000", options: .regularExpression)
+        #expect(aged != stored)
+        try Data(aged.utf8).write(to: URL(fileURLWithPath: path))
+
+        let refresh = try Self.prefetch(h, [url], folder: folder, options: ["--refresh"])
+        #expect(refresh.status == 0, "\(refresh.stderr)")
+        #expect(try refresh.entry(line: 1)["outcome"] as? String == "revalidated")
+        let updated = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(updated.contains("\nCache-Control: max-age=3600\n") && !updated.contains("max-age=0"), "\(updated)")
+        #expect(updated.contains("\nX-Served: 304\n") && !updated.contains("X-Served: 200"), "\(updated)")
+        #expect(updated.contains("\nContent-Type: image/jpeg\n"), "the stored content headers stay: \(updated)")
+        #expect(updated.components(separatedBy: "\nETag: ").count == 2, "one ETag, the 304's: \(updated)")
+        let metadata = try #require(try? OkHttpMetadata(Array(updated.utf8)))
+        #expect(metadata.receivedMillis > 1000 && metadata.sentMillis > 1000, "\(updated)")
+        #expect(metadata.statusLine == "HTTP/1.1 200 OK")
+        let journal = try String(contentsOfFile: folder + "/journal", encoding: .utf8).split(separator: "\n")
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? -1
+        let body = try FileManager.default.attributesOfItem(atPath: folder + "/\(key).1")[.size] as? Int ?? -1
+        #expect(journal.suffix(2) == ["READ \(key)", "CLEAN \(key) \(size) \(body)"], "\(journal)")
+        let read = try #require(try OkHttpJava.read(folder: folder, urls: [url]).first)
+        #expect(read.plain == "200" && read.plainMD5 == Self.md5(h.routes.valid["photo.jpg"]!), "\(read)")
+        let list = try h.temp.write("verify.txt", Data((url + "\n").utf8))
+        let verify = try h.run(["verify", "--json", "--cache-format", "picasso", "--disk-cache-path", folder, list])
+        #expect(try verify.entries.first?["verdict"] as? String == "hit", "\(verify.stderr)")
     }
 
     /// The app and imgwarm share the folder: OkHttp opening it, storing an entry of its own and

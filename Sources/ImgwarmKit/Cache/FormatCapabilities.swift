@@ -125,6 +125,18 @@ public protocol ResponseCompanionsIndex: CompanionFilesIndex {
     func contents(ofCompanion companion: String, of name: String, response: CacheIndexResponse?) -> [UInt8]
 }
 
+/// An index whose companion files hold the response and that a `304 Not Modified` updates as the
+/// library's own cache does (OkHttp's `Cache.update`: the stored headers merged with the 304's,
+/// the times renewed), not only records as a read.
+public protocol RevalidationUpdatingIndex: ResponseCompanionsIndex {
+    /// The new bytes of `companion` of entry `name` after a 304's `response`, from the `stored`
+    /// ones (at most `updateLimit` bytes are read); nil leaves it as it is.
+    func updated(companion: String, of name: String, stored: [UInt8], response: CacheIndexResponse) -> [UInt8]?
+
+    /// The most bytes of a stored companion `updated` is given; a larger one is left as it is.
+    var updateLimit: Int { get }
+}
+
 /// An index that knows more of a hit than that it is one (OkHttp: whether the app serves it
 /// without the network, and until when; whether it can read the entry's metadata at all), which
 /// `verify` says.

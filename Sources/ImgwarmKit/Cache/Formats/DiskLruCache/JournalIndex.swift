@@ -13,7 +13,7 @@ import Synchronization
 /// second or `batchSize` lines) and written under `<private folder>/journal.lock`, after reading the
 /// journal again if it is not the file this process last read or wrote, so what another process
 /// wrote in between is kept.
-public final class JournalIndex: ResponseCompanionsIndex, HitJudgingIndex {
+public final class JournalIndex: ResponseCompanionsIndex, HitJudgingIndex, RevalidationUpdatingIndex {
     /// What differs between the libraries that keep this journal.
     public struct Layout: Sendable, Equatable {
         public var library: String
@@ -135,6 +135,12 @@ public final class JournalIndex: ResponseCompanionsIndex, HitJudgingIndex {
 
     public func contents(ofCompanion companion: String, of name: String, response: CacheIndexResponse?) -> [UInt8] {
         layout.companionWriter?.contents(ofCompanion: companion, response: response) ?? []
+    }
+
+    public var updateLimit: Int { layout.companionWriter?.companionLimit ?? 0 }
+
+    public func updated(companion: String, of name: String, stored: [UInt8], response: CacheIndexResponse) -> [UInt8]? {
+        layout.companionWriter?.updated(companion: companion, stored: stored, response: response)
     }
 
     /// The library's reading of hit `name`'s first companion (OkHttp's `<key>.0`), read only up
@@ -332,4 +338,8 @@ public protocol JournalCompanionWriter: Sendable {
     /// What the library does with a hit whose first companion holds `companion` at `now`
     /// (OkHttp: whether it can read it, whether it serves it offline and until when).
     func judge(hitWith companion: [UInt8], now: Timestamp) -> HitJudgement
+
+    /// `companion` (`<key>.<index>`) as the library rewrites it after a 304's `response`, from
+    /// the `stored` bytes; nil: the library leaves it (or cannot read it).
+    func updated(companion: String, stored: [UInt8], response: CacheIndexResponse) -> [UInt8]?
 }
