@@ -2,7 +2,8 @@ import Foundation
 
 /// The routes the tests and the demo use, over the image fixtures (`Tests/Fixtures/images`).
 ///
-/// Well-behaved: `/img/NAME` (with ETag / Last-Modified and 304 answers), `/octet/NAME`
+/// Well-behaved: `/img/NAME` (with ETag / Last-Modified and 304 answers),
+/// `/revalidate/SECONDS/NAME` (a 304 that brings new headers), `/octet/NAME`
 /// (served as application/octet-stream), `/chunked/NAME`, `/gzip/NAME` (gzip-encoded copy from
 /// `hostile/NAME.gz`), `/vary/NAME` (`Vary: Accept-Encoding`, gzip when asked and a `.gz` copy exists), `/redirect/N/NAME` (a chain of N redirects), `/auth/NAME` (basic auth
 /// `imgwarm:s3cret`), `/gated/NAME` (needs `X-Token: letmein`), `/variant/NAME` (needs an
@@ -121,6 +122,29 @@ public final class FixtureRoutes: @unchecked Sendable {
                     headers: [
                         "Content-Type": FixtureRoutes.contentType(name), "ETag": FixtureRoutes.etag(body),
                         "Cache-Control": "public, max-age=\(seconds)",
+                    ], body: body)
+            }
+        case "revalidate":
+            // `/revalidate/<seconds>/<name>`: the image with an ETag, `Cache-Control: max-age=0` and
+            // `X-Served: 200`; a conditional request with that ETag gets a 304 that brings
+            // `Cache-Control: max-age=<seconds>` and `X-Served: 304` (what a cache's update merges).
+            let pieces = rest.split(separator: "/", maxSplits: 1).map(String.init)
+            guard pieces.count == 2, let body = valid[pieces[1]] else { return nil }
+            let (seconds, name) = (pieces[0], pieces[1])
+            let tag = FixtureRoutes.etag(body)
+            return { request, out in
+                if request.header("if-none-match") == tag {
+                    out.sendHead(
+                        status: 304,
+                        headers: ["ETag": tag, "Cache-Control": "max-age=\(seconds)", "X-Served": "304"],
+                        contentLength: nil)
+                    return
+                }
+                out.respond(
+                    status: 200,
+                    headers: [
+                        "Content-Type": FixtureRoutes.contentType(name), "ETag": tag, "Cache-Control": "max-age=0",
+                        "X-Served": "200",
                     ], body: body)
             }
         case "vary":

@@ -1,7 +1,8 @@
 import Foundation
-import ImgwarmKit
 import TestSupport
 import Testing
+
+@testable import ImgwarmKit
 
 /// okhttp, picasso and coil1 (issue 36): what imgwarm stores is read by OkHttp's own `Cache`
 /// (Debian's libokhttp-java, OkHttp 3.13.1, `Tests/Fixtures/okhttp/CacheProbe.java`) with no
@@ -118,6 +119,72 @@ struct OkHttpCacheTests {
         #expect(refused.stderr.contains("--freshness applies to"), "\(refused.stderr)")
     }
 
+    /// A run that stored responses OkHttp will not serve offline says so once, at its end, with
+    /// how many (OkHttp agrees) and that `--freshness` changes it; not under `--quiet`, and not
+    /// when `--freshness` made them fresh.
+    @Test func prefetchSaysOnceHowManyStoredResponsesAreStale() throws {
+        let h = try PrefetchHarness()
+        let folder = h.temp.path("cache/picasso-cache")
+        let urls = [h.url("/max-age/3600/photo.jpg"), h.url("/max-age/0/gradient.png"), h.url("/octet/anim.gif")]
+        let run = try Self.prefetch(h, urls, folder: folder)
+        #expect(run.status == 0, "\(run.stderr)")
+        let reads = try OkHttpJava.read(folder: folder, urls: urls)
+        let stale = reads.filter { $0.plain != "200" }.count
+        #expect(stale == 2, "\(reads)")
+        let notices = run.stderr.components(separatedBy: "stored responses will not be served offline").count - 1
+        #expect(notices == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("\(stale) stored responses will not be served offline"), "\(run.stderr)")
+        #expect(run.stderr.contains("--freshness AGE stores a max-age"), "\(run.stderr)")
+        let quiet = try Self.prefetch(
+            h, urls.map { $0.replacingOccurrences(of: "/max-age/", with: "/max-age//") }, folder: folder,
+            options: ["--quiet"])
+        #expect(!quiet.stderr.contains("will not be served offline"), "\(quiet.stderr)")
+        let fresh = try Self.prefetch(
+            h, [h.url("/max-age/0/sticker.webp")], folder: folder, options: ["--freshness", "1d"])
+        #expect(fresh.status == 0 && !fresh.stderr.contains("will not be served offline"), "\(fresh.stderr)")
+    }
+
+    /// A 304 under `--refresh` updates `<key>.0` as OkHttp's `Cache.update` does: the stored
+    /// headers combined with the 304's (its end-to-end headers win, the stored content headers
+    /// stay), the times renewed, the journal listing the entry again with its new lengths; OkHttp
+    /// then serves the entry offline by the 304's `max-age`, and verify calls it a hit.
+    @Test func aRefreshed304UpdatesTheEntryAsCacheUpdateDoes() throws {
+        let h = try PrefetchHarness()
+        let folder = h.temp.path("cache/picasso-cache")
+        let url = h.url("/revalidate/3600/photo.jpg")
+        #expect(try Self.prefetch(h, [url], folder: folder).status == 0)
+        #expect(try OkHttpJava.read(folder: folder, urls: [url]).first?.plain == "offline", "max-age=0: stale")
+        let key = MD5.digest(Array(url.utf8)).hex
+        let path = folder + "/\(key).0"
+        // Received long ago, as far as the entry says: the update must renew it.
+        let stored = try String(contentsOfFile: path, encoding: .utf8)
+        let aged = stored.replacingOccurrences(
+            of: #"OkHttp-(Sent|Received)-Millis: \d+"#, with: "OkHttp-$1-Millis: 1000", options: .regularExpression)
+        #expect(aged != stored)
+        try Data(aged.utf8).write(to: URL(fileURLWithPath: path))
+
+        let refresh = try Self.prefetch(h, [url], folder: folder, options: ["--refresh"])
+        #expect(refresh.status == 0, "\(refresh.stderr)")
+        #expect(try refresh.entry(line: 1)["outcome"] as? String == "revalidated")
+        let updated = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(updated.contains("\nCache-Control: max-age=3600\n") && !updated.contains("max-age=0"), "\(updated)")
+        #expect(updated.contains("\nX-Served: 304\n") && !updated.contains("X-Served: 200"), "\(updated)")
+        #expect(updated.contains("\nContent-Type: image/jpeg\n"), "the stored content headers stay: \(updated)")
+        #expect(updated.components(separatedBy: "\nETag: ").count == 2, "one ETag, the 304's: \(updated)")
+        let metadata = try #require(try? OkHttpMetadata(Array(updated.utf8)))
+        #expect(metadata.receivedMillis > 1000 && metadata.sentMillis > 1000, "\(updated)")
+        #expect(metadata.statusLine == "HTTP/1.1 200 OK")
+        let journal = try String(contentsOfFile: folder + "/journal", encoding: .utf8).split(separator: "\n")
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? -1
+        let body = try FileManager.default.attributesOfItem(atPath: folder + "/\(key).1")[.size] as? Int ?? -1
+        #expect(journal.suffix(2) == ["READ \(key)", "CLEAN \(key) \(size) \(body)"], "\(journal)")
+        let read = try #require(try OkHttpJava.read(folder: folder, urls: [url]).first)
+        #expect(read.plain == "200" && read.plainMD5 == Self.md5(h.routes.valid["photo.jpg"]!), "\(read)")
+        let list = try h.temp.write("verify.txt", Data((url + "\n").utf8))
+        let verify = try h.run(["verify", "--json", "--cache-format", "picasso", "--disk-cache-path", folder, list])
+        #expect(try verify.entries.first?["verdict"] as? String == "hit", "\(verify.stderr)")
+    }
+
     /// The app and imgwarm share the folder: OkHttp opening it, storing an entry of its own and
     /// closing it leaves imgwarm's entries readable, and imgwarm's next prefetch keeps the app's.
     @Test func theAppsOwnEntriesAndImgwarmsLiveTogether() throws {
@@ -165,28 +232,54 @@ struct OkHttpCacheTests {
         #expect(reads[1].forced == "200" && reads[2].forced == "200", "\(reads)")
     }
 
-    /// `verify` says of each hit what OkHttp does with it offline (CacheStrategy's rules), and
-    /// OkHttp agrees: served until a date for a fresh entry, only to FORCE_CACHE for a stale one.
+    /// `verify` answers OkHttp's own question (issue 47): an entry its `CacheStrategy` serves
+    /// with no network is a `hit` (until a date), one it would not is `stale` (since when, and
+    /// whether a validator lets the app revalidate it), and OkHttp agrees entry by entry. A stale
+    /// entry is no hit for the exit status, and the summary counts it.
     @Test func verifySaysWhichEntriesOkHttpServesOffline() throws {
         let h = try PrefetchHarness()
         let folder = h.temp.path("cache/picasso-cache")
-        let urls = [h.url("/max-age/3600/photo.jpg"), h.url("/max-age/0/gradient.png"), h.url("/img/anim.gif")]
+        let urls = [
+            h.url("/max-age/3600/photo.jpg"), h.url("/max-age/0/gradient.png"), h.url("/img/anim.gif"),
+            h.url("/octet/sticker.webp"),
+        ]
         #expect(try Self.prefetch(h, urls, folder: folder).status == 0)
         let list = try h.temp.write("verify.txt", Data((urls.joined(separator: "\n") + "\n").utf8))
         let verify = try h.run(["verify", "--json", "--cache-format", "picasso", "--disk-cache-path", folder, list])
-        #expect(verify.status == 0, "\(verify.stderr)")
+        #expect(verify.status == 1, "stale entries send the app to the network: \(verify.stderr)")
         let entries = try verify.report["entries"] as? [[String: Any]] ?? []
-        let messages = entries.map { $0["message"] as? String ?? "" }
         let reads = try OkHttpJava.read(folder: folder, urls: urls)
-        #expect(messages.count == 3 && reads.count == 3)
-        for (message, read) in zip(messages, reads) {
+        #expect(entries.count == 4 && reads.count == 4)
+        for (entry, read) in zip(entries, reads) {
+            let message = entry["message"] as? String ?? ""
+            let verdict = entry["verdict"] as? String
+            #expect(verdict == (read.plain == "200" ? "hit" : "stale"), "\(entry) \(read)")
             #expect(message.hasPrefix("OkHttp serves it offline until ") == (read.plain == "200"), "\(message) \(read)")
+            #expect((entry["staleSince"] is String) == (verdict == "stale"), "\(entry)")
+            #expect(entry["bytes"] is Int, "a stale entry's file is there: \(entry)")
         }
-        #expect(messages[1].hasPrefix("stale since") && messages[1].contains("only to a FORCE_CACHE request"))
+        let stale = entries[1]["message"] as? String ?? ""
+        #expect(stale.hasPrefix("stale since") && stale.contains("only to a FORCE_CACHE request"), "\(stale)")
+        #expect(stale.contains("its ETag lets the app revalidate it cheaply"), "\(stale)")
+        let noValidator = entries[3]["message"] as? String ?? ""
+        #expect(noValidator.contains("no validator"), "/octet/ sends no ETag or Last-Modified: \(noValidator)")
         // `/img/` answers with Last-Modified and no Date: a tenth of its age since then, from the request.
-        #expect(messages[2].hasPrefix("OkHttp serves it offline until "), "\(messages[2])")
+        #expect((entries[2]["message"] as? String ?? "").hasPrefix("OkHttp serves it offline until "))
+        let totals = try verify.report["totals"] as? [String: Any] ?? [:]
+        #expect(totals["hits"] as? Int == 2 && totals["stale"] as? Int == 2 && totals["misses"] as? Int == 0)
+        let allHit = try verify.report["allHit"] as? Bool
+        #expect(allHit == false)
         let text = try h.run(["verify", "-v", "--cache-format", "picasso", "--disk-cache-path", folder, list])
-        #expect(text.result.stdoutText.contains(": OkHttp serves it offline until "), "\(text.result.stdoutText)")
+        let out = text.result.stdoutText
+        #expect(text.status == 1)
+        #expect(out.contains(": hit: ") && out.contains(": OkHttp serves it offline until "), "\(out)")
+        #expect(out.contains(": stale: ") && out.contains("stale since "), "\(out)")
+        #expect(out.contains("4 keys: 2 hit, 2 stale, 0 missing;"), "\(out)")
+        let fresh = try h.temp.write("fresh.txt", Data((urls[0] + "\n").utf8))
+        let quiet = try h.run(["verify", "--cache-format", "picasso", "--disk-cache-path", folder, fresh])
+        #expect(
+            quiet.status == 0 && quiet.result.stdoutText.contains("1 key: 1 hit, 0 missing;"),
+            "\(quiet.result.stdoutText)")
     }
 
     /// A URL OkHttp's `HttpUrl` refuses (its host percent-decodes to a `/` or a NUL) is an invalid

@@ -8,10 +8,14 @@ import Testing
 @Suite struct PINRemoteImageTests {
     static let folderName = "com.pinterest.PINDiskCache.PINRemoteImageManagerCache"
 
-    /// PINDiskCache's default key encoder, written again here from its source: `.`, `:`, `/` and
-    /// `%` become `%XX`, every other character stays (keys here are short: no MD5).
+    /// PINDiskCache's default key encoder, written again here from its source: `.`, `:`, `/`, `%`
+    /// and every UTF-8 byte of 0x80 and above become `%XX`, every other byte stays (keys here are
+    /// short: no MD5).
     static func name(_ key: String) -> String {
-        key.map { ".:/%".contains($0) ? String(format: "%%%02X", $0.asciiValue!) : String($0) }.joined()
+        key.utf8.map { byte in
+            byte >= 0x80 || ".:/%".utf8.contains(byte)
+                ? String(format: "%%%02X", byte) : String(UnicodeScalar(byte))
+        }.joined()
     }
 
     static func allocated(_ path: String) -> UInt64 {
@@ -100,9 +104,33 @@ import Testing
         #expect(!other.stderr.contains("kPINRemoteImageDiskCacheVersionKey"))
     }
 
-    /// A key under 200 characters whose encoded name passes 255 bytes cannot be written (on iOS
-    /// either): that line fails, the others are stored.
-    @Test func aNameTooLongForTheFileSystemFailsOnlyItsLine() throws {
+    /// Keys outside ASCII (a JSON Lines `"key"`: a processor's, an app's own) are named as
+    /// PINDiskCache names them, every UTF-8 byte percent-encoded (issue 47): prefetch stores them
+    /// there, verify finds them, path names them.
+    @Test func nonASCIIKeysAreNamedAsPINDiskCacheNamesThem() throws {
+        let h = try PrefetchHarness()
+        let root = FormatPrefetchTests.Root(h: h)
+        let keys = ["https://\u{4F8B}\u{3048}.jp/\u{732B}.png", "https://example.com/caf\u{E9} \u{1F600}.gif"]
+        let lines = zip([h.url("/img/photo.jpg"), h.url("/img/anim.gif")], keys).map { url, key in
+            "{\"url\": \"\(url)\", \"key\": \"\(key)\"}"
+        }
+        let run = try root.prefetch(lines, ["--cache-format", "pinremoteimage"], list: "keys.jsonl")
+        #expect(run.status == 0, "\(run.stderr)")
+        let folder = root.folder(Self.folderName)
+        let names = keys.map(Self.name)
+        #expect(names.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } })
+        #expect(Set((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []) == Set(names))
+        let verify = try root.run(["verify", "--json", "--cache-format", "pinremoteimage", h.temp.path("keys.jsonl")])
+        #expect(verify.status == 0, "\(verify.stderr)")
+        #expect(try verify.entries.map { $0["fileName"] as? String } == names)
+        let path = try root.run(["path", "--name-only", "--cache-format", "pinremoteimage", keys[0]])
+        #expect(path.result.stdoutText == names[0] + "\n")
+    }
+
+    /// A key of at most 200 UTF-16 units whose encoded name passes 255 bytes is one PINDiskCache
+    /// cannot write: refused before any request as an invalid line with the reason (never
+    /// blacklisted), and verify and path say the same; the other lines go on.
+    @Test func aNameTooLongForTheFileSystemIsRefusedBeforeAnyRequest() throws {
         let h = try PrefetchHarness()
         let root = FormatPrefetchTests.Root(h: h)
         let long = h.url("/img/photo.jpg?p=" + String(repeating: ".", count: 120))
@@ -111,9 +139,28 @@ import Testing
         let run = try root.prefetch(keys, ["--cache-format", "pinremoteimage"])
         #expect(run.status == 1, "\(run.stderr)")
         #expect(try run.entry(line: 1)["outcome"] as? String == "downloaded")
-        #expect(try run.entry(line: 2)["outcome"] as? String == "failed", "\(run.stderr)")
-        #expect(run.stderr.contains("write-failed") && run.stderr.contains("File name too long"), "\(run.stderr)")
+        let refused = try run.entry(line: 2)
+        #expect(refused["outcome"] as? String == "invalid", "\(refused)")
+        let message = refused["errorMessage"] as? String ?? ""
+        #expect(message.contains("more than the 255 a file name may have"), "\(message)")
+        #expect(h.server.requestCount("/img/photo.jpg") == 0, "nothing was requested for it")
         let folder = root.folder(Self.folderName)
         #expect((try? FileManager.default.contentsOfDirectory(atPath: folder)) == [Self.name(keys[0])])
+        let blacklist = try root.run(["blacklist", "list", "--cache-format", "pinremoteimage"])
+        #expect(blacklist.status == 0, "\(blacklist.stderr)")
+        #expect(!blacklist.result.stdoutText.contains("photo.jpg"), "\(blacklist.result.stdoutText)")
+        let again = try root.prefetch(keys, ["--cache-format", "pinremoteimage"])
+        #expect(try again.entry(line: 2)["outcome"] as? String == "invalid")
+        #expect(h.server.requestCount("/img/photo.jpg") == 0, "nor on the next run")
+
+        let verify = try root.run(["verify", "--json", "--cache-format", "pinremoteimage", h.temp.path("list.txt")])
+        #expect(verify.status == 1)
+        let invalid = try verify.report["invalid"] as? [[String: Any]] ?? []
+        #expect(invalid.count == 1 && invalid.first?["line"] as? Int == 2, "\(invalid)")
+        #expect((invalid.first?["message"] as? String)?.contains("more than the 255 a file name may have") == true)
+        #expect(try verify.entries.count == 1)
+        let path = try root.run(["path", "--cache-format", "pinremoteimage", long])
+        #expect(path.status == 1 && path.result.stdoutText.isEmpty)
+        #expect(path.stderr.contains("invalid: PINDiskCache's file name for this key"), "\(path.stderr)")
     }
 }

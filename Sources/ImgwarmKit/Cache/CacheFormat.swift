@@ -155,6 +155,9 @@ public enum EntryMiss: String, Sendable, Codable, CaseIterable {
     case unreadable
     /// The library's index (a journal) does not list the entry as one it serves.
     case notIndexed = "not-indexed"
+    /// The library cannot read the entry's metadata (OkHttp's `<key>.0`: a file its reader
+    /// refuses, or one past imgwarm's bounds), so it does not serve the entry.
+    case badMetadata = "bad-metadata"
 
     /// In words, for `verify`'s lines.
     public var description: String {
@@ -168,6 +171,7 @@ public enum EntryMiss: String, Sendable, Codable, CaseIterable {
         case .notAnImage: return "the bytes are not an image"
         case .unreadable: return "the file cannot be read"
         case .notIndexed: return "the library's index (its journal or database) does not list it"
+        case .badMetadata: return "the library cannot read the entry's metadata (OkHttp's <key>.0)"
         }
     }
 }

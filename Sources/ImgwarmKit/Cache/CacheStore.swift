@@ -214,6 +214,9 @@ public final class CacheStore: Sendable {
             // The index records a read only of a file that is there.
             guard foundUnderLock || (try? folderDescriptor.status(of: name)) != nil else { return false }
             index.recordRead(name, revalidatedBy: response)
+            if let response, let updating = index as? any RevalidationUpdatingIndex {
+                updateCompanions(of: name, by: response, in: updating)
+            }
             try? index.flush(force: false, lockTimeout: 0)
         }
         // A plain-files cache needs no status first: setting the times of a file gone fails.
@@ -289,6 +292,30 @@ public final class CacheStore: Sendable {
             }
             if let failure { throw failure }
         }
+    }
+
+    /// A 304 rewrites the companions the library rewrites (OkHttp's `Cache.update` of `<key>.0`),
+    /// each atomically, then the index lists the entry again with its new lengths (a `CLEAN`
+    /// line after the read's `READ`, as OkHttp's edit of the entry writes). A companion that
+    /// cannot be read or written is left as it was: the 304 is still a read.
+    private func updateCompanions(
+        of name: String, by response: CacheIndexResponse, in index: any RevalidationUpdatingIndex
+    ) {
+        var changed = false
+        for companion in index.companions(of: name) {
+            let path = CacheLocation.join(location.folder, companion)
+            guard let info = try? FileSystem.status(ofPath: path, followingLinks: false), info.kind == .file,
+                info.size <= UInt64(index.updateLimit),
+                let text = FileSystem.readSmallRegularFile(path, limit: index.updateLimit),
+                let bytes = index.updated(companion: companion, of: name, stored: Array(text.utf8), response: response)
+            else { continue }
+            var failed = false
+            bytes.withUnsafeBytes { raw in
+                do throws(StoreFailure) { try storeFile(raw, as: companion) } catch { failed = true }
+            }
+            if !failed { changed = true }
+        }
+        if changed { index.didStore(name) }
     }
 
     private func recordStored(_ name: String, response: CacheIndexResponse?) {

@@ -33,6 +33,10 @@ public protocol FreshnessRewritingFormat: CacheFormat {
 
     /// This format storing `Cache-Control: max-age=<seconds>`.
     func fresh(forSeconds seconds: Int64) -> Self
+
+    /// Whether the app's client serves an entry stored now from `response` without the network
+    /// at `now` (OkHttp: its `CacheStrategy` finds the stored headers fresh).
+    func isServedOffline(_ response: CacheIndexResponse, now: Timestamp) -> Bool
 }
 
 /// A format whose library keeps an index beside its files (a DiskLruCache journal, Fresco's
@@ -121,11 +125,37 @@ public protocol ResponseCompanionsIndex: CompanionFilesIndex {
     func contents(ofCompanion companion: String, of name: String, response: CacheIndexResponse?) -> [UInt8]
 }
 
+/// An index whose companion files hold the response and that a `304 Not Modified` updates as the
+/// library's own cache does (OkHttp's `Cache.update`: the stored headers merged with the 304's,
+/// the times renewed), not only records as a read.
+public protocol RevalidationUpdatingIndex: ResponseCompanionsIndex {
+    /// The new bytes of `companion` of entry `name` after a 304's `response`, from the `stored`
+    /// ones (at most `updateLimit` bytes are read); nil leaves it as it is.
+    func updated(companion: String, of name: String, stored: [UInt8], response: CacheIndexResponse) -> [UInt8]?
+
+    /// The most bytes of a stored companion `updated` is given; a larger one is left as it is.
+    var updateLimit: Int { get }
+}
+
 /// An index that knows more of a hit than that it is one (OkHttp: whether the app serves it
-/// without the network, and until when), which `verify` says.
-public protocol HitNotingIndex: CacheIndex {
-    /// What the library does with hit `name` at `now`, in words; nil: nothing to add.
-    func note(onHit name: String, now: Timestamp) -> String?
+/// without the network, and until when; whether it can read the entry's metadata at all), which
+/// `verify` says.
+public protocol HitJudgingIndex: CacheIndex {
+    /// What the library does with hit `name` at `now`.
+    func judge(hit name: String, now: Timestamp) -> HitJudgement
+}
+
+/// What a library does with an entry its index lists and whose files are there
+/// (`HitJudgingIndex`).
+public enum HitJudgement: Sendable, Equatable {
+    /// It serves it; what to add, in words (nil: nothing).
+    case serves(String?)
+    /// It finds it but does not serve it without the network (OkHttp's `CacheStrategy` finds it
+    /// stale): since when, and what the app does, in words.
+    case stale(since: Timestamp, String)
+    /// It does not read it as an entry (OkHttp: a `<key>.0` its reader refuses, or one past
+    /// imgwarm's bounds): a miss, with why.
+    case miss(EntryMiss, String)
 }
 
 /// An index that, not the key, names the entries (flutter_cache_manager: a row per key names its

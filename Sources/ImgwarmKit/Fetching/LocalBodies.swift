@@ -45,10 +45,19 @@ final class LocalBodies {
         switch entry.body {
         case .file(let path):
             done.result = read(path, entry: entry)
-        case .recorded(let offset, let length, let status, let headers):
-            done.result = read(HAREntry.Body(offset: offset, length: length), status: status, entry: entry)
-            done.headers = ResponseHeaders(recorded: headers)
-            done.httpStatus = status
+        case .recorded(let recorded):
+            done.result = read(
+                HAREntry.Body(offset: recorded.offset, length: recorded.length), status: recorded.status, entry: entry)
+            done.headers = ResponseHeaders(recorded: recorded.headers)
+            if !recorded.statusLine.isEmpty {
+                // The whole head, for a cache that keeps it (OkHttp's `<key>.0`).
+                var head = ResponseHead(statusLine: recorded.statusLine, fields: recorded.fields)
+                head.captured = CapturedExchange(
+                    requestFields: recorded.requestFields, sentMillis: recorded.sentMillis,
+                    receivedMillis: recorded.receivedMillis)
+                done.headers.head = head
+            }
+            done.httpStatus = recorded.status
         case .missing(let reason):
             done.result = .failure(Failure(.noBody, reason))
         case nil:

@@ -25,6 +25,9 @@ public struct ResponseHead: Sendable, Equatable {
     public var fields: [String] = []
     /// The TLS session the response came over (https); nil for http or when libcurl gave none.
     public var tls: TLSSession?
+    /// For a response a capture recorded (`--offline`), what it recorded of the exchange: the
+    /// request headers its `Vary` names and when it was sent and received; nil for a download.
+    public var captured: CapturedExchange?
 
     public init(statusLine: String = "", fields: [String] = []) {
         self.statusLine = statusLine
@@ -46,6 +49,20 @@ public struct ResponseHead: Sendable, Equatable {
     public var status: Int {
         let parts = statusLine.split(separator: " ")
         return parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+    }
+}
+
+/// What a capture (a HAR entry) recorded of an exchange beside the response's head.
+public struct CapturedExchange: Sendable, Equatable {
+    /// The recorded request headers the response's `Vary` names, `Name: value`.
+    public var requestFields: [String]
+    /// When the capture sent the request and received the response (milliseconds since the
+    /// epoch); nil when it does not say.
+    public var sentMillis: Int64?
+    public var receivedMillis: Int64?
+
+    public init(requestFields: [String], sentMillis: Int64? = nil, receivedMillis: Int64? = nil) {
+        (self.requestFields, self.sentMillis, self.receivedMillis) = (requestFields, sentMillis, receivedMillis)
     }
 }
 

@@ -6,10 +6,8 @@ import ImgwarmSystem
 public enum BodySource: Sendable, Equatable {
     /// A regular file, by its resolved path (every symbolic link followed, `LocalFileRules`).
     case file(String)
-    /// `--offline`: a HAR entry's recorded body, `length` bytes at `offset` in the run's scratch
-    /// file of bodies (`HARBodies`, kept open by the ingest for the whole run), with the
-    /// recorded status and the response headers an index keeps (`Name: value` lines).
-    case recorded(offset: Int64, length: Int64, status: Int, headers: [String])
+    /// `--offline`: a HAR entry's recorded body and response (`RecordedResponse`).
+    case recorded(RecordedResponse)
     /// `--offline`: an entry with nothing to store (a 304 or another status without an image,
     /// a body not saved, a `content.size` that differs from it, bad base64, a plain URL line):
     /// its `no-body` outcome, with why.
@@ -25,8 +23,7 @@ public enum BodySource: Sendable, Equatable {
     var spoolFields: (kind: UInt8, fields: [String]) {
         switch self {
         case .file(let path): return (0, [path])
-        case .recorded(let offset, let length, let status, let headers):
-            return (1, [String(offset), String(length), String(status)] + headers)
+        case .recorded(let recorded): return (1, recorded.spoolFields)
         case .missing(let reason): return (2, [reason])
         }
     }
@@ -34,13 +31,69 @@ public enum BodySource: Sendable, Equatable {
     /// The source a spool record holds (`spoolFields`).
     init(spoolKind kind: UInt8, fields: [String]) {
         switch kind {
-        case 1 where fields.count >= 3:
-            self = .recorded(
-                offset: Int64(fields[0]) ?? 0, length: Int64(fields[1]) ?? 0, status: Int(fields[2]) ?? 0,
-                headers: Array(fields.dropFirst(3)))
+        case 1 where fields.count >= 3: self = .recorded(RecordedResponse(spoolFields: fields))
         case 2: self = .missing(fields.first ?? "")
         default: self = .file(fields.first ?? "")
         }
+    }
+}
+
+/// `--offline`: what a HAR entry recorded of one response, as a seed stores it: the body's place
+/// (`length` bytes at `offset` in the run's scratch file of bodies, `HARBodies`, kept open by the
+/// ingest for the whole run), the recorded status, the response headers an index keeps, and the
+/// whole exchange for a cache that keeps responses whole (OkHttp's `<key>.0`: `HAREntry+Response`).
+public struct RecordedResponse: Sendable, Equatable {
+    public var offset: Int64
+    public var length: Int64
+    public var status: Int
+    /// The headers an index keeps (`ETag`, `Last-Modified`, `Cache-Control`, `Content-Type`), as
+    /// `Name: value` lines.
+    public var headers: [String]
+    /// The status line as a cache that keeps it writes it (`HTTP/1.1 200 OK`); empty when not made.
+    public var statusLine = ""
+    /// Every response header that describes the stored body (`Name: value`): hop-by-hop
+    /// headers, HTTP/2 pseudo-headers and `Set-Cookie` left out, `Content-Encoding` dropped and
+    /// `Content-Length` made the stored length (the recorded body is the decoded one).
+    public var fields: [String] = []
+    /// The recorded request headers the response's `Vary` names (`Name: value`), never a
+    /// credential.
+    public var requestFields: [String] = []
+    /// When the capture sent the request and received the response (milliseconds since the
+    /// epoch, from `startedDateTime` and `time`); nil when the capture does not say.
+    public var sentMillis: Int64?
+    public var receivedMillis: Int64?
+
+    public init(offset: Int64, length: Int64, status: Int, headers: [String]) {
+        (self.offset, self.length, self.status, self.headers) = (offset, length, status, headers)
+    }
+
+    /// The spool record's fields: the numbers, then each list with its count before it.
+    var spoolFields: [String] {
+        var fields = [String(offset), String(length), String(status), statusLine]
+        fields += [sentMillis.map(String.init) ?? "", receivedMillis.map(String.init) ?? ""]
+        for list in [headers, self.fields, requestFields] { fields += [String(list.count)] + list }
+        return fields
+    }
+
+    /// The response a spool record holds (`spoolFields`).
+    init(spoolFields fields: [String]) {
+        self.init(
+            offset: Int64(fields[0]) ?? 0, length: Int64(fields[1]) ?? 0, status: Int(fields[2]) ?? 0, headers: [])
+        guard fields.count >= 6 else { return }
+        statusLine = fields[3]
+        sentMillis = Int64(fields[4])
+        receivedMillis = Int64(fields[5])
+        var position = 6
+        func list() -> [String] {
+            guard position < fields.count, let count = Int(fields[position]), count >= 0,
+                position + 1 + count <= fields.count
+            else { return [] }
+            defer { position += 1 + count }
+            return Array(fields[(position + 1)..<(position + 1 + count)])
+        }
+        headers = list()
+        self.fields = list()
+        requestFields = list()
     }
 }
 

@@ -30,6 +30,11 @@ public struct HAREntry: Sendable, Equatable {
     /// Why a recorded body could not be kept (bad base64); nil otherwise.
     public var bodyProblem: String?
     public var startedDateTime = ""
+    /// `time`: the entry's total time in milliseconds (nil when not recorded).
+    public var time: Double?
+    /// `response.httpVersion` and `response.statusText`, as recorded (`HTTP/1.1`, `h2`; `OK`).
+    public var httpVersion = ""
+    public var statusText = ""
 
     /// The value of the first response header named `name` (any case).
     public func responseHeader(_ name: String) -> String? {
@@ -145,6 +150,8 @@ extension HAREntry {
         {
             headers.append("Content-Type: \(mimeType)")
         }
-        return .recorded(offset: body.offset, length: body.length, status: status, headers: headers)
+        var recorded = RecordedResponse(offset: body.offset, length: body.length, status: status, headers: headers)
+        recordExchange(into: &recorded)
+        return .recorded(recorded)
     }
 }

@@ -21,6 +21,7 @@ struct HARReader {
 
     private enum Field: Equatable {
         case url, method, status, redirectURL, mimeType, size, text, encoding, started
+        case httpVersion, statusText, time
         case headerName, headerValue
     }
 
@@ -185,6 +186,9 @@ struct HARReader {
         case ["response", "content", "text"]: return .text
         case ["response", "content", "encoding"]: return .encoding
         case ["startedDateTime"]: return .started
+        case ["time"]: return .time
+        case ["response", "httpVersion"]: return .httpVersion
+        case ["response", "statusText"]: return .statusText
         case ["request", "headers", "[]", "name"], ["response", "headers", "[]", "name"]: return .headerName
         case ["request", "headers", "[]", "value"], ["response", "headers", "[]", "value"]: return .headerValue
         default: return nil
@@ -292,9 +296,12 @@ struct HARReader {
         case .mimeType: entry.mimeType = value
         case .encoding: encoding = value
         case .started: entry.startedDateTime = value
+        case .httpVersion: entry.httpVersion = value
+        case .statusText: entry.statusText = value
         case .headerName: header.name = value
         case .headerValue: header.value = value
         case .status, .size, .text: problems.append("\(name) must be a number, not a string")
+        case .time: break  // an exporter's quirk: the timing is only a hint for offline seeds
         }
         current = entry
     }
@@ -311,6 +318,8 @@ struct HARReader {
             entry.status = status
         case .size:
             if let number { entry.size = Int(exactly: number) }
+        case .time:
+            if let number, number.isFinite, number >= 0 { entry.time = number }
         case .url, .method: problems.append("\(fieldName(field)) must be a string, not \(typeName)")
         default: break  // A null redirectURL, mimeType or text: as if absent.
         }
@@ -328,6 +337,9 @@ struct HARReader {
         case .text: return "response.content.text"
         case .encoding: return "response.content.encoding"
         case .started: return "startedDateTime"
+        case .time: return "time"
+        case .httpVersion: return "response.httpVersion"
+        case .statusText: return "response.statusText"
         case .headerName: return "a header's name"
         case .headerValue: return "a header's value"
         }

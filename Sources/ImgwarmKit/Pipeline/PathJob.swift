@@ -10,6 +10,8 @@ public struct PathJob: Sendable {
         case emptyKey
         /// The format's index gives the key no entry, and why.
         case unnamed(UnnamedEntry)
+        /// The format's library never stores this key (`KeyRefusingFormat`), and why.
+        case refused(String)
     }
 
     public let location: CacheLocation
@@ -35,6 +37,7 @@ public struct PathJob: Sendable {
     public func name(for argument: String) -> Answer {
         let key = keyFilters.key(for: argument)
         if key.isEmpty && !keyFilters.filters.isEmpty { return .emptyKey }
+        if let refusal = (location.format as? any KeyRefusingFormat)?.refusal(forKey: key) { return .refused(refusal) }
         do {
             return .name(try location.entryName(forKey: key, index: index))
         } catch {

@@ -98,6 +98,7 @@ public final class PrefetchJob {
         summary.startFailure = startFailure
         summary.listCut = listCut
         summary.damagedHits = recorder.damagedHits
+        summary.storedStale = recorder.storedStale
         halts.summarize(into: &summary)
         summary.hosts = scheduler.policy?.figures ?? []
         recorder.emitProgress(inFlight: 0, final: true)

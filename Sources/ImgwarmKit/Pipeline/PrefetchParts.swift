@@ -31,7 +31,8 @@ extension PrefetchJob {
                 validation: { configuration, cache, notify in
                     ValidationPool(
                         workers: configuration.validationThreads, store: cache, configuration: configuration.validation,
-                        lockTimeout: configuration.lockTimeout, notify: notify)
+                        lockTimeout: configuration.lockTimeout, maxDecodedBytes: configuration.fetch.maxBytes,
+                        notify: notify)
                 })
         }
     }

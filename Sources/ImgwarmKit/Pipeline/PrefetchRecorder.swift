@@ -21,6 +21,10 @@ final class PrefetchRecorder {
     /// Hits whose bytes the app would not decode (`CacheStore.damage`), and the first of them.
     private(set) var damagedHits = 0
     private var firstDamagedHit: (name: String, reason: String)?
+    /// Stored entries the app's client will not serve without the network (an OkHttp response
+    /// whose headers make it stale: `FreshnessRewritingFormat.isServedOffline`).
+    private(set) var storedStale = 0
+    private lazy var freshnessFormat = location.format as? any FreshnessRewritingFormat
     /// Downloads stored but not yet listed by the index: recorded once it lists them.
     private var awaitingListing: [EntryResult] = []
     /// The index's `listingFlushes` when `awaitingListing` was last settled.
@@ -79,6 +83,12 @@ final class PrefetchRecorder {
         result.format = image.format
         result.width = image.width
         result.height = image.height
+        if let freshnessFormat {
+            let response = CacheIndexResponse(
+                key: job.entry.key, url: job.entry.url, headers: job.headers, receivedAt: job.receivedAt,
+                length: job.count)
+            if !freshnessFormat.isServedOffline(response, now: .now()) { storedStale += 1 }
+        }
         if let index, index.awaitsListing(job.fileName) {
             awaitingListing.append(result)
         } else {

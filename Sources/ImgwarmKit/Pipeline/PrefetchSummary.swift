@@ -17,6 +17,9 @@ extension PrefetchJob {
         /// Cache hits whose bytes the app would not decode (cut short, empty of an image, another
         /// kind of file): counted as misses and requested again (`CacheStore.damage`).
         public var damagedHits = 0
+        /// Entries stored in this run that the app's client will not serve without the network
+        /// (OkHttp: stored headers its `CacheStrategy` finds stale; `--freshness` changes that).
+        public var storedStale = 0
         /// Set when the state database stopped being usable during the run.
         public var stateFailure: StateError?
         /// Set when the cache lock could not be had in time.

@@ -40,12 +40,15 @@ final class ValidationPool: @unchecked Sendable {
     private var running = 0
     private let location: CacheLocation
     private let lockTimeout: Double
+    /// `--max-bytes`: the most a body stored encoded may decode to (`validate`).
+    private let maxDecodedBytes: Int
 
     init(
         workers: Int, store: CacheStore, configuration: ValidationConfiguration, lockTimeout: Double,
-        notify: @escaping @Sendable () -> Void
+        maxDecodedBytes: Int = FetchConfiguration().maxBytes, notify: @escaping @Sendable () -> Void
     ) {
         self.store = store
+        self.maxDecodedBytes = maxDecodedBytes
         self.configuration = configuration
         self.notify = notify
         location = store.location
@@ -129,21 +132,27 @@ final class ValidationPool: @unchecked Sendable {
         }
     }
 
-    /// The largest body a gzip body stored as received may decode to for validation.
-    static let decodedLimit = 256 << 20
-
     /// Validates a body. One stored as it came off the network (a `RequestProfile`'s, whose head
-    /// is kept) with `Content-Encoding: gzip` is checked as the app's client decodes it; the
-    /// stored bytes stay encoded.
-    static func validate(_ bytes: UnsafeRawBufferPointer, headers: ResponseHeaders, with validator: ImageValidator)
-        -> Result<ValidatedImage, Failure>
-    {
+    /// is kept) with `Content-Encoding: gzip` is checked as the app's client decodes it, decoded
+    /// as a stream that stops past `maxDecodedBytes` (`--max-bytes`, which counts decoded bytes
+    /// whatever the format stores: `too-large`), so no more than that many decoded bytes are
+    /// held; the stored bytes stay encoded.
+    static func validate(
+        _ bytes: UnsafeRawBufferPointer, headers: ResponseHeaders, maxDecodedBytes: Int, with validator: ImageValidator
+    ) -> Result<ValidatedImage, Failure> {
         let codings = headers.head?.values(of: "Content-Encoding").map { $0.lowercased() } ?? []
         guard codings.contains("gzip") else { return validator.validate(bytes) }
-        guard let decoded = ContentDecoding.gunzip(bytes, limit: decodedLimit) else {
-            return .failure(Failure(.decodingFailed, "the gzip body does not decode (or decodes past 256 MiB)"))
+        switch ContentDecoding.withGunzipped(bytes, limit: maxDecodedBytes, { validator.validate($0) }) {
+        case .success(let result): return result
+        case .failure(.tooLarge):
+            return .failure(
+                Failure(
+                    .tooLarge,
+                    "the gzip body decodes to more than \(Setting.maxBytes) (\(maxDecodedBytes) bytes): decoding stopped there"
+                ))
+        case .failure(.invalid):
+            return .failure(Failure(.decodingFailed, "the gzip body does not decode (not a complete gzip stream)"))
         }
-        return decoded.withUnsafeBytes { validator.validate($0) }
     }
 
     private func validateAndStore(
@@ -155,11 +164,14 @@ final class ValidationPool: @unchecked Sendable {
         if let spillName = job.spillName {
             result =
                 MappedFile.withContents(of: store.temporaryFolder + "/" + spillName) {
-                    ValidationPool.validate($0, headers: job.headers, with: validator)
+                    ValidationPool.validate(
+                        $0, headers: job.headers, maxDecodedBytes: maxDecodedBytes, with: validator)
                 }
                 ?? .failure(Failure(.writeFailed, "cannot read back the downloaded file"))
         } else {
-            result = job.bytes.withUnsafeBytes { ValidationPool.validate($0, headers: job.headers, with: validator) }
+            result = job.bytes.withUnsafeBytes {
+                ValidationPool.validate($0, headers: job.headers, maxDecodedBytes: maxDecodedBytes, with: validator)
+            }
         }
         guard case .success = result else {
             if let spillName = job.spillName { store.discard(temporaryName: spillName) }

@@ -95,7 +95,7 @@ public final class VerifyJob {
             case .checked(let check):
                 totals.keys += 1
                 switch check.read {
-                case .hit: totals.hits += 1
+                case .hit: if check.staleSince == nil { totals.hits += 1 } else { totals.stale += 1 }
                 case .miss(let reason): totals.misses[reason, default: 0] += 1
                 }
             case .invalid: totals.invalid += 1
@@ -127,6 +127,8 @@ public final class VerifyJob {
         }
         // Each key once: 8 bytes of its MD5 a key, as prefetch's duplicate check in memory.
         var seen = FingerprintSet()
+        // A key the library refuses (`KeyRefusingFormat`) is an invalid line, as in prefetch.
+        let refusing = location.format as? any KeyRefusingFormat
         for (index, source) in sources.enumerated() {
             do {
                 try ListIngest.read(source, index: index, descriptor: descriptors[index]) {
@@ -145,6 +147,14 @@ public final class VerifyJob {
                                     InvalidLine(
                                         input: index, line: line, text: ListLine.display(ArraySlice(url.utf8)),
                                         reason: reason)))
+                            return true
+                        }
+                        if let refusal = refusing?.refusal(forKey: key) {
+                            observe(
+                                .invalid(
+                                    InvalidLine(
+                                        input: index, line: line, text: ListLine.display(ArraySlice(url.utf8)),
+                                        reason: refusal)))
                             return true
                         }
                         let digest = MD5.digest(Array(key.utf8))
@@ -199,6 +209,7 @@ public final class VerifyJob {
     }
 
     /// The reader's verdict on the file `check.fileName` (`info` from `lstat`), then, for a hit,
+    /// what the library makes of it (`HitJudgingIndex`: OkHttp's metadata and freshness) and
     /// whether its bytes are an image.
     func judge(_ check: inout Check, info: FileStatus, in folder: FileDescriptor, now: Timestamp) {
         check.read = location.format.read(info, now: now)
@@ -208,10 +219,22 @@ public final class VerifyJob {
             if miss == .absent { check.detail = "another file of its entry is missing" }
             return
         }
-        inspectImage(&check, size: info.size, in: folder)
-        if case .hit = check.read, check.detail == nil, let noting = index as? any HitNotingIndex {
-            check.detail = noting.note(onHit: check.fileName, now: now)
+        var note: String?
+        var staleSince: Timestamp?
+        if let judging = index as? any HitJudgingIndex {
+            switch judging.judge(hit: check.fileName, now: now) {
+            case .serves(let words): note = words
+            case .stale(let since, let words): (staleSince, note) = (since, words)
+            case .miss(let reason, let why):
+                check.read = .miss(reason)
+                check.detail = why
+                return
+            }
         }
+        inspectImage(&check, size: info.size, in: folder)
+        guard case .hit = check.read else { return }
+        check.staleSince = staleSince
+        if check.detail == nil { check.detail = note }
     }
 
     // MARK: - Entries of the folder

@@ -18,13 +18,29 @@ public enum Verification {
         public var read: EntryRead
         /// The image format of a hit's bytes (nil for a miss, or a file judged by size alone).
         public var imageFormat: ImageFormat?
-        /// Why the bytes are not an image, or why the file cannot be read; nil otherwise.
+        /// Why the bytes are not an image, or why the file cannot be read; for a hit or a stale
+        /// entry, what the library does with it (OkHttp: whether it serves it offline); nil otherwise.
         public var detail: String?
+        /// For a file the library finds but does not serve without the network (OkHttp's
+        /// `CacheStrategy` finds it stale): the instant it stopped being fresh; nil otherwise.
+        public var staleSince: Timestamp?
 
-        public var isHit: Bool {
-            if case .hit = read { return true }
-            return false
+        /// The three answers `verify` gives of a key.
+        public enum Verdict: String, Sendable, CaseIterable {
+            /// The library serves the file.
+            case hit
+            /// The library finds the file but goes to the network for it (it is stale).
+            case stale
+            /// The library does not find (or cannot read) it.
+            case miss
         }
+
+        public var verdict: Verdict {
+            guard case .hit = read else { return .miss }
+            return staleSince == nil ? .hit : .stale
+        }
+
+        public var isHit: Bool { verdict == .hit }
     }
 
     /// A line of a list that names no key to check.
@@ -62,6 +78,8 @@ public enum Verification {
         /// Keys checked (each key once).
         public var keys = 0
         public var hits = 0
+        /// Files the library finds but does not serve without the network (`Verdict.stale`).
+        public var stale = 0
         /// Misses by reason.
         public var misses: [EntryMiss: Int] = [:]
         public var invalid = 0
@@ -83,8 +101,10 @@ public enum Verification {
         /// True when keys came from lists; false when the folder's entries were judged.
         public var fromLists: Bool
 
-        /// True when every key hits, no line was invalid and the folder is usable.
-        public var allHit: Bool { folder == .usable && totals.missCount == 0 && totals.invalid == 0 }
+        /// True when every key hits (none stale), no line was invalid and the folder is usable.
+        public var allHit: Bool {
+            folder == .usable && totals.missCount == 0 && totals.stale == 0 && totals.invalid == 0
+        }
         /// The folder's entries (the index's listed ones for a format with an index), counted only
         /// when most keys of the lists were not found: a folder full of entries that the keys do
         /// not name is one whose keys another rule made (`imgwarm keys detect`).

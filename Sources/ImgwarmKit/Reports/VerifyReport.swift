@@ -49,7 +49,7 @@ public final class VerifyReport {
             writer.field("fileName", check.fileName)
             switch check.read {
             case .hit(let size):
-                writer.field("verdict", "hit")
+                writer.field("verdict", check.verdict.rawValue)
                 writer.field("reason", nil as String?)
                 writer.field("bytes", size)
             case .miss(let reason):
@@ -58,6 +58,7 @@ public final class VerifyReport {
                 writer.field("bytes", nil as Int?)
             }
             writer.field("imageFormat", check.imageFormat?.rawValue)
+            writer.field("staleSince", check.staleSince?.iso8601)
             writer.field("message", check.detail.map(Redaction.redact))
             writer.endObject()
             if writer.bytes.count >= 1 << 16 { file.write(writer.take()) }
@@ -109,6 +110,7 @@ public final class VerifyReport {
         writer.beginObject()
         writer.field("keys", totals.keys)
         writer.field("hits", totals.hits)
+        writer.field("stale", totals.stale)
         writer.field("misses", totals.missCount)
         writer.key("missesByReason")
         writer.beginObject()

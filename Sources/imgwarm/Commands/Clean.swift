@@ -235,6 +235,15 @@ struct Clean: ParsableCommand {
         if result.failed > 0 { throw ExitStatus.cacheUnusable }
     }
 
+    /// The one line a clean prints when the format has no default size limit (the app's depends
+    /// on the device: `CleanRules.limitDependsOnDevice`) and no `--max-size` was given: its only
+    /// pass had nothing to trim to.
+    static func noLimitLine(_ format: any CacheFormat, maxSize: UInt64?, all: Bool, dryRun: Bool) -> String? {
+        guard format.cleanRules.limitDependsOnDevice, maxSize == nil || maxSize == 0, !all else { return nil }
+        return
+            "\(format.name) has no default size limit (\(format.library)'s depends on the device), and no --max-size was given: nothing \(dryRun ? "would be" : "was") trimmed; give the app's Cache size (--max-size 50MB)"
+    }
+
     private func printSummary(_ result: DiskCache.CleanResult, location: CacheLocation) {
         if let warning = result.stateWarning { Console.warning(warning) }
         if result.orderedByChangeTime {
@@ -255,6 +264,9 @@ struct Clean: ParsableCommand {
             )
         }
         if quiet { return }
+        if let line = Clean.noLimitLine(location.format, maxSize: maxSize, all: all, dryRun: dryRun) {
+            Console.writeError(line + "\n")
+        }
         let verb = dryRun ? "would delete" : "deleted"
         let detail = all ? "" : " (\(result.expired) expired, \(result.trimmed) trimmed)"
         Console.writeError(

@@ -13,7 +13,9 @@ struct Path: ParsableCommand {
             A format whose library keeps a database (\(FormatHelp.formatsWithDatabase.joined(separator: ", "))) \
             names a file when it downloads it: the path printed is the file of the key's row in \
             the database (--database), and a key without \
-            a row prints nothing but a message (exit 1). With - the keys are read from standard input, one per line \
+            a row prints nothing but a message (exit 1). So does a key the library never stores: a \
+            URL OkHttp's HttpUrl refuses, a PINRemoteImage key whose encoded file name would pass \
+            255 bytes (invalid, with the reason). With - the keys are read from standard input, one per line \
             (only the line ending is removed), so one process handles any number of keys.
 
             With --key-filter (the filters of prefetch) each argument or line is taken as a URL \
@@ -94,6 +96,10 @@ struct Path: ParsableCommand {
         case .unnamed(let why):
             output.flush()
             Console.error("\(Redaction.redact(job.keyFilters.key(for: argument))): \(why)")
+            return nil
+        case .refused(let why):
+            output.flush()
+            Console.error("\(Redaction.redact(job.keyFilters.key(for: argument))): invalid: \(why)")
             return nil
         }
         if null {

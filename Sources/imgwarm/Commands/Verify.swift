@@ -23,8 +23,14 @@ struct Verify: ParsableCommand {
             Why a key misses (the reason the summary counts and the JSON gives): \
             \(FormatHelp.missReasons).
 
+            A third verdict, stale, is for a file the library finds but does not serve without \
+            the network (\(FormatHelp.formatsWithFreshness.joined(separator: ", ")): OkHttp's \
+            CacheStrategy finds the stored response \
+            stale): its line says since when and whether a validator lets the app revalidate it \
+            cheaply; it is no hit for the exit status. prefetch --freshness stores a max-age.
+
             Output: one line per miss (the key, its file and why) and a summary on standard \
-            output; --verbose lists the hits too, --quiet only the misses and invalid lines. \
+            output; --verbose lists the hits too, --quiet only the misses, stale entries and invalid lines. \
             --json prints the JSON document (docs/verify-report.schema.json) on standard output \
             instead; --report FILE writes it to a file beside the text.
 
@@ -45,7 +51,7 @@ struct Verify: ParsableCommand {
               # every entry of a folder, no list:
               imgwarm verify --cache-format nuke --cache-dir pulled/Library/Caches
 
-            Exit codes of verify: 0 every key hits; 1 some key misses, a list line is invalid or \
+            Exit codes of verify: 0 every key hits; 1 some key misses or is stale, a list line is invalid or \
             the cache folder (or its index) does not exist; 2 usage error or unreadable list; 3 the library \
             cannot use the folder (or imgwarm cannot read it).
 

@@ -141,6 +141,12 @@ enum FormatHelp {
     }
 
     /// The formats whose folder has one fixed name (no `--namespace`).
+    /// The formats whose entries keep the response's caching headers (`FreshnessRewritingFormat`):
+    /// their library may find an entry and still go to the network for it (`verify`'s `stale`).
+    static var formatsWithFreshness: [String] {
+        CacheFormats.all.filter { $0 is any FreshnessRewritingFormat }.map(\.name)
+    }
+
     static var formatsWithoutNamespace: [String] { CacheFormats.all.filter { !$0.hasNamespace }.map(\.name) }
 
     /// The formats whose library keeps a database outside the cache folder (`--database`).

@@ -164,6 +164,14 @@ final class PrefetchConsole: PrefetchJob.Observer {
         Console.writeError(
             PrefetchConsole.summaryText(
                 summary, dryRun: dryRun, reportPath: reportPath, sources: sources, offline: offline) + "\n")
+        if summary.storedStale > 0 { Console.writeError(PrefetchConsole.staleText(summary.storedStale) + "\n") }
+    }
+
+    /// The run's one line about stored entries the app's client goes to the network for.
+    static func staleText(_ count: Int) -> String {
+        let entries = count == 1 ? "1 stored response" : "\(count) stored responses"
+        return
+            "\(entries) will not be served offline: the headers stored with \(count == 1 ? "it make it" : "them make them") stale for OkHttp's CacheStrategy, so the app goes to the network for \(count == 1 ? "it" : "them") (imgwarm verify says which); \(Setting.freshness) AGE stores a max-age that keeps them fresh"
     }
 
     /// Where a signal stopped the reading of the lists, in words.

@@ -45,7 +45,8 @@ final class VerifyConsole {
     }
 
     /// `list:line: key: miss: file: reason` (no `file: ` for a key without a file name), or without
-    /// lists `file: miss: reason`.
+    /// lists `file: miss: reason`; a hit `… hit: file (format, size)` with the library's note, a
+    /// stale entry `… stale: file (format, size): stale since …` with how the app revalidates it.
     static func line(for check: VerifyJob.Check, sources: [ListSource]) -> String {
         var head = ""
         if let input = check.input, let line = check.line { head += "\(sources[input].place(line)): " }
@@ -59,7 +60,8 @@ final class VerifyConsole {
         case .hit(let size):
             let format = check.imageFormat.map { "\($0.rawValue), " } ?? ""
             let note = check.detail.map { ": " + $0 } ?? ""
-            return "\(head)hit: \(file) (\(format)\(Quantities.formatBytes(UInt64(size))))\(note)"
+            return
+                "\(head)\(check.verdict.rawValue): \(file) (\(format)\(Quantities.formatBytes(UInt64(size))))\(note)"
         case .miss(let reason):
             let detail = check.detail.map { ": " + Redaction.redact($0) } ?? ""
             // A format whose index names the files gives a key it does not list no file name.
@@ -76,7 +78,7 @@ final class VerifyConsole {
         case .folder: return "remove that folder, then \(prefetch) stores the file"
         case .unreadable: return "give imgwarm read access to check it; \(prefetch) replaces it"
         case .absent: return "\(prefetch) with the same cache options stores it"
-        case .empty, .notAFile, .expired, .notAnImage, .notIndexed:
+        case .empty, .notAFile, .expired, .notAnImage, .notIndexed, .badMetadata:
             return "\(prefetch) with the same cache options stores it again"
         }
     }
@@ -116,8 +118,9 @@ final class VerifyConsole {
         guard printsText, !quiet else { return }
         let noun = result.fromLists ? "key" : "entry"
         let nouns = result.fromLists ? "keys" : "entries"
-        var summary =
-            "\(totals.keys) \(totals.keys == 1 ? noun : nouns): \(totals.hits) hit, \(totals.missCount) missing"
+        var summary = "\(totals.keys) \(totals.keys == 1 ? noun : nouns): \(totals.hits) hit, "
+        if totals.stale > 0 { summary += "\(totals.stale) stale, " }
+        summary += "\(totals.missCount) missing"
         let reasons = EntryMiss.allCases.compactMap { reason in
             totals.misses[reason].map { "\($0) \(reason.rawValue)" }
         }
@@ -134,8 +137,8 @@ final class VerifyConsole {
         }
     }
 
-    /// 3 when the library cannot use the folder; 1 when a key misses, a line is invalid or the
-    /// folder does not exist; else 0.
+    /// 3 when the library cannot use the folder; 1 when a key misses or is stale (the app goes to
+    /// the network for it), a line is invalid or the folder does not exist; else 0.
     static func exitStatus(_ result: VerifyJob.Result) -> ExitStatus {
         switch result.folder {
         case .unusable: return .cacheUnusable

@@ -35,13 +35,60 @@ import Testing
 
     @Test func aRecordedBodyCarriesItsStatusAndTheHeadersAnIndexKeeps() {
         let body = HAREntry.Body(offset: 10, length: 5)
-        #expect(
-            Self.entry(size: 5, body: body).recordedBody()
-                == .recorded(
-                    offset: 10, length: 5, status: 200,
-                    headers: ["ETag: \"v1\"", "Cache-Control: max-age=60", "Content-Type: image/png"]))
+        guard case .recorded(let recorded) = Self.entry(size: 5, body: body).recordedBody() else {
+            Issue.record("a 200 with a body is recorded")
+            return
+        }
+        #expect(recorded.offset == 10 && recorded.length == 5 && recorded.status == 200)
+        #expect(recorded.headers == ["ETag: \"v1\"", "Cache-Control: max-age=60", "Content-Type: image/png"])
         // content.size -1 (unknown) is not a mismatch.
         if case .recorded = Self.entry(size: -1, body: body).recordedBody() {} else { Issue.record("size -1") }
+    }
+
+    /// The whole exchange a cache that keeps responses gets (OkHttp's `<key>.0`, issue 47): the
+    /// status line OkHttp writes (`HTTP/1.1 … OK` for an HTTP/2 capture), every response header
+    /// but hop-by-hop ones, pseudo-headers and cookies, `Content-Encoding` dropped and
+    /// `Content-Length` the stored length, the `Vary` request headers (never a credential), and
+    /// the capture's times.
+    @Test func aRecordedBodyCarriesTheWholeExchange() {
+        var entry = Self.entry(size: 5, body: HAREntry.Body(offset: 10, length: 5))
+        entry.httpVersion = "h2"
+        entry.startedDateTime = "2024-05-01T12:00:00.250+02:00"
+        entry.time = 120.7
+        entry.responseHeaders += [
+            .init(name: ":status", value: "200"), .init(name: "Transfer-Encoding", value: "chunked"),
+            .init(name: "Connection", value: "x-hop"), .init(name: "X-Hop", value: "1"),
+            .init(name: "Set-Cookie", value: "session=secret"), .init(name: "Vary", value: "Accept-Encoding, Cookie"),
+            .init(name: "Date", value: "Wed, 01 May 2024 10:00:00 GMT"), .init(name: "Age", value: "30"),
+        ]
+        entry.requestHeaders = [
+            .init(name: "Accept-Encoding", value: "gzip"), .init(name: "Cookie", value: "session=secret"),
+            .init(name: "User-Agent", value: "okhttp/3.12.13"),
+        ]
+        guard case .recorded(let recorded) = entry.recordedBody() else {
+            Issue.record("recorded")
+            return
+        }
+        #expect(recorded.statusLine == "HTTP/1.1 200 OK")
+        #expect(
+            recorded.fields == [
+                "etag: \"v1\"", "Content-Length: 5", "cache-control: max-age=60", "Vary: Accept-Encoding, Cookie",
+                "Date: Wed, 01 May 2024 10:00:00 GMT", "Age: 30", "Content-Type: image/png",
+            ])
+        #expect(recorded.requestFields == ["Accept-Encoding: gzip"])
+        #expect(recorded.sentMillis == 1_714_557_600_250 && recorded.receivedMillis == 1_714_557_600_370)
+        entry.httpVersion = "HTTP/1.0"
+        entry.statusText = "Fine"
+        if case .recorded(let older) = entry.recordedBody() { #expect(older.statusLine == "HTTP/1.0 200 Fine") }
+        for (text, millis) in [
+            ("2024-05-01T10:00:00Z", Int64(1_714_557_600_000)), ("2024-05-01T10:00:00.5Z", 1_714_557_600_500),
+            ("2024-05-01T09:00:00.123456-01:00", 1_714_557_600_123), ("1970-01-01T00:00:00.000Z", 0),
+        ] {
+            #expect(HAREntry.millis(iso8601: text) == millis, "\(text)")
+        }
+        for bad in ["", "2024-05-01", "2024-05-01T10:00:00", "2024-13-01T10:00:00Z", "2024-05-01T10:00:00Zx"] {
+            #expect(HAREntry.millis(iso8601: bad) == nil, "\(bad)")
+        }
     }
 
     @Test func entriesWithNothingToStoreAreMissingWithWhy() {
@@ -84,8 +131,14 @@ import Testing
     @Test func theSpoolCarriesRecordedAndMissingBodies() throws {
         let temp = try TemporaryFolder()
         let spool = try EntrySpool(priority: .normal, folder: temp.path)
-        let recorded = BodySource.recorded(
+        var response = RecordedResponse(
             offset: 1 << 33, length: 42, status: 203, headers: ["ETag: \"é\"", "Content-Type: image/webp"])
+        response.statusLine = "HTTP/1.1 203 Non-Authoritative Information"
+        response.fields = ["ETag: \"é\"", "Vary: Accept", "Content-Length: 42"]
+        response.requestFields = ["Accept: image/webp"]
+        response.sentMillis = 1_700_000_000_000
+        response.receivedMillis = 1_700_000_000_250
+        let recorded = BodySource.recorded(response)
         try spool.append(
             line: 1, input: 0, url: "https://a/1", key: "k1", headers: ["Accept: image/webp"], body: recorded)
         try spool.append(line: 2, input: 0, url: "https://a/2", key: "https://a/2", body: .missing("a 304"))
@@ -112,8 +165,9 @@ import Testing
             return entry
         }
         let source = BodySource.recorded(
-            offset: body.offset, length: body.length, status: 200,
-            headers: ["ETag: \"v1\"", "Cache-Control: max-age=60", "Content-Type: image/png"])
+            RecordedResponse(
+                offset: body.offset, length: body.length, status: 200,
+                headers: ["ETag: \"v1\"", "Cache-Control: max-age=60", "Content-Type: image/png"]))
         for memoryLimit in [1 << 20, 1000] {
             let local = LocalBodies(
                 maxBytes: 1 << 20, memoryLimit: memoryLimit, spillFolder: spills, spillPrefix: "t-", recorded: scratch)

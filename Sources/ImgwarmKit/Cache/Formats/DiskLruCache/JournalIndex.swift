@@ -13,7 +13,7 @@ import Synchronization
 /// second or `batchSize` lines) and written under `<private folder>/journal.lock`, after reading the
 /// journal again if it is not the file this process last read or wrote, so what another process
 /// wrote in between is kept.
-public final class JournalIndex: ResponseCompanionsIndex, HitNotingIndex {
+public final class JournalIndex: ResponseCompanionsIndex, HitJudgingIndex, RevalidationUpdatingIndex {
     /// What differs between the libraries that keep this journal.
     public struct Layout: Sendable, Equatable {
         public var library: String
@@ -137,11 +137,31 @@ public final class JournalIndex: ResponseCompanionsIndex, HitNotingIndex {
         layout.companionWriter?.contents(ofCompanion: companion, response: response) ?? []
     }
 
-    public func note(onHit name: String, now: Timestamp) -> String? {
-        guard let writer = layout.companionWriter, let companion = companions(of: name).first,
-            let text = FileSystem.readSmallRegularFile(path(companion), limit: 1 << 20)
-        else { return nil }
-        return writer.note(onHitWith: Array(text.utf8), now: now)
+    public var updateLimit: Int { layout.companionWriter?.companionLimit ?? 0 }
+
+    public func updated(companion: String, of name: String, stored: [UInt8], response: CacheIndexResponse) -> [UInt8]? {
+        layout.companionWriter?.updated(companion: companion, stored: stored, response: response)
+    }
+
+    /// The library's reading of hit `name`'s first companion (OkHttp's `<key>.0`), read only up
+    /// to the writer's `companionLimit` bytes.
+    public func judge(hit name: String, now: Timestamp) -> HitJudgement {
+        guard let writer = layout.companionWriter, let companion = companions(of: name).first else {
+            return .serves(nil)
+        }
+        let limit = writer.companionLimit
+        guard let info = try? FileSystem.status(ofPath: path(companion), followingLinks: false), info.kind == .file
+        else {
+            return .miss(.absent, "its \(companion) is missing")
+        }
+        guard info.size <= UInt64(limit) else {
+            return .miss(
+                .badMetadata, "its \(companion) is larger than the \(limit) bytes imgwarm reads of an entry's metadata")
+        }
+        guard let text = FileSystem.readSmallRegularFile(path(companion), limit: limit) else {
+            return .miss(.unreadable, "its \(companion) cannot be read")
+        }
+        return writer.judge(hitWith: Array(text.utf8), now: now)
     }
 
     public func isEntryFile(_ name: String) -> Bool {
@@ -312,7 +332,14 @@ public protocol JournalCompanionWriter: Sendable {
     /// The bytes of `companion` (`<key>.<index>`) for an entry stored from `response`.
     func contents(ofCompanion companion: String, response: CacheIndexResponse?) -> [UInt8]
 
-    /// What the library does with a hit whose first companion holds `companion` at `now`, in
-    /// words (OkHttp: whether it serves it offline, until when); nil: nothing to say.
-    func note(onHitWith companion: [UInt8], now: Timestamp) -> String?
+    /// The most bytes of a companion `judge(hitWith:now:)` is given; a larger one is a miss.
+    var companionLimit: Int { get }
+
+    /// What the library does with a hit whose first companion holds `companion` at `now`
+    /// (OkHttp: whether it can read it, whether it serves it offline and until when).
+    func judge(hitWith companion: [UInt8], now: Timestamp) -> HitJudgement
+
+    /// `companion` (`<key>.<index>`) as the library rewrites it after a 304's `response`, from
+    /// the `stored` bytes; nil: the library leaves it (or cannot read it).
+    func updated(companion: String, stored: [UInt8], response: CacheIndexResponse) -> [UInt8]?
 }

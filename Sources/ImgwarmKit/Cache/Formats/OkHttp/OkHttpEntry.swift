@@ -20,8 +20,15 @@ struct OkHttpEntry: JournalCompanionWriter {
         return Array(metadata(url: url, response: response).utf8)
     }
 
-    func note(onHitWith companion: [UInt8], now: Timestamp) -> String? {
-        OkHttpFreshness(metadata: companion)?.note(now: now)
+    var companionLimit: Int { OkHttpMetadata.Limits().fileBytes }
+
+    /// `<key>.0` as OkHttp reads it (`OkHttpMetadata`, bounded), then `CacheStrategy`'s verdict.
+    func judge(hitWith companion: [UInt8], now: Timestamp) -> HitJudgement {
+        do {
+            return OkHttpFreshness(try OkHttpMetadata(companion)).judge(now: now)
+        } catch {
+            return .miss(.badMetadata, "OkHttp cannot read its metadata (<key>.0): \(error.reason)")
+        }
     }
 
     /// The request headers OkHttp's `BridgeInterceptor` sends, in its order.
@@ -36,25 +43,44 @@ struct OkHttpEntry: JournalCompanionWriter {
         ]
     }
 
+    /// A captured response (`ResponseHead.captured`, `--offline`) keeps the request headers
+    /// the capture recorded for its `Vary` (the client's own for a name it did not record) and is
+    /// moved to the moment it is stored (`OkHttpCapture`).
     func metadata(url: String, response: CacheIndexResponse?) -> String {
         let head = response?.headers.head ?? ResponseHead(statusLine: "HTTP/1.1 200 OK")
         let varied = Set(
             head.values(of: "Vary").flatMap { $0.split(separator: ",") }.map {
                 $0.trimmingCharacters(in: " \t").lowercased()
             })
-        let vary = requestHeaders(url: url).filter { varied.contains($0.0.lowercased()) }
+        var vary: [(String, String)] = []
+        if let captured = head.captured {
+            vary = captured.requestFields.compactMap(OkHttpEntry.field).filter { varied.contains($0.0.lowercased()) }
+        }
+        let recorded = Set(vary.map { $0.0.lowercased() })
+        vary += requestHeaders(url: url).filter {
+            varied.contains($0.0.lowercased()) && !recorded.contains($0.0.lowercased())
+        }
         var text = url + "\nGET\n\(vary.count)\n"
         for (name, value) in vary { text += "\(name): \(value)\n" }
         text += OkHttpEntry.statusLine(head.statusLine) + "\n"
         var fields = head.fields.compactMap(OkHttpEntry.field)
+        let receivedMillis =
+            response.map { $0.receivedAt.seconds * 1000 + $0.receivedAt.nanoseconds / 1_000_000 } ?? 0
+        var sentMillis = receivedMillis
+        if let captured = head.captured {
+            let delta = OkHttpCapture.shift(captured, fields: fields, receivedMillis: receivedMillis)
+            fields = OkHttpCapture.moved(fields, by: delta)
+            if let sent = captured.sentMillis, let received = captured.receivedMillis, sent <= received {
+                sentMillis = sent + delta
+            }
+        }
         if let freshness {
             fields.removeAll { ["cache-control", "expires", "pragma"].contains($0.0.lowercased()) }
             fields.append(("Cache-Control", "max-age=\(freshness)"))
         }
         text += "\(fields.count + 2)\n"
         for (name, value) in fields { text += "\(name): \(value)\n" }
-        let millis = response.map { $0.receivedAt.seconds * 1000 + $0.receivedAt.nanoseconds / 1_000_000 } ?? 0
-        text += "OkHttp-Sent-Millis: \(millis)\nOkHttp-Received-Millis: \(millis)\n"
+        text += "OkHttp-Sent-Millis: \(sentMillis)\nOkHttp-Received-Millis: \(receivedMillis)\n"
         if url.hasPrefix("https://") {
             let tls = response?.headers.head?.tls
             text += "\n\(tls?.cipherSuite ?? "TLS_AES_128_GCM_SHA256")\n"

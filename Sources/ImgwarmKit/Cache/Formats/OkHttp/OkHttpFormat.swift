@@ -34,6 +34,14 @@ public struct OkHttpFormat: KeyNamedFormat, IndexedCacheFormat, RequestProfileFo
         return format
     }
 
+    /// The `<key>.0` this format writes for `response`, judged as `verify` judges it.
+    public func isServedOffline(_ response: CacheIndexResponse, now: Timestamp) -> Bool {
+        let entry = OkHttpEntry(profile: requestProfile, freshness: freshness)
+        guard case .serves = entry.judge(hitWith: entry.contents(ofCompanion: "x.0", response: response), now: now)
+        else { return false }
+        return true
+    }
+
     public var name: String { preset.rawValue }
     public var platforms: Set<AppContainer.Platform> { [.android] }
 

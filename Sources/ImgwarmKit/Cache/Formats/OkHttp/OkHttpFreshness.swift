@@ -2,10 +2,11 @@ import ImgwarmSystem
 
 /// Whether OkHttp serves a stored entry without the network, and until when, by the rules of
 /// `internal/cache/CacheStrategy.java` (docs/cache-formats-android.md, "OkHttp"): `verify` says
-/// it of each hit. The entry's age is the response's (`Age`, or `Date` to the time it arrived)
-/// plus the time since; it is fresh while younger than `max-age`, else `Expires` minus `Date`,
-/// else (a URL without a query) a tenth of `Date` minus `Last-Modified`. `no-cache` (or `Pragma:
-/// no-cache`) and `no-store` make OkHttp ask the server every time, which fails offline.
+/// it of each hit, and a hit OkHttp would not serve offline is `stale`. The entry's age is the
+/// response's (`Age`, or `Date` to the time it arrived) plus the time since; it is fresh while
+/// younger than `max-age`, else `Expires` minus `Date`, else (a URL without a query) a tenth of
+/// `Date` minus `Last-Modified`. `no-cache` (or `Pragma: no-cache`) and `no-store` make OkHttp ask
+/// the server every time, which fails offline.
 struct OkHttpFreshness {
     var url: String
     var status: Int
@@ -13,35 +14,12 @@ struct OkHttpFreshness {
     var sentMillis: Int64
     var receivedMillis: Int64
 
-    /// Reads `<key>.0` as `Cache.Entry(Source)` does; nil when it is not such a file.
-    init?(metadata bytes: [UInt8]) {
-        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        var index = 0
-        func next() -> String? {
-            guard index < lines.count else { return nil }
-            defer { index += 1 }
-            return String(lines[index])
-        }
-        guard let url = next(), next() != nil, let varyCount = next().flatMap({ Int($0) }), varyCount >= 0 else {
-            return nil
-        }
-        for _ in 0..<varyCount { _ = next() }
-        guard let statusLine = next(), let count = next().flatMap({ Int($0) }), count >= 0 else { return nil }
-        let parts = statusLine.split(separator: " ")
-        guard parts.count >= 2, let status = Int(parts[1]) else { return nil }
-        var fields: [(String, String)] = []
-        for _ in 0..<count {
-            guard let line = next(), let field = OkHttpEntry.field(line) else { return nil }
-            fields.append(field)
-        }
-        self.url = url
-        self.status = status
-        func millis(_ name: String) -> Int64 {
-            fields.first { $0.0.lowercased() == name }.flatMap { Int64($0.1) } ?? 0
-        }
-        sentMillis = millis("okhttp-sent-millis")
-        receivedMillis = millis("okhttp-received-millis")
-        self.fields = fields.filter { !$0.0.lowercased().hasPrefix("okhttp-") }
+    init(_ metadata: OkHttpMetadata) {
+        url = metadata.url
+        status = metadata.status
+        fields = metadata.fields
+        sentMillis = metadata.sentMillis
+        receivedMillis = metadata.receivedMillis
     }
 
     func values(_ name: String) -> [String] { fields.filter { $0.0.lowercased() == name }.map(\.1) }
@@ -52,11 +30,18 @@ struct OkHttpFreshness {
         for value in values("cache-control") + values("pragma") {
             for item in value.split(separator: ",") {
                 let pair = item.split(separator: "=", maxSplits: 1)
-                let name = pair[0].trimmingCharacters(in: " \t").lowercased()
+                guard let first = pair.first else { continue }
+                let name = first.trimmingCharacters(in: " \t").lowercased()
                 result[name] = pair.count > 1 ? pair[1].trimmingCharacters(in: " \t\"") : ""
             }
         }
         return result
+    }
+
+    /// `HttpHeaders.parseSeconds`: a number of seconds, clamped to 2^31−1; nil when not one.
+    static func seconds(_ text: String?) -> Int64? {
+        guard let text, !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int64(text).map { min($0, Int64(Int32.max)) } ?? Int64(Int32.max)
     }
 
     func date(_ name: String) -> Int64? {
@@ -79,7 +64,7 @@ struct OkHttpFreshness {
     /// `computeFreshnessLifetime`, in milliseconds.
     var lifetime: Int64 {
         let d = directives
-        if let maxAge = d["max-age"].flatMap({ Int64($0) }) { return maxAge * 1000 }
+        if let maxAge = Self.seconds(d["max-age"]) { return maxAge * 1000 }
         let served = date("date")
         if let expires = date("expires") {
             return max(0, expires - (served ?? receivedMillis))
@@ -94,24 +79,58 @@ struct OkHttpFreshness {
     /// `cacheResponseAge` at the moment the response arrived, in milliseconds.
     var ageOnArrival: Int64 {
         let apparent = date("date").map { max(0, receivedMillis - $0) } ?? 0
-        let header = values("age").first.flatMap { Int64($0) }.map { $0 * 1000 }
+        let header = Self.seconds(values("age").first).map { $0 * 1000 }
         return max(apparent, header ?? 0) + (receivedMillis - sentMillis)
     }
 
-    /// What OkHttp does with the entry without the network, at `now`, in words.
-    func note(now: Timestamp) -> String {
+    /// The instant the entry stops being fresh for OkHttp (`receivedMillis` for one it never
+    /// serves without asking), in milliseconds.
+    var freshUntil: Int64 {
+        guard isCacheable, directives["no-cache"] == nil else { return receivedMillis }
+        return receivedMillis + lifetime - ageOnArrival
+    }
+
+    /// Whether OkHttp serves the entry without the network at `now` (milliseconds).
+    func isFresh(atMillis now: Int64) -> Bool {
+        isCacheable && directives["no-cache"] == nil && freshUntil > now
+    }
+
+    /// How the app revalidates a stale entry (`CacheStrategy.getCandidate`'s conditions).
+    var validatorNote: String {
+        if !values("etag").isEmpty {
+            return "its ETag lets the app revalidate it cheaply (If-None-Match: a 304 sends no body)"
+        }
+        if !values("last-modified").isEmpty {
+            return "its Last-Modified lets the app revalidate it cheaply (If-Modified-Since: a 304 sends no body)"
+        }
+        return "no validator (ETag or Last-Modified): the app downloads it again"
+    }
+
+    /// What OkHttp does with the entry without the network at `now`.
+    func judge(now: Timestamp) -> HitJudgement {
+        let nowMillis = now.seconds * 1000 + now.nanoseconds / 1_000_000
+        let since = Self.timestamp(millis: freshUntil)
+        let advice = "prefetch \(Setting.freshness) stores a max-age"
         guard isCacheable else {
-            return "OkHttp does not serve it from the cache (status \(status) or no-store)"
+            return .stale(
+                since: since,
+                "OkHttp does not serve it from the cache at all (status \(status) or no-store); \(validatorNote)")
         }
         if directives["no-cache"] != nil {
-            return "OkHttp asks the server every time (no-cache): offline it does not serve it"
+            return .stale(
+                since: since,
+                "OkHttp asks the server every time (no-cache): offline it does not serve it; \(validatorNote) (\(advice))"
+            )
         }
-        let until = receivedMillis + lifetime - ageOnArrival
-        let nowMillis = now.seconds * 1000 + now.nanoseconds / 1_000_000
-        let when = Timestamp(seconds: until / 1000, nanoseconds: (until % 1000) * 1_000_000).iso8601
-        if until > nowMillis { return "OkHttp serves it offline until \(when)" }
+        if freshUntil > nowMillis { return .serves("OkHttp serves it offline until \(since.iso8601)") }
         let forced = directives["must-revalidate"] == nil ? "only to a FORCE_CACHE request" : "not even to FORCE_CACHE"
-        return
-            "stale since \(when): offline OkHttp serves it \(forced) (prefetch \(Setting.freshness) stores a max-age)"
+        return .stale(
+            since: since,
+            "stale since \(since.iso8601): offline OkHttp serves it \(forced); \(validatorNote) (\(advice))")
+    }
+
+    static func timestamp(millis: Int64) -> Timestamp {
+        let seconds = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
+        return Timestamp(seconds: seconds, nanoseconds: (millis - seconds * 1000) * 1_000_000)
     }
 }

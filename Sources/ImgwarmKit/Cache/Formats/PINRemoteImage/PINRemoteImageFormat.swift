@@ -15,7 +15,7 @@ import ImgwarmSystem
 /// PINRemoteImage deletes the whole folder on a launch that does not find its version key in the
 /// app's preferences (`LaunchCaveatFormat`): a seeded folder survives only in an app that has run
 /// once already, or with the key written beside it.
-public struct PINRemoteImageFormat: KeyNamedFormat, LaunchCaveatFormat, AppPreferencesFormat {
+public struct PINRemoteImageFormat: KeyNamedFormat, LaunchCaveatFormat, AppPreferencesFormat, KeyRefusingFormat {
     public init() {}
 
     public var name: String { "pinremoteimage" }
@@ -43,7 +43,19 @@ public struct PINRemoteImageFormat: KeyNamedFormat, LaunchCaveatFormat, AppPrefe
 
     public func isEntryName(bytes: UnsafeBufferPointer<UInt8>) -> Bool { PINCacheFileName.isEncoded(bytes) }
 
-    public var entryNameShape: String { "a percent-encoded key: no '.', ':' or '/', '%' only before two hex digits" }
+    public var entryNameShape: String {
+        "a percent-encoded key: ASCII only, no '.', ':' or '/', '%' only before two hex digits"
+    }
+
+    /// A key of at most 200 UTF-16 units (not turned into an MD5) whose encoded name passes the
+    /// 255 bytes a file name may have: PINDiskCache's write of it fails ("File name too long"), so
+    /// the app never has it; imgwarm neither fetches nor names it.
+    public func refusal(forKey key: String) -> String? {
+        let name = PINCacheFileName.forKey(key)
+        guard name.utf8.count > PINCacheFileName.maxNameBytes else { return nil }
+        return
+            "PINDiskCache's file name for this key (the key percent-encoded) is \(name.utf8.count) bytes, more than the \(PINCacheFileName.maxNameBytes) a file name may have, so \(library) cannot store it (keys over \(PINCacheFileName.maxKeyLength) UTF-16 units become an MD5; this one is \(key.utf16.count))"
+    }
 
     /// A hit's modification date becomes now (the read's `asynchronouslySetFileModificationDate:`).
     public func timesOnHit(now: Timestamp) -> FileTimes { FileTimes(modification: .now) }
