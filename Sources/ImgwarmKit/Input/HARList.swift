@@ -149,6 +149,7 @@ struct HARList {
             return
         }
         counts.images += 1
+        last.svg = judged.isSVG(head: head)
         if let body = last.body { bodies.keep(body) }
         line(.image(number: chain.number, url: chain.url, entry: last))
     }

@@ -82,6 +82,15 @@ struct ListIngest {
         return nil
     }
 
+    /// Why a HAR entry recorded as an SVG is `unsupported` (`mimeType` as recorded).
+    static func svgReason(_ mimeType: String) -> String {
+        let printable =
+            !mimeType.isEmpty && mimeType.utf8.count <= 64 && mimeType.utf8.allSatisfy { (0x20..<0x7F).contains($0) }
+        let recorded = printable ? " (recorded as \(mimeType))" : ""
+        return "an SVG image\(recorded): image libraries decode SVG only with a plugin (SDWebImageSVGCoder, "
+            + "coil-svg); \(Setting.acceptSVG) stores it for an app that has one"
+    }
+
     /// `read` for a HAR capture: each image entry is a line numbered by its entry (`HARList`),
     /// its recorded variant headers told just before it (`variantHeaders`), each unusable entry
     /// an invalid line; entries that are not images are not lines (`notImages` counts them).
@@ -115,6 +124,8 @@ struct ListIngest {
                 variantHeaders(entry.headersToSend(credentials: replayCredentials))
                 if kept != nil { recordedBody(entry.recordedBody()) }
                 switch URLRules.validate(url) {
+                case .success where entry.svg:
+                    parsed = .unsupported(url: url, reason: ListIngest.svgReason(entry.mimeType))
                 case .success: parsed = .url(url: url, key: nil, priority: nil)
                 case .failure(let error):
                     parsed = .invalid(

@@ -93,7 +93,9 @@ public struct KeysDetectJob {
                     switch parsed {
                     case .url(let url, _, _), .file(let url, _, _, _):
                         if seen.insert(url).inserted { urls.append(url) }
-                    case .ignored, .invalid: break
+                    // An SVG of a capture names no entry unless the app has a plugin: it would
+                    // only swell the unexplained.
+                    case .ignored, .invalid, .unsupported: break
                     }
                     return true
                 }

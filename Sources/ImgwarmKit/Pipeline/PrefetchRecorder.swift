@@ -58,7 +58,13 @@ final class PrefetchRecorder {
 
     /// A final failure (its blacklisting is the job's).
     func recordFailed(_ entry: PendingEntry, _ failure: Failure) {
-        var result = EntryResult(entry, outcome: failure.reason == .noBody ? .noBody : .failed)
+        let outcome: Outcome =
+            switch failure.reason {
+            case .noBody: .noBody
+            case .unsupported: .unsupported
+            default: .failed
+            }
+        var result = EntryResult(entry, outcome: outcome)
         result.fileName = entry.cacheFileName(in: location)
         result.httpStatus = failure.httpStatus
         result.attempts = failure.reason == .noBody ? 0 : entry.attempts  // nothing was requested nor read
@@ -77,8 +83,9 @@ final class PrefetchRecorder {
         result.duration = Monotonic.now() - job.entry.firstStarted
         result.bytes = job.count
         result.format = image.format
-        result.width = image.width
-        result.height = image.height
+        // An SVG that declares no size has none (0): the report says null.
+        result.width = image.width > 0 ? image.width : nil
+        result.height = image.height > 0 ? image.height : nil
         if let index, index.awaitsListing(job.fileName) {
             awaitingListing.append(result)
         } else {

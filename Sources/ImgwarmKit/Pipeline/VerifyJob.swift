@@ -68,6 +68,8 @@ public final class VerifyJob {
         self.sources = sources
         var configuration = configuration
         configuration.validation.mode = .header
+        // A file prefetch stored with `--accept-svg` is there for an app with the plugin.
+        configuration.validation.acceptSVG = true
         self.configuration = configuration
         validator = ImageValidator(configuration: configuration.validation)
     }
@@ -96,6 +98,7 @@ public final class VerifyJob {
                 totals.keys += 1
                 switch check.read {
                 case .hit: totals.hits += 1
+                case .miss where check.unsupported != nil: totals.unsupported += 1
                 case .miss(let reason): totals.misses[reason, default: 0] += 1
                 }
             case .invalid: totals.invalid += 1
@@ -128,6 +131,29 @@ public final class VerifyJob {
         // Each key once: 8 bytes of its MD5 a key, as prefetch's duplicate check in memory.
         var seen = FingerprintSet()
         for (index, source) in sources.enumerated() {
+            /// One URL line: its key judged once (duplicates and other shards counted).
+            func check(_ url: String, _ explicitKey: String?, unsupported: String?, line: Int) {
+                let key = explicitKey ?? configuration.keyFilters.key(for: url)
+                guard !key.isEmpty else {
+                    let reason = "the key filters (\(configuration.keyFilters)) made the key of this URL empty"
+                    let text = ListLine.display(ArraySlice(url.utf8))
+                    observe(.invalid(InvalidLine(input: index, line: line, text: text, reason: reason)))
+                    return
+                }
+                let digest = MD5.digest(Array(key.utf8))
+                if let shard = configuration.shard, !shard.owns(digest) {
+                    totals.otherShard += 1
+                } else if !seen.insert(digest) {
+                    totals.duplicates += 1
+                } else {
+                    var check = judge(key: key, in: folder, now: now)
+                    check.input = index
+                    check.line = line
+                    check.url = url
+                    if !check.isHit { check.unsupported = unsupported }
+                    observe(.checked(check))
+                }
+            }
             do {
                 try ListIngest.read(source, index: index, descriptor: descriptors[index]) {
                     (line, parsed) throws(Never) -> Bool in
@@ -137,28 +163,9 @@ public final class VerifyJob {
                     case .invalid(let reason, let text):
                         observe(.invalid(InvalidLine(input: index, line: line, text: text, reason: reason)))
                     case .url(let url, let explicitKey, _), .file(let url, let explicitKey, _, _):
-                        let key = explicitKey ?? configuration.keyFilters.key(for: url)
-                        guard !key.isEmpty else {
-                            let reason = "the key filters (\(configuration.keyFilters)) made the key of this URL empty"
-                            observe(
-                                .invalid(
-                                    InvalidLine(
-                                        input: index, line: line, text: ListLine.display(ArraySlice(url.utf8)),
-                                        reason: reason)))
-                            return true
-                        }
-                        let digest = MD5.digest(Array(key.utf8))
-                        if let shard = configuration.shard, !shard.owns(digest) {
-                            totals.otherShard += 1
-                        } else if !seen.insert(digest) {
-                            totals.duplicates += 1
-                        } else {
-                            var check = judge(key: key, in: folder, now: now)
-                            check.input = index
-                            check.line = line
-                            check.url = url
-                            observe(.checked(check))
-                        }
+                        check(url, explicitKey, unsupported: nil, line: line)
+                    case .unsupported(let url, let reason):
+                        check(url, nil, unsupported: reason, line: line)
                     }
                     return true
                 }

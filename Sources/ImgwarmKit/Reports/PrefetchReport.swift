@@ -152,6 +152,7 @@ public final class PrefetchReport {
         writer.field("notStarted", totals.notStarted)
         writer.field("interrupted", totals.interrupted)
         writer.field("noBody", totals.noBody)
+        writer.field("unsupported", totals.unsupported)
         writer.field("otherShard", totals.otherShard)
         writer.field("notImages", totals.notImages)
         writer.field("bytesReceived", totals.bytesReceived)

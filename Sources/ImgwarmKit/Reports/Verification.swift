@@ -20,11 +20,18 @@ public enum Verification {
         public var imageFormat: ImageFormat?
         /// Why the bytes are not an image, or why the file cannot be read; nil otherwise.
         public var detail: String?
+        /// Why the library decodes the line's image only with a plugin (a HAR entry recorded as an
+        /// SVG), for such a line whose file is not there (or not an image): its verdict is
+        /// `unsupported`, not a miss. nil otherwise.
+        public var unsupported: String?
 
         public var isHit: Bool {
             if case .hit = read { return true }
             return false
         }
+
+        /// A miss that counts as one: not a hit, and not an `unsupported` line.
+        public var isMiss: Bool { !isHit && unsupported == nil }
     }
 
     /// A line of a list that names no key to check.
@@ -69,6 +76,8 @@ public enum Verification {
         public var duplicates = 0
         /// Lines of other shards (not checked).
         public var otherShard = 0
+        /// Keys of `unsupported` lines (counted in `keys`, not among the misses).
+        public var unsupported = 0
         /// Entries of the folder that are not the format's (without lists).
         public var ignored = 0
 

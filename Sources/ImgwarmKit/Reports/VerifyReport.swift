@@ -52,13 +52,17 @@ public final class VerifyReport {
                 writer.field("verdict", "hit")
                 writer.field("reason", nil as String?)
                 writer.field("bytes", size)
+            case .miss where check.unsupported != nil:
+                writer.field("verdict", "unsupported")
+                writer.field("reason", nil as String?)
+                writer.field("bytes", nil as Int?)
             case .miss(let reason):
                 writer.field("verdict", "miss")
                 writer.field("reason", reason.rawValue)
                 writer.field("bytes", nil as Int?)
             }
             writer.field("imageFormat", check.imageFormat?.rawValue)
-            writer.field("message", check.detail.map(Redaction.redact))
+            writer.field("message", (check.unsupported ?? check.detail).map(Redaction.redact))
             writer.endObject()
             if writer.bytes.count >= 1 << 16 { file.write(writer.take()) }
         case .invalid(let line):
@@ -119,6 +123,7 @@ public final class VerifyReport {
         writer.field("invalid", totals.invalid)
         writer.field("duplicates", totals.duplicates)
         writer.field("otherShard", totals.otherShard)
+        writer.field("unsupported", totals.unsupported)
         writer.field("ignored", totals.ignored)
         writer.endObject()
         writer.field("allHit", result.allHit)

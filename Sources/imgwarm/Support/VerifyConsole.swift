@@ -31,7 +31,7 @@ final class VerifyConsole {
     func line(for event: VerifyJob.Event) -> String? {
         switch event {
         case .checked(let check):
-            guard !check.isHit || verbose else { return nil }
+            guard check.isMiss || (check.unsupported != nil && !quiet) || verbose else { return nil }
             return VerifyConsole.line(for: check, sources: sources)
         case .invalid(let invalid):
             return "\(sources[invalid.input].place(invalid.line)): invalid: \(Redaction.redact(invalid.reason))"
@@ -60,6 +60,9 @@ final class VerifyConsole {
             let format = check.imageFormat.map { "\($0.rawValue), " } ?? ""
             let note = check.detail.map { ": " + $0 } ?? ""
             return "\(head)hit: \(file) (\(format)\(Quantities.formatBytes(UInt64(size))))\(note)"
+        case .miss where check.unsupported != nil:
+            // Not a miss: the library does not decode it without a plugin.
+            return "\(head)unsupported: \(Redaction.redact(check.unsupported ?? ""))"
         case .miss(let reason):
             let detail = check.detail.map { ": " + Redaction.redact($0) } ?? ""
             // A format whose index names the files gives a key it does not list no file name.
@@ -125,6 +128,9 @@ final class VerifyConsole {
         if totals.invalid > 0 { summary += ", \(Console.count(totals.invalid, "invalid line"))" }
         if totals.duplicates > 0 { summary += ", \(Console.count(totals.duplicates, "duplicate"))" }
         if totals.otherShard > 0 { summary += ", \(totals.otherShard) of other shards" }
+        if totals.unsupported > 0 {
+            summary += ", \(totals.unsupported) unsupported (SVG; not counted as missing)"
+        }
         if totals.ignored > 0 { summary += ", \(totals.ignored) ignored" }
         Console.output(summary + "; " + verdict + "\n")
         if result.keysLikelyDiffer, let entries = result.folderEntries {
