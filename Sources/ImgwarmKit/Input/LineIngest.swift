@@ -26,7 +26,8 @@ final class LineIngest {
         case scratch(EntrySpool.SpoolError)
     }
 
-    let sources: [ListSource]
+    /// The lists; once opened, each one's format as its content told (`OpenedList`).
+    private(set) var sources: [ListSource]
     let keyFilters: KeyFilterChain
     let shard: Shard?
     let duplicates: DuplicateFilter
@@ -84,14 +85,20 @@ final class LineIngest {
 
     /// Reads every list into `spools` (one per priority, by rank), telling `event` of every line
     /// not queued, in list order; the duplicates found once all is read (`DuplicateFilter`)
-    /// come last, and are taken out of the spools before any starts.
-    func read(into spools: [EntrySpool], order: ExecutionOrder, _ event: (Event) -> Void) throws(Failure) {
-        let descriptors: [FileDescriptor]
+    /// come last, and are taken out of the spools before any starts. `opened` is told the
+    /// lists' formats once they are open, before any line.
+    func read(
+        into spools: [EntrySpool], order: ExecutionOrder, opened: ([ListSource]) -> Void = { _ in },
+        _ event: (Event) -> Void
+    ) throws(Failure) {
+        let lists: [OpenedList]
         do {
-            descriptors = try ListIngest.open(sources)
+            lists = try ListIngest.open(sources, stop: stop)
         } catch {
             throw .unreadable(error)
         }
+        sources = lists.map(\.source)
+        opened(sources)
         // A line's place in the run (`ordinal`): the lines of the lists before its own, plus its number.
         var ordinalBases: [UInt64] = []
         var linesBefore: UInt64 = 0
@@ -103,7 +110,7 @@ final class LineIngest {
             let linesRead: Int?
             do {
                 linesRead = try ListIngest.read(
-                    source, index: index, descriptor: descriptors[index], stop: stop, notImages: { notImages += $0 },
+                    lists[index], index: index, stop: stop, notImages: { notImages += $0 },
                     replayCredentials: replayCredentials, variantHeaders: { recordedHeaders = $0 },
                     bodies: offlineBodies, recordedBody: { recordedBody = $0 },
                     onLine: { (line, parsed) throws(EntrySpool.SpoolError) -> Bool in
@@ -125,7 +132,9 @@ final class LineIngest {
                 cut = ListCut(
                     input: index, path: source.path, linesRead: linesRead,
                     inputsNotRead: Array(sources.indices.dropFirst(index + 1)))
-                for later in descriptors.dropFirst(index + 1) where later != .standardInput { later.close() }
+                for later in lists.dropFirst(index + 1) where later.descriptor != .standardInput {
+                    later.descriptor.close()
+                }
                 break
             }
         }

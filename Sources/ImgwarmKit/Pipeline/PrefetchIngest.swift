@@ -45,7 +45,7 @@ final class PrefetchIngest {
             replayCredentials: configuration.fetch.replayCredentials, fileRules: configuration.fileRules,
             offlineBodies: bodies, acceptSVG: configuration.validation.acceptSVG)
         do {
-            try lines.read(into: spools, order: configuration.order) { event in
+            try lines.read(into: spools, order: configuration.order, opened: recorder.listsOpened) { event in
                 switch event {
                 case .invalid(let result), .duplicate(let result), .unsupported(let result): recorder.record(result)
                 case .otherShard: recorder.recordOtherShard()

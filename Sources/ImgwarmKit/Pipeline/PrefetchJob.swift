@@ -100,6 +100,7 @@ public final class PrefetchJob {
         summary.damagedHits = recorder.damagedHits
         halts.summarize(into: &summary)
         summary.hosts = scheduler.policy?.figures ?? []
+        summary.inputs = recorder.sources
         recorder.emitProgress(inFlight: 0, final: true)
         return summary
     }

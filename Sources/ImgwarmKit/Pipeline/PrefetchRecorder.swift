@@ -5,7 +5,8 @@ import ImgwarmSystem
 /// warning; and downloads an index does not list yet, recorded once it does
 /// (`settleListings`). Knows nothing of the network, the cache lock or the state database.
 final class PrefetchRecorder {
-    let sources: [ListSource]
+    /// The lists; once open, each one's format as its content told (`listsOpened`).
+    private(set) var sources: [ListSource]
     /// The cache: the name an entry's file has, and the library that reads it.
     let location: CacheLocation
     weak var observer: PrefetchJob.Observer?
@@ -29,6 +30,13 @@ final class PrefetchRecorder {
     init(sources: [ListSource], location: CacheLocation) {
         self.sources = sources
         self.location = location
+    }
+
+    /// The lists are open: a list read as a HAR by its content is one from now on (the report's
+    /// `inputs`, the places of its lines).
+    func listsOpened(_ opened: [ListSource]) {
+        sources = opened
+        report?.listsOpened(opened)
     }
 
     func record(_ result: EntryResult) {

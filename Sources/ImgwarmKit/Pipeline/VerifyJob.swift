@@ -75,8 +75,11 @@ public final class VerifyJob {
     }
 
     /// Judges the folder, then every key (or entry), telling `observe` of each as it goes; what
-    /// it found of each is not kept.
-    public func run(now: Timestamp = .now(), observe: (Event) -> Void) throws(Error) -> Result {
+    /// it found of each is not kept. `opened` is told the lists' formats (a HAR by its content)
+    /// once they are open, before any event.
+    public func run(
+        now: Timestamp = .now(), opened: ([ListSource]) -> Void = { _ in }, observe: (Event) -> Void
+    ) throws(Error) -> Result {
         let format = location.format
         let verdict = format.judgeFolder(atPath: location.folder)
         var folder: FileDescriptor?
@@ -109,7 +112,7 @@ public final class VerifyJob {
         if sources.isEmpty {
             if let folder { try walk(folder, now: now, count) }
         } else {
-            try readLists(folder, now: now, count)
+            try readLists(folder, now: now, opened: opened, count)
         }
         var result = Result(totals: totals, folder: verdict, fromLists: !sources.isEmpty)
         let notFound = (totals.misses[.absent] ?? 0) + (totals.misses[.notIndexed] ?? 0)
@@ -121,16 +124,19 @@ public final class VerifyJob {
 
     // MARK: - Keys from lists
 
-    private func readLists(_ folder: FileDescriptor?, now: Timestamp, _ observe: (Event) -> Void) throws(Error) {
-        let descriptors: [FileDescriptor]
+    private func readLists(
+        _ folder: FileDescriptor?, now: Timestamp, opened: ([ListSource]) -> Void, _ observe: (Event) -> Void
+    ) throws(Error) {
+        let lists: [OpenedList]
         do {
-            descriptors = try ListIngest.open(sources)
+            lists = try ListIngest.open(sources)
         } catch {
             throw .unreadableInput(path: error.path, code: error.code)
         }
+        opened(lists.map(\.source))
         // Each key once: 8 bytes of its MD5 a key, as prefetch's duplicate check in memory.
         var seen = FingerprintSet()
-        for (index, source) in sources.enumerated() {
+        for (index, list) in lists.enumerated() {
             /// One URL line: its key judged once (duplicates and other shards counted).
             func check(_ url: String, _ explicitKey: String?, unsupported: String?, line: Int) {
                 let key = explicitKey ?? configuration.keyFilters.key(for: url)
@@ -155,7 +161,7 @@ public final class VerifyJob {
                 }
             }
             do {
-                try ListIngest.read(source, index: index, descriptor: descriptors[index]) {
+                try ListIngest.read(list, index: index) {
                     (line, parsed) throws(Never) -> Bool in
                     switch parsed {
                     case .ignored:

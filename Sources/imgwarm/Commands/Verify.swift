@@ -105,11 +105,14 @@ struct Verify: ParsableCommand {
         let document = reportFile.map { VerifyReport(file: $0, location: location, sources: sources, checkedAt: now) }
         let result: VerifyJob.Result
         do {
-            result = try VerifyJob(location: location, sources: sources, configuration: configuration).run(now: now) {
-                event in
-                document?.add(event)
-                text.print(event)
-            }
+            let job = VerifyJob(location: location, sources: sources, configuration: configuration)
+            // A list's lines are named as its content makes them: `capture.json entry 3` for a HAR.
+            result = try job.run(
+                now: now, opened: { text.sources = $0 },
+                observe: { event in
+                    document?.add(event)
+                    text.print(event)
+                })
         } catch {
             throw CommandFailure(message: error.description, status: .of(error))
         }

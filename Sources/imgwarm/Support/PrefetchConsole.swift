@@ -238,6 +238,10 @@ final class PrefetchConsole: PrefetchJob.Observer {
             text += finished > 0 && summary.duration > 0 ? " (\(rate) lines/s)." : "."
         }
         if t.otherShard > 0 { text += " \(Console.count(t.otherShard, "line")) left to other shards." }
+        // A list named otherwise whose content is a HAR capture: its lines are its entries.
+        for (given, read) in zip(sources, summary.inputs) where read.format == .har && given.effectiveFormat != .har {
+            text += " \(Console.listName(given.path)) was read as a HAR capture (its content is one)."
+        }
         if summary.interrupted {
             text +=
                 " Interrupted by \(ExitStatus.signalName(summary.signal)): \(Console.count(t.notStarted + t.interrupted, "URL")) did not finish"

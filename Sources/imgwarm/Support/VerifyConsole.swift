@@ -7,7 +7,8 @@ import ImgwarmSystem
 /// lines are, and control characters escaped as `imgwarm path` does.
 final class VerifyConsole {
     let location: CacheLocation
-    let sources: [ListSource]
+    /// The lists, their formats told once they are open (`VerifyJob.run`'s `opened`).
+    var sources: [ListSource]
     /// False when the JSON document goes to standard output: then no text goes there.
     let printsText: Bool
     let quiet: Bool
