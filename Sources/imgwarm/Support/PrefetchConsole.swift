@@ -232,10 +232,18 @@ final class PrefetchConsole: PrefetchJob.Observer {
             if t.duplicates > 0 { problems.append(Console.count(t.duplicates, "duplicate")) }
             if t.notStarted > 0 && unchecked == nil { problems.append("\(t.notStarted) not started") }
             if t.interrupted > 0 { problems.append("\(t.interrupted) interrupted") }
-            text += problems.isEmpty ? "nothing failed" : problems.joined(separator: ", ")
-            if t.unsupported > 0 { text += "; \(unsupportedText(t.unsupported))" }
-            text += "; \(Quantities.formatBytes(UInt64(max(0, t.bytesReceived)))) in \(seconds) s"
-            text += finished > 0 && summary.duration > 0 ? " (\(rate) lines/s)." : "."
+            let unsupported = t.unsupported > 0 ? "; \(unsupportedText(t.unsupported))" : ""
+            if summary.startFailure != nil && !summary.interrupted {
+                // Nothing was tried: no word of failures (a cron mail would read "nothing failed"
+                // as success) and no figures; the error that follows names what and why.
+                text = String(text.dropLast(2)) + (problems.isEmpty ? "" : "; " + problems.joined(separator: ", "))
+                text += unsupported + "."
+            } else {
+                text += problems.isEmpty ? "nothing failed" : problems.joined(separator: ", ")
+                text += unsupported
+                text += "; \(Quantities.formatBytes(UInt64(max(0, t.bytesReceived)))) in \(seconds) s"
+                text += finished > 0 && summary.duration > 0 ? " (\(rate) lines/s)." : "."
+            }
         }
         if t.otherShard > 0 { text += " \(Console.count(t.otherShard, "line")) left to other shards." }
         // A list named otherwise whose content is a HAR capture: its lines are its entries.

@@ -13,17 +13,26 @@ final class VerifyConsole {
     let printsText: Bool
     let quiet: Bool
     let verbose: Bool
+    /// The file that stands where the cache folder or one of its parents should be
+    /// (`--cache-dir somefile`): the run says that once, as every command does, and prints no
+    /// line per key (each would be a miss of no use). nil otherwise.
+    let notAFolder: String?
 
-    init(location: CacheLocation, sources: [ListSource], printsText: Bool, quiet: Bool, verbose: Bool) {
+    init(
+        location: CacheLocation, sources: [ListSource], printsText: Bool, quiet: Bool, verbose: Bool,
+        notAFolder: String? = nil
+    ) {
         self.location = location
         self.sources = sources
         self.printsText = printsText
         self.quiet = quiet
         self.verbose = verbose
+        self.notAFolder = notAFolder
     }
 
     /// Prints what `event` calls for.
     func print(_ event: VerifyJob.Event) {
+        if notAFolder != nil, case .checked = event { return }
         guard printsText, let line = line(for: event) else { return }
         Console.output(line + "\n")
     }
@@ -89,6 +98,11 @@ final class VerifyConsole {
     /// its library may do at launch (`LaunchCaveatFormat`) and for lists without a URL, under
     /// `--quiet` too.
     func finish(_ result: VerifyJob.Result) {
+        if let notAFolder, case .unusable = result.folder {
+            // docs/usage.md: one error, the same for every command (the JSON has the verdict).
+            Console.error("\(EscapedText.escaped(notAFolder)) is not a folder")
+            return
+        }
         let totals = result.totals
         let folder = EscapedText.escaped(location.folder)
         let library = location.format.library
