@@ -22,6 +22,41 @@ $C -seed 11 -size 64x64 plasma:fractal "$out/valid/photo.avif"
 $C -size 32x24 gradient:green-yellow -type truecolor "BMP3:$out/valid/icon.bmp"
 $C -seed 13 -size 64x48 plasma:fractal -quality 80 -sampling-factor 2x2 -interlace JPEG -strip "$out/valid/progressive.jpg"
 
+# A favicon (ICO): a 16x16 32-bit BMP image and a 32x32 PNG image in one icon directory, as
+# browsers' and Android's decoders read them; and a small SVG (vector/, not valid/: stored only
+# with --accept-svg).
+python3 - "$out/valid/favicon.ico" <<'PY'
+import struct, sys, zlib
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
+rows = b"".join(b"\x00" + b"".join(bytes((x * 8, y * 8, 160, 255)) for x in range(32)) for y in range(32))
+png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 32, 32, 8, 6, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(rows, 9)) + chunk(b"IEND", b"")
+w = h = 16
+dib = struct.pack("<IiiHHIIiiII", 40, w, 2 * h, 1, 32, 0, 0, 0, 0, 0, 0)
+xor = b"".join(bytes((200, x * 16, y * 16, 255)) for y in range(h) for x in range(w))
+mask = b"\x00" * (4 * h)
+bmp = dib + xor + mask
+entries = [(16, 16, bmp), (32, 32, png)]
+offset = 6 + 16 * len(entries)
+head = struct.pack("<HHH", 0, 1, len(entries))
+data = b""
+for width, height, image in entries:
+    head += struct.pack("<BBBBHHII", width, height, 0, 0, 1, 32, len(image), offset + len(data))
+    data += image
+open(sys.argv[1], "wb").write(head + data)
+PY
+mkdir -p "$out/vector"
+cat > "$out/vector/logo.svg" <<'SVG'
+<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">
+<!-- a logo as a web page's header shows it -->
+<svg xmlns="http://www.w3.org/2000/svg" width="48" height="32" viewBox="0 0 48 32">
+  <title>Logo &amp; mark</title>
+  <rect x="2" y="2" width="44" height="28" rx="4" fill="#1e90ff"/>
+  <circle cx="24" cy="16" r="9" fill='#fff'/><![CDATA[ not markup < & ]]>
+</svg>
+SVG
+
 # Hostile or broken bodies.
 head -c 1200 "$out/valid/photo.jpg" > "$out/hostile/truncated.jpg"          # header intact, scan cut short
 { printf '\xff\xd8\xff\xe0'; head -c 600 /dev/zero | tr '\0' 'Z'; } > "$out/hostile/corrupt.jpg"  # SOI then junk

@@ -2,8 +2,8 @@ import Foundation
 
 /// The routes the tests and the demo use, over the image fixtures (`Tests/Fixtures/images`).
 ///
-/// Well-behaved: `/img/NAME` (with ETag / Last-Modified and 304 answers),
-/// `/revalidate/SECONDS/NAME` (a 304 that brings new headers), `/octet/NAME`
+/// Well-behaved: `/img/NAME` (an image of `valid/` or `vector/`, with ETag / Last-Modified and
+/// 304 answers), `/revalidate/SECONDS/NAME` (a 304 that brings new headers), `/octet/NAME`
 /// (served as application/octet-stream), `/chunked/NAME`, `/gzip/NAME` (gzip-encoded copy from
 /// `hostile/NAME.gz`), `/vary/NAME` (`Vary: Accept-Encoding`, gzip when asked and a `.gz` copy exists), `/redirect/N/NAME` (a chain of N redirects), `/auth/NAME` (basic auth
 /// `imgwarm:s3cret`), `/gated/NAME` (needs `X-Token: letmein`), `/variant/NAME` (needs an
@@ -25,6 +25,9 @@ public final class FixtureRoutes: @unchecked Sendable {
 
     public let valid: [String: [UInt8]]
     public let hostile: [String: [UInt8]]
+    /// `vector/`: SVG documents, served by `/img/NAME` too (kept apart: they are stored only
+    /// with `--accept-svg`).
+    public let vector: [String: [UInt8]]
     private let lock = NSLock()
     private var counters: [String: Int] = [:]
     private var dynamic: [String: DynamicFile] = [:]
@@ -56,6 +59,7 @@ public final class FixtureRoutes: @unchecked Sendable {
         }
         valid = try load("valid")
         hostile = (try? load("hostile")) ?? [:]
+        vector = (try? load("vector")) ?? [:]
     }
 
     public func setDynamic(_ key: String, _ file: DynamicFile?) {
@@ -82,6 +86,8 @@ public final class FixtureRoutes: @unchecked Sendable {
         case "heic": return "image/heic"
         case "avif": return "image/avif"
         case "bmp": return "image/bmp"
+        case "ico": return "image/x-icon"
+        case "svg": return "image/svg+xml"
         default: return "application/octet-stream"
         }
     }
@@ -104,7 +110,7 @@ public final class FixtureRoutes: @unchecked Sendable {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         guard let first = parts.first else { return nil }
         let rest = parts.dropFirst().joined(separator: "/")
-        let image = valid[rest]
+        let image = valid[rest] ?? vector[rest]
         switch first {
         case "img":
             guard let image else { return nil }

@@ -68,14 +68,15 @@ import Testing
         #expect(json["cacheFolder"] as? String == folder)
         #expect(json["schemaVersion"] as? Int == 1)
         let totals = try #require(json["totals"] as? [String: Any])
-        // Every entry counts: 9 images (two JPEGs), .hidden, sub and sub/inside.
+        // Every entry counts: 10 images (two JPEGs), .hidden, sub and sub/inside.
         #expect(totals["totalDiskCount"] as? Int == images.count + 3)
         #expect(totals["cacheFiles"] as? Int == images.count)
         let subSize = try FileManager.default.attributesOfItem(atPath: folder + "/sub")[.size] as? Int ?? 0
         let expectedSize = images.values.reduce(0) { $0 + $1.count } + 3 + 1 + subSize
         #expect(totals["totalDiskSize"] as? Int == expectedSize)
         let formats = try #require(json["formats"] as? [String: Int])
-        #expect(formats == ["jpeg": 2, "png": 1, "gif": 1, "tiff": 1, "webp": 1, "heic": 1, "avif": 1, "bmp": 1])
+        #expect(
+            formats == ["jpeg": 2, "png": 1, "gif": 1, "tiff": 1, "webp": 1, "heic": 1, "avif": 1, "bmp": 1, "ico": 1])
         let dates = try #require(json["dates"] as? [String: Any])
         #expect(dates["expireType"] as? String == "access")
         #expect((dates["oldest"] as? String)?.hasSuffix("Z") == true)

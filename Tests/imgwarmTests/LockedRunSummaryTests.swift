@@ -41,7 +41,7 @@ import Testing
         #expect(run.status == 3)
         #expect(
             run.stderr.contains(
-                "imgwarm prefetch: 2 of 2 URLs not checked (the run could not take the state database's lock); 0 in the cache (0 downloaded, 0 cached); 1 invalid;"
+                "imgwarm prefetch: 2 of 2 URLs not checked (the run could not take the state database's lock); 0 in the cache (0 downloaded, 0 cached); 1 invalid."
             ), "\(run.stderr)")
     }
 

@@ -133,8 +133,9 @@ import Testing
         try Data("x".utf8).write(to: URL(fileURLWithPath: seeded.folder))
         let run = try seeded.verify()
         #expect(run.status == 3)
-        #expect(
-            run.stderr.contains("cannot use the cache folder \(seeded.folder): it is not a folder"), "\(run.stderr)")
+        // One error, as every command says it (docs/usage.md); no line per key.
+        #expect(run.stderr == "imgwarm: \(seeded.folder) is not a folder\n", "\(run.stderr)")
+        #expect(run.result.stdoutText.isEmpty, "\(run.result.stdoutText)")
         let json = try seeded.verify(["--json", seeded.list])
         #expect(json.status == 3)
         let folder = try #require(try json.report["folder"] as? [String: Any])

@@ -77,8 +77,8 @@ extension CacheFormat {
         do {
             try index.load()
         } catch {
-            if case .unreadable(_, let library, let reason) = error {
-                return .unusable("\(library) would not read its journal (\(reason)) and would delete the folder")
+            if case .unreadable(_, let library, let reason, let index, _) = error {
+                return .unusable("\(library) would not read \(index) (\(reason)) and would delete the folder")
             }
             return .unusable(error.description)
         }

@@ -96,8 +96,11 @@ public struct CacheIndexResponse: Sendable, Equatable {
 
 /// An index that cannot be read as the library reads it, or cannot be written.
 public enum CacheIndexError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The library would discard the folder: imgwarm writes nothing there.
-    case unreadable(path: String, library: String, reason: String)
+    /// The library would discard the folder: imgwarm writes nothing there. `index` is what the
+    /// library could not read ("its journal"), `repair` what gives the folder back to it.
+    case unreadable(
+        path: String, library: String, reason: String, index: String = "its journal",
+        repair: String = "restore its journal")
     /// The library would not use its database (another schema or version, not a database):
     /// imgwarm writes nothing there.
     case refused(path: String, library: String, reason: String)
@@ -116,9 +119,9 @@ public enum CacheIndexError: Error, Sendable, Equatable, CustomStringConvertible
 
     public var description: String {
         switch self {
-        case .unreadable(let path, let library, let reason):
+        case .unreadable(let path, let library, let reason, _, let repair):
             return
-                "\(library) would not read \(path) (\(reason)) and would delete the whole cache folder when the app opens it: imgwarm changed nothing there; remove the folder or restore its journal"
+                "\(library) would not read \(path) (\(reason)) and would delete the whole cache folder when the app opens it: imgwarm changed nothing there; remove the folder or \(repair)"
         case .refused(let path, let library, let reason):
             return "\(library) would not use \(path) (\(reason)): imgwarm changed nothing there"
         case .system(let path, let error): return "cannot use \(path): \(error)"

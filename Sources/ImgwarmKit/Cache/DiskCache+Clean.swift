@@ -89,8 +89,10 @@ extension DiskCache {
         /// (docs/hardening.md); and the first such name.
         public var skipped = 0
         public var firstSkippedName: String?
-        /// The totals of the files the age and size passes looked at, after the pass.
-        public var remainingAllocated: UInt64 = 0
+        /// What remains as the format's size pass counts it (`CleanRules.measure`, and for a
+        /// journal its listed lengths), after the passes: the figure `--max-size` is compared
+        /// with. nil when no pass counted (`--all`, an index whose cleanup knows no size).
+        public var remainingCounted: UInt64?
         public var folderExists: Bool
         /// State rows deleted with the files (and stale ones found on the way).
         public var stateRowsRemoved = 0
@@ -299,7 +301,7 @@ extension DiskCache {
 
         let isExpired = expiryTest(policy: policy, now: now)
         var currentSize = survey.currentSize
-        result.remainingAllocated = currentSize
+        result.remainingCounted = currentSize
         let trimming = policy.maxSize > 0 && currentSize > rules.trimThreshold(limit: policy.maxSize)
         guard trimming else {
             guard survey.expiredCount > 0 else { return result }
@@ -375,7 +377,7 @@ extension DiskCache {
                 firstBucket = cut + 1
             }
         }
-        result.remainingAllocated = currentSize
+        result.remainingCounted = currentSize
         return result
     }
 

@@ -35,6 +35,8 @@ public struct HAREntry: Sendable, Equatable {
     /// `response.httpVersion` and `response.statusText`, as recorded (`HTTP/1.1`, `h2`; `OK`).
     public var httpVersion = ""
     public var statusText = ""
+    /// The image is an SVG document (`isSVG`), as `HARList` judged it with the body's first bytes.
+    public var svg = false
 
     /// The value of the first response header named `name` (any case).
     public func responseHeader(_ name: String) -> String? {
@@ -89,21 +91,37 @@ public struct HAREntry: Sendable, Equatable {
     /// extension, else the body's first bytes (`head`, decoded).
     func isImage(head: [UInt8]) -> Bool {
         if mimeType.lowercased().hasPrefix("image/") { return true }
+        if HAREntry.imageExtensions.contains(pathExtension.lowercased()) { return true }
+        return HAREntry.looksLikeImage(head)
+    }
+
+    /// Whether the image is an SVG document (its `content.mimeType` `image/svg+xml`, else its URL
+    /// path's extension `.svg`, else a body that starts as one): a kind of image the cache
+    /// libraries decode only with a plugin.
+    func isSVG(head: [UInt8]) -> Bool {
+        let mime = mimeType.lowercased()
+        if mime.hasPrefix("image/svg") { return true }
+        if mime.hasPrefix("image/") { return false }
+        if pathExtension.lowercased() == "svg" { return true }
+        let text = head.drop(while: {
+            $0 == 0xEF || $0 == 0xBB || $0 == 0xBF || $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09
+        })
+        return text.starts(with: Array("<svg".utf8))
+    }
+
+    /// The extension of the URL path's last segment ("" when none).
+    var pathExtension: Substring {
         var path = Substring(url)
         if let scheme = path.firstRange(of: "://") {
             path = path[scheme.upperBound...]
             path = path[(path.firstIndex(of: "/") ?? path.endIndex)...]
         }
         if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<end] }
-        if let dot = path.lastIndex(of: "."), !path[dot...].contains("/"),
-            HAREntry.imageExtensions.contains(path[path.index(after: dot)...].lowercased())
-        {
-            return true
-        }
-        return HAREntry.looksLikeImage(head)
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return "" }
+        return path[path.index(after: dot)...]
     }
 
-    /// A few magic numbers (JPEG, PNG, GIF, WebP, ISO BMFF images): Input may not ask
+    /// A few magic numbers (JPEG, PNG, GIF, WebP, ISO BMFF images, icons): Input may not ask
     /// Validation, which sniffs for real once the bytes are downloaded.
     static func looksLikeImage(_ b: [UInt8]) -> Bool {
         func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
@@ -113,6 +131,7 @@ public struct HAREntry: Sendable, Equatable {
             || (starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8))
             || starts(Array("ftypavif".utf8), at: 4)
             || starts(Array("ftypheic".utf8), at: 4) || starts(Array("ftypmif1".utf8), at: 4)
+            || starts([0x00, 0x00, 0x01, 0x00])
     }
 }
 

@@ -149,27 +149,37 @@ struct HARList {
             return
         }
         counts.images += 1
+        last.svg = judged.isSVG(head: head)
         if let body = last.body { bodies.keep(body) }
         line(.image(number: chain.number, url: chain.url, entry: last))
     }
 
     /// Reads the capture on `descriptor` to its end (or until `stop` is readable), handing over
     /// each line; returns the counts, whether `stop` ended it, and the `errno` of a failed read.
+    /// `head`: bytes already read from it (`OpenedList`), read first.
     static func read(
-        _ descriptor: FileDescriptor, bodies: HARBodies, stop: FileDescriptor?, _ line: (Line) -> Bool
+        _ descriptor: FileDescriptor, head: [UInt8] = [], bodies: HARBodies, stop: FileDescriptor?,
+        _ line: (Line) -> Bool
     ) -> (counts: Counts, stopped: Bool, readError: SystemError?) {
         var list = HARList(bodies: bodies)
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var chunk = [UInt8](repeating: 0, count: max(1 << 16, head.count))
+        var head = head
         var first = true
         var halted = false
         let hand = { (next: Line) in if !halted && !line(next) { halted = true } }
         while !halted {
-            if let stop, !descriptor.waitReadable(unlessReadable: stop) { return (list.counts, true, nil) }
             let count: Int
-            do throws(SystemError) {
-                count = try descriptor.read(into: &chunk)
-            } catch {
-                return (list.counts, false, error)
+            if !head.isEmpty {
+                chunk.replaceSubrange(0..<head.count, with: head)
+                count = head.count
+                head = []
+            } else {
+                if let stop, !descriptor.waitReadable(unlessReadable: stop) { return (list.counts, true, nil) }
+                do throws(SystemError) {
+                    count = try descriptor.read(into: &chunk)
+                } catch {
+                    return (list.counts, false, error)
+                }
             }
             if count == 0 { break }
             var bytes = chunk[0..<count]

@@ -11,6 +11,9 @@ final class LineIngest {
         case invalid(EntryResult)
         /// The key of an earlier line: reported, not queued.
         case duplicate(EntryResult)
+        /// An image the cache libraries decode only with a plugin (a HAR's SVG entry, without
+        /// `acceptSVG`): reported as `unsupported`, not queued.
+        case unsupported(EntryResult)
         /// `--shard`: the key belongs to another shard (counted, never listed).
         case otherShard
     }
@@ -23,7 +26,8 @@ final class LineIngest {
         case scratch(EntrySpool.SpoolError)
     }
 
-    let sources: [ListSource]
+    /// The lists; once opened, each one's format as its content told (`OpenedList`).
+    private(set) var sources: [ListSource]
     let keyFilters: KeyFilterChain
     let shard: Shard?
     let duplicates: DuplicateFilter
@@ -45,6 +49,8 @@ final class LineIngest {
     private(set) var notImages = 0
     /// `--replay-credentials`: a HAR entry's recorded `Cookie` and `Authorization` are sent too.
     let replayCredentials: Bool
+    /// `--accept-svg`: a HAR's SVG entries are queued as any image (else they are `unsupported`).
+    let acceptSVG: Bool
     /// The variant headers of the HAR entry being taken (told just before its line).
     private var recordedHeaders: [String] = []
     /// `--offline`: the scratch file HAR captures' recorded bodies are kept in (nil online).
@@ -61,8 +67,9 @@ final class LineIngest {
         scratchFolder: String, fileName: @escaping (String) -> String = { $0 },
         keyRefusal: @escaping (String) -> String? = { _ in nil },
         shouldStop: @escaping () -> Bool = { false }, stop: FileDescriptor? = nil, replayCredentials: Bool = false,
-        fileRules: LocalFileRules = LocalFileRules(), offlineBodies: HARBodies? = nil
+        fileRules: LocalFileRules = LocalFileRules(), offlineBodies: HARBodies? = nil, acceptSVG: Bool = false
     ) {
+        self.acceptSVG = acceptSVG
         self.offlineBodies = offlineBodies
         self.replayCredentials = replayCredentials
         self.fileRules = fileRules
@@ -78,14 +85,20 @@ final class LineIngest {
 
     /// Reads every list into `spools` (one per priority, by rank), telling `event` of every line
     /// not queued, in list order; the duplicates found once all is read (`DuplicateFilter`)
-    /// come last, and are taken out of the spools before any starts.
-    func read(into spools: [EntrySpool], order: ExecutionOrder, _ event: (Event) -> Void) throws(Failure) {
-        let descriptors: [FileDescriptor]
+    /// come last, and are taken out of the spools before any starts. `opened` is told the
+    /// lists' formats once they are open, before any line.
+    func read(
+        into spools: [EntrySpool], order: ExecutionOrder, opened: ([ListSource]) -> Void = { _ in },
+        _ event: (Event) -> Void
+    ) throws(Failure) {
+        let lists: [OpenedList]
         do {
-            descriptors = try ListIngest.open(sources)
+            lists = try ListIngest.open(sources, stop: stop)
         } catch {
             throw .unreadable(error)
         }
+        sources = lists.map(\.source)
+        opened(sources)
         // A line's place in the run (`ordinal`): the lines of the lists before its own, plus its number.
         var ordinalBases: [UInt64] = []
         var linesBefore: UInt64 = 0
@@ -97,7 +110,7 @@ final class LineIngest {
             let linesRead: Int?
             do {
                 linesRead = try ListIngest.read(
-                    source, index: index, descriptor: descriptors[index], stop: stop, notImages: { notImages += $0 },
+                    lists[index], index: index, stop: stop, notImages: { notImages += $0 },
                     replayCredentials: replayCredentials, variantHeaders: { recordedHeaders = $0 },
                     bodies: offlineBodies, recordedBody: { recordedBody = $0 },
                     onLine: { (line, parsed) throws(EntrySpool.SpoolError) -> Bool in
@@ -119,7 +132,9 @@ final class LineIngest {
                 cut = ListCut(
                     input: index, path: source.path, linesRead: linesRead,
                     inputsNotRead: Array(sources.indices.dropFirst(index + 1)))
-                for later in descriptors.dropFirst(index + 1) where later != .standardInput { later.close() }
+                for later in lists.dropFirst(index + 1) where later.descriptor != .standardInput {
+                    later.descriptor.close()
+                }
                 break
             }
         }
@@ -175,15 +190,20 @@ final class LineIngest {
                     "\(Setting.offline): a URL line has no recorded body (only HAR entries and \"file\" lines do)")
             }
             try queue(line, index, source, url, explicitKey, linePriority, body, base, spools, event)
+        case .unsupported(let url, let reason):
+            // Keyed, sharded and checked for duplicates as any line; queued only when accepted.
+            try queue(
+                line, index, source, url, nil, nil, recordedBody, base, spools, event,
+                unsupported: acceptSVG ? nil : reason)
         }
     }
 
     /// A URL line (its body from `body` when it names one): keyed, sharded, checked for
-    /// duplicates, queued.
+    /// duplicates, queued; or, with the reason it is `unsupported`, told of instead of queued.
     private func queue(
         _ line: Int, _ index: Int, _ source: ListSource, _ url: String, _ explicitKey: String?,
         _ linePriority: Priority?, _ body: BodySource?, _ base: UInt64, _ spools: [EntrySpool],
-        _ event: (Event) -> Void
+        _ event: (Event) -> Void, unsupported: String? = nil
     ) throws(EntrySpool.SpoolError) {
         let key = explicitKey ?? keyFilters.key(for: url)
         if key.isEmpty {
@@ -210,6 +230,13 @@ final class LineIngest {
         let priority = linePriority ?? source.priority
         if try duplicates.check(digest, ordinal: base + UInt64(line)) == .duplicate {
             event(.duplicate(duplicate(line, index, url, key, priority)))
+            return
+        }
+        if let unsupported {
+            var result = duplicate(line, index, url, key, priority)
+            result.outcome = .unsupported
+            result.failure = ImgwarmKit.Failure(.unsupported, unsupported)
+            event(.unsupported(result))
             return
         }
         try spools[priority.rank].append(

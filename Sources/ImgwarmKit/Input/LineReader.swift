@@ -16,30 +16,42 @@ public struct LineReader {
     public var stop: FileDescriptor?
     /// True when reading ended because `stop` became readable, before the input's end.
     public private(set) var stopped = false
+    /// Bytes already read from the descriptor (to tell the list's format, `OpenedList`), read
+    /// first; at most 64 KiB.
+    private var head: [UInt8]
 
-    public init(descriptor: FileDescriptor, maxLineLength: Int = 1 << 20, stop: FileDescriptor? = nil) {
+    public init(
+        descriptor: FileDescriptor, maxLineLength: Int = 1 << 20, stop: FileDescriptor? = nil, head: [UInt8] = []
+    ) {
         self.descriptor = descriptor
         self.maxLineLength = maxLineLength
         self.stop = stop
+        self.head = head
     }
 
     /// Calls `body` with each line and whether it was cut at `maxLineLength`.
     public mutating func forEachLine(_ body: (ArraySlice<UInt8>, _ truncated: Bool) -> Void) {
-        let chunkSize = 1 << 16
+        let chunkSize = max(1 << 16, head.count)
         var chunk = [UInt8](repeating: 0, count: chunkSize)
         var pending: [UInt8] = []
         var truncated = false
         while true {
-            if let stop, !descriptor.waitReadable(unlessReadable: stop) {
-                stopped = true
-                break
-            }
             let count: Int
-            do throws(SystemError) {
-                count = try descriptor.read(into: &chunk)
-            } catch {
-                readError = error
-                break
+            if !head.isEmpty {
+                chunk.replaceSubrange(0..<head.count, with: head)
+                count = head.count
+                head = []
+            } else {
+                if let stop, !descriptor.waitReadable(unlessReadable: stop) {
+                    stopped = true
+                    break
+                }
+                do throws(SystemError) {
+                    count = try descriptor.read(into: &chunk)
+                } catch {
+                    readError = error
+                    break
+                }
             }
             if count == 0 { break }
             var start = 0

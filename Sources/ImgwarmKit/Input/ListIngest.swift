@@ -18,27 +18,25 @@ struct ListIngest {
         case line(LineError)
     }
 
-    /// Opens every list first, so a missing file stops the run before anything happens.
-    static func open(_ sources: [ListSource]) throws(ReadError) -> [FileDescriptor] {
-        var descriptors: [FileDescriptor] = []
+    /// Opens every list first, so a missing file stops the run before anything happens, and
+    /// tells each one's format (`OpenedList`: a HAR by its content under `auto`).
+    static func open(_ sources: [ListSource], stop: FileDescriptor? = nil) throws(ReadError) -> [OpenedList] {
+        var opened: [OpenedList] = []
         for source in sources {
-            if source.path == "-" {
-                descriptors.append(.standardInput)
-                continue
-            }
+            var descriptor = FileDescriptor.standardInput
             do throws(SystemError) {
-                let descriptor = try FileDescriptor.openForReading(source.path)
-                if (try? descriptor.status())?.kind == .directory {
-                    descriptor.close()
-                    throw SystemError.isADirectory
+                if source.path != "-" {
+                    descriptor = try FileDescriptor.openForReading(source.path)
+                    if (try? descriptor.status())?.kind == .directory { throw SystemError.isADirectory }
                 }
-                descriptors.append(descriptor)
+                opened.append(try OpenedList.tell(source, descriptor, stop: stop))
             } catch {
-                for open in descriptors where open != .standardInput { open.close() }
+                if descriptor != .standardInput { descriptor.close() }
+                for list in opened where list.descriptor != .standardInput { list.descriptor.close() }
                 throw ReadError(path: source.path, code: error.code)
             }
         }
-        return descriptors
+        return opened
     }
 
     /// Reads one list, calling `onLine` with each line that is not ignored until it returns false
@@ -47,20 +45,22 @@ struct ListIngest {
     /// end, else the number of its lines read (blank and comment lines included).
     @discardableResult
     static func read<LineError: Error>(
-        _ source: ListSource, index: Int, descriptor: FileDescriptor, stop: FileDescriptor? = nil,
+        _ list: OpenedList, index: Int, stop: FileDescriptor? = nil,
         notImages: (Int) -> Void = { _ in }, replayCredentials: Bool = false,
         variantHeaders: ([String]) -> Void = { _ in }, bodies: HARBodies? = nil,
         recordedBody: (BodySource) -> Void = { _ in },
         onLine: (_ line: Int, _ parsed: ListLine) throws(LineError) -> Bool
     ) throws(ReadFailure<LineError>) -> Int? {
+        let (source, descriptor) = (list.source, list.descriptor)
         let format = source.effectiveFormat
         if format == .har {
             return try readHAR(
-                source, descriptor: descriptor, stop: stop, notImages: notImages,
+                list, stop: stop, notImages: notImages,
                 replayCredentials: replayCredentials, variantHeaders: variantHeaders, kept: bodies,
                 recordedBody: recordedBody, onLine: onLine)
         }
-        var reader = LineReader(descriptor: descriptor, maxLineLength: URLRules.maxLineLength, stop: stop)
+        var reader = LineReader(
+            descriptor: descriptor, maxLineLength: URLRules.maxLineLength, stop: stop, head: list.head)
         var lineNumber = 0
         var failure: LineError?
         var stopped = false
@@ -82,17 +82,27 @@ struct ListIngest {
         return nil
     }
 
+    /// Why a HAR entry recorded as an SVG is `unsupported` (`mimeType` as recorded).
+    static func svgReason(_ mimeType: String) -> String {
+        let printable =
+            !mimeType.isEmpty && mimeType.utf8.count <= 64 && mimeType.utf8.allSatisfy { (0x20..<0x7F).contains($0) }
+        let recorded = printable ? " (recorded as \(mimeType))" : ""
+        return "an SVG image\(recorded): image libraries decode SVG only with a plugin (SDWebImageSVGCoder, "
+            + "coil-svg); \(Setting.acceptSVG) stores it for an app that has one"
+    }
+
     /// `read` for a HAR capture: each image entry is a line numbered by its entry (`HARList`),
     /// its recorded variant headers told just before it (`variantHeaders`), each unusable entry
     /// an invalid line; entries that are not images are not lines (`notImages` counts them).
     /// With `kept` (`--offline`: the run's scratch file of bodies) each image's recorded body is
     /// kept there and told just before its line (`recordedBody`).
     private static func readHAR<LineError: Error>(
-        _ source: ListSource, descriptor: FileDescriptor, stop: FileDescriptor?, notImages: (Int) -> Void,
+        _ list: OpenedList, stop: FileDescriptor?, notImages: (Int) -> Void,
         replayCredentials: Bool, variantHeaders: ([String]) -> Void, kept: HARBodies?,
         recordedBody: (BodySource) -> Void,
         onLine: (_ line: Int, _ parsed: ListLine) throws(LineError) -> Bool
     ) throws(ReadFailure<LineError>) -> Int? {
+        let (source, descriptor) = (list.source, list.descriptor)
         defer { if descriptor != .standardInput { descriptor.close() } }
         let bodies: HARBodies
         if let kept {
@@ -105,7 +115,7 @@ struct ListIngest {
             }
         }
         var failure: LineError?
-        let result = HARList.read(descriptor, bodies: bodies, stop: stop) { line in
+        let result = HARList.read(descriptor, head: list.head, bodies: bodies, stop: stop) { line in
             guard failure == nil else { return false }
             let number: Int
             let parsed: ListLine
@@ -115,6 +125,8 @@ struct ListIngest {
                 variantHeaders(entry.headersToSend(credentials: replayCredentials))
                 if kept != nil { recordedBody(entry.recordedBody()) }
                 switch URLRules.validate(url) {
+                case .success where entry.svg:
+                    parsed = .unsupported(url: url, reason: ListIngest.svgReason(entry.mimeType))
                 case .success: parsed = .url(url: url, key: nil, priority: nil)
                 case .failure(let error):
                     parsed = .invalid(

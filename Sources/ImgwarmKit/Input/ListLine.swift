@@ -10,6 +10,10 @@ public enum ListLine: Equatable, Sendable {
     case file(url: String, key: String?, priority: Priority?, path: String)
     /// Not usable: the reason, and the line's text for the report (credentials hidden, cut short).
     case invalid(reason: String, text: String)
+    /// A URL whose image the cache libraries decode only with a plugin (a HAR entry recorded as
+    /// an SVG), and why: prefetch stores it only when asked (`acceptSVG`), verify does not count
+    /// it as a miss.
+    case unsupported(url: String, reason: String)
 
     /// Classifies one line (without its `\n`). `truncated` means it was longer than the reader's
     /// limit and was cut.

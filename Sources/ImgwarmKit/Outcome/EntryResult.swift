@@ -25,6 +25,10 @@ public enum Outcome: String, Codable, Sendable, CaseIterable {
     /// `--offline`: nothing to store, no request made (a HAR entry without a usable recorded
     /// body, a plain URL line); the entry has the reason. Not blacklisted.
     case noBody = "no-body"
+    /// An image the app's library decodes only with a plugin (an SVG, without `--accept-svg`):
+    /// not stored, not requested when a HAR capture said what it is; the entry has the reason.
+    /// Not a failure: not blacklisted, not in `skippedCount`, no change to the exit status.
+    case unsupported
 
     /// In the cache at the end of the run.
     public var isInCache: Bool { self == .downloaded || self == .cached || self == .revalidated }
@@ -87,6 +91,9 @@ public struct PrefetchTotals: Sendable, Equatable {
     public var interrupted = 0
     /// `--offline`: lines with no body to store (`Outcome.noBody`).
     public var noBody = 0
+    /// Lines of images the app's library decodes only with a plugin (`Outcome.unsupported`):
+    /// final, but neither in the cache nor skipped.
+    public var unsupported = 0
     /// `--shard K/N`: lines whose key belongs to another shard (counted in `lines`, not listed).
     public var otherShard = 0
     /// Entries of HAR captures that are not images (or not GET, or not http(s)): counted, never
@@ -105,7 +112,8 @@ public struct PrefetchTotals: Sendable, Equatable {
     /// SDWebImage's `skippedCount`: those that ended in an error or were blacklisted (invalid
     /// lines included, as SDWebImage counts a nil URL).
     public var skippedCount: Int { failed + blacklisted + invalid + noBody }
-    /// True when every URL ended in the cache: the run did all it was asked.
+    /// True when every URL ended in the cache (`unsupported` lines aside, which no run can store
+    /// for the app): the run did all it was asked.
     public var allInCache: Bool { skippedCount == 0 && notStarted == 0 && interrupted == 0 }
 
     /// A line whose key belongs to another shard: counted, never listed (docs/usage.md, "Running on many machines").
@@ -130,6 +138,7 @@ public struct PrefetchTotals: Sendable, Equatable {
         case .notStarted: notStarted += 1
         case .interrupted: interrupted += 1
         case .noBody: noBody += 1
+        case .unsupported: unsupported += 1
         }
         if let failure = result.failure, [.failed, .invalid, .noBody].contains(result.outcome) {
             errorClasses[failure.reason.rawValue, default: 0] += 1

@@ -57,6 +57,10 @@ public enum FailureReason: String, Codable, Sendable, CaseIterable {
     /// its body left out, a `content.size` that differs from it, bad base64; a plain URL line).
     /// The entry's `no-body` outcome; never retried nor blacklisted.
     case noBody = "no-body"
+    /// The app's library decodes this kind of image only with a plugin (an SVG document, without
+    /// `--accept-svg`): the entry's `unsupported` outcome. Not a failure: never retried nor
+    /// blacklisted, and the run's exit status does not change for it.
+    case unsupported
 
     /// HTTP statuses worth retrying: 408, 429, 500, 502, 503, 504.
     public static func isTransient(status: Int) -> Bool {
@@ -88,7 +92,7 @@ public enum FailureReason: String, Codable, Sendable, CaseIterable {
     /// and never does.
     public func isBlacklisted(status: Int?) -> Bool {
         switch self {
-        case .writeFailed, .interrupted, .validationLimit, .proxyFailed, .noBody: return false
+        case .writeFailed, .interrupted, .validationLimit, .proxyFailed, .noBody, .unsupported: return false
         default: return !isTransient(status: status)
         }
     }

@@ -78,22 +78,24 @@ public struct KeysDetectJob {
     /// The distinct URLs of the lists, in list order (a line's explicit key is not a URL's: it
     /// is left out of the search, its URL is not).
     private func readURLs() throws(Error) -> [String] {
-        let descriptors: [FileDescriptor]
+        let lists: [OpenedList]
         do {
-            descriptors = try ListIngest.open(sources)
+            lists = try ListIngest.open(sources)
         } catch {
             throw .unreadableInput(path: error.path, code: error.code)
         }
         var urls: [String] = []
         var seen = Set<String>()
-        for (index, source) in sources.enumerated() {
+        for (index, list) in lists.enumerated() {
             do {
-                try ListIngest.read(source, index: index, descriptor: descriptors[index]) {
+                try ListIngest.read(list, index: index) {
                     (_, parsed) throws(Never) -> Bool in
                     switch parsed {
                     case .url(let url, _, _), .file(let url, _, _, _):
                         if seen.insert(url).inserted { urls.append(url) }
-                    case .ignored, .invalid: break
+                    // An SVG of a capture names no entry unless the app has a plugin: it would
+                    // only swell the unexplained.
+                    case .ignored, .invalid, .unsupported: break
                     }
                     return true
                 }

@@ -43,11 +43,11 @@ final class PrefetchIngest {
             keyRefusal: { refusing?.refusal(forKey: $0) },
             shouldStop: { stop.signal != 0 }, stop: stop.descriptor,
             replayCredentials: configuration.fetch.replayCredentials, fileRules: configuration.fileRules,
-            offlineBodies: bodies)
+            offlineBodies: bodies, acceptSVG: configuration.validation.acceptSVG)
         do {
-            try lines.read(into: spools, order: configuration.order) { event in
+            try lines.read(into: spools, order: configuration.order, opened: recorder.listsOpened) { event in
                 switch event {
-                case .invalid(let result), .duplicate(let result): recorder.record(result)
+                case .invalid(let result), .duplicate(let result), .unsupported(let result): recorder.record(result)
                 case .otherShard: recorder.recordOtherShard()
                 }
             }

@@ -101,6 +101,7 @@ public final class PrefetchJob {
         summary.storedStale = recorder.storedStale
         halts.summarize(into: &summary)
         summary.hosts = scheduler.policy?.figures ?? []
+        summary.inputs = recorder.sources
         recorder.emitProgress(inFlight: 0, final: true)
         return summary
     }

@@ -5,7 +5,8 @@ import ImgwarmSystem
 /// warning; and downloads an index does not list yet, recorded once it does
 /// (`settleListings`). Knows nothing of the network, the cache lock or the state database.
 final class PrefetchRecorder {
-    let sources: [ListSource]
+    /// The lists; once open, each one's format as its content told (`listsOpened`).
+    private(set) var sources: [ListSource]
     /// The cache: the name an entry's file has, and the library that reads it.
     let location: CacheLocation
     weak var observer: PrefetchJob.Observer?
@@ -35,6 +36,13 @@ final class PrefetchRecorder {
         self.location = location
     }
 
+    /// The lists are open: a list read as a HAR by its content is one from now on (the report's
+    /// `inputs`, the places of its lines).
+    func listsOpened(_ opened: [ListSource]) {
+        sources = opened
+        report?.listsOpened(opened)
+    }
+
     func record(_ result: EntryResult) {
         totals.add(result)
         report?.add(result)
@@ -62,7 +70,13 @@ final class PrefetchRecorder {
 
     /// A final failure (its blacklisting is the job's).
     func recordFailed(_ entry: PendingEntry, _ failure: Failure) {
-        var result = EntryResult(entry, outcome: failure.reason == .noBody ? .noBody : .failed)
+        let outcome: Outcome =
+            switch failure.reason {
+            case .noBody: .noBody
+            case .unsupported: .unsupported
+            default: .failed
+            }
+        var result = EntryResult(entry, outcome: outcome)
         result.fileName = entry.cacheFileName(in: location)
         result.httpStatus = failure.httpStatus
         result.attempts = failure.reason == .noBody ? 0 : entry.attempts  // nothing was requested nor read
@@ -81,8 +95,9 @@ final class PrefetchRecorder {
         result.duration = Monotonic.now() - job.entry.firstStarted
         result.bytes = job.count
         result.format = image.format
-        result.width = image.width
-        result.height = image.height
+        // An SVG that declares no size has none (0): the report says null.
+        result.width = image.width > 0 ? image.width : nil
+        result.height = image.height > 0 ? image.height : nil
         if let freshnessFormat {
             let response = CacheIndexResponse(
                 key: job.entry.key, url: job.entry.url, headers: job.headers, receivedAt: job.receivedAt,

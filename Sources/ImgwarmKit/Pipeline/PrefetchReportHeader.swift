@@ -48,6 +48,7 @@ extension PrefetchReport.Header {
             ("retryFailed", .bool(configuration.retryFailed)),
             ("replayCredentials", .bool(configuration.fetch.replayCredentials)),
             ("offline", .bool(configuration.offline)),
+            ("acceptSVG", .bool(configuration.validation.acceptSVG)),
             ("blacklistTTLSeconds", configuration.blacklistTTL.seconds.map { .double($0) } ?? .string(nil)),
             ("refresh", .bool(configuration.refresh)),
             ("lockTimeoutSeconds", .double(configuration.lockTimeout)),

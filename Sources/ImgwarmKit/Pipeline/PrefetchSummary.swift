@@ -36,6 +36,9 @@ extension PrefetchJob {
         public var startFailure: PrefetchJob.Error?
         /// What the run saw of each host it requested from (`SlotPolicy.figures`), by host.
         public var hosts: [HostFigures] = []
+        /// The lists, each with the format it was read as (`har` for a HAR told by its content,
+        /// whatever its name); the job's sources when the lists were never opened.
+        public var inputs: [ListSource] = []
 
         /// The run-level problem that ended the run, in words (the report's `error`); nil when none did.
         public var failureMessage: String? {

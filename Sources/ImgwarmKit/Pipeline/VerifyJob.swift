@@ -68,13 +68,18 @@ public final class VerifyJob {
         self.sources = sources
         var configuration = configuration
         configuration.validation.mode = .header
+        // A file prefetch stored with `--accept-svg` is there for an app with the plugin.
+        configuration.validation.acceptSVG = true
         self.configuration = configuration
         validator = ImageValidator(configuration: configuration.validation)
     }
 
     /// Judges the folder, then every key (or entry), telling `observe` of each as it goes; what
-    /// it found of each is not kept.
-    public func run(now: Timestamp = .now(), observe: (Event) -> Void) throws(Error) -> Result {
+    /// it found of each is not kept. `opened` is told the lists' formats (a HAR by its content)
+    /// once they are open, before any event.
+    public func run(
+        now: Timestamp = .now(), opened: ([ListSource]) -> Void = { _ in }, observe: (Event) -> Void
+    ) throws(Error) -> Result {
         let format = location.format
         let verdict = format.judgeFolder(atPath: location.folder)
         var folder: FileDescriptor?
@@ -96,6 +101,7 @@ public final class VerifyJob {
                 totals.keys += 1
                 switch check.read {
                 case .hit: if check.staleSince == nil { totals.hits += 1 } else { totals.stale += 1 }
+                case .miss where check.unsupported != nil: totals.unsupported += 1
                 case .miss(let reason): totals.misses[reason, default: 0] += 1
                 }
             case .invalid: totals.invalid += 1
@@ -106,7 +112,7 @@ public final class VerifyJob {
         if sources.isEmpty {
             if let folder { try walk(folder, now: now, count) }
         } else {
-            try readLists(folder, now: now, count)
+            try readLists(folder, now: now, opened: opened, count)
         }
         var result = Result(totals: totals, folder: verdict, fromLists: !sources.isEmpty)
         let notFound = (totals.misses[.absent] ?? 0) + (totals.misses[.notIndexed] ?? 0)
@@ -118,20 +124,51 @@ public final class VerifyJob {
 
     // MARK: - Keys from lists
 
-    private func readLists(_ folder: FileDescriptor?, now: Timestamp, _ observe: (Event) -> Void) throws(Error) {
-        let descriptors: [FileDescriptor]
+    private func readLists(
+        _ folder: FileDescriptor?, now: Timestamp, opened: ([ListSource]) -> Void, _ observe: (Event) -> Void
+    ) throws(Error) {
+        let lists: [OpenedList]
         do {
-            descriptors = try ListIngest.open(sources)
+            lists = try ListIngest.open(sources)
         } catch {
             throw .unreadableInput(path: error.path, code: error.code)
         }
+        opened(lists.map(\.source))
         // Each key once: 8 bytes of its MD5 a key, as prefetch's duplicate check in memory.
         var seen = FingerprintSet()
         // A key the library refuses (`KeyRefusingFormat`) is an invalid line, as in prefetch.
         let refusing = location.format as? any KeyRefusingFormat
-        for (index, source) in sources.enumerated() {
+        for (index, list) in lists.enumerated() {
+            /// One URL line: its key judged once (duplicates and other shards counted).
+            func check(_ url: String, _ explicitKey: String?, unsupported: String?, line: Int) {
+                let key = explicitKey ?? configuration.keyFilters.key(for: url)
+                guard !key.isEmpty else {
+                    let reason = "the key filters (\(configuration.keyFilters)) made the key of this URL empty"
+                    let text = ListLine.display(ArraySlice(url.utf8))
+                    observe(.invalid(InvalidLine(input: index, line: line, text: text, reason: reason)))
+                    return
+                }
+                if let refusal = refusing?.refusal(forKey: key) {
+                    let text = ListLine.display(ArraySlice(url.utf8))
+                    observe(.invalid(InvalidLine(input: index, line: line, text: text, reason: refusal)))
+                    return
+                }
+                let digest = MD5.digest(Array(key.utf8))
+                if let shard = configuration.shard, !shard.owns(digest) {
+                    totals.otherShard += 1
+                } else if !seen.insert(digest) {
+                    totals.duplicates += 1
+                } else {
+                    var check = judge(key: key, in: folder, now: now)
+                    check.input = index
+                    check.line = line
+                    check.url = url
+                    if !check.isHit { check.unsupported = unsupported }
+                    observe(.checked(check))
+                }
+            }
             do {
-                try ListIngest.read(source, index: index, descriptor: descriptors[index]) {
+                try ListIngest.read(list, index: index) {
                     (line, parsed) throws(Never) -> Bool in
                     switch parsed {
                     case .ignored:
@@ -139,36 +176,9 @@ public final class VerifyJob {
                     case .invalid(let reason, let text):
                         observe(.invalid(InvalidLine(input: index, line: line, text: text, reason: reason)))
                     case .url(let url, let explicitKey, _), .file(let url, let explicitKey, _, _):
-                        let key = explicitKey ?? configuration.keyFilters.key(for: url)
-                        guard !key.isEmpty else {
-                            let reason = "the key filters (\(configuration.keyFilters)) made the key of this URL empty"
-                            observe(
-                                .invalid(
-                                    InvalidLine(
-                                        input: index, line: line, text: ListLine.display(ArraySlice(url.utf8)),
-                                        reason: reason)))
-                            return true
-                        }
-                        if let refusal = refusing?.refusal(forKey: key) {
-                            observe(
-                                .invalid(
-                                    InvalidLine(
-                                        input: index, line: line, text: ListLine.display(ArraySlice(url.utf8)),
-                                        reason: refusal)))
-                            return true
-                        }
-                        let digest = MD5.digest(Array(key.utf8))
-                        if let shard = configuration.shard, !shard.owns(digest) {
-                            totals.otherShard += 1
-                        } else if !seen.insert(digest) {
-                            totals.duplicates += 1
-                        } else {
-                            var check = judge(key: key, in: folder, now: now)
-                            check.input = index
-                            check.line = line
-                            check.url = url
-                            observe(.checked(check))
-                        }
+                        check(url, explicitKey, unsupported: nil, line: line)
+                    case .unsupported(let url, let reason):
+                        check(url, nil, unsupported: reason, line: line)
                     }
                     return true
                 }

@@ -1,4 +1,5 @@
-/// Writes the JSON document of `imgwarm prefetch --report` as the run goes: the header first,
+/// Writes the JSON document of `imgwarm prefetch --report` as the run goes: the header first
+/// (once the lists are open and their formats known, `listsOpened`, or with the first entry),
 /// then one entry per list line as it finishes, the totals last. Schema:
 /// `docs/prefetch-report.schema.json`; the key order below is the documented one.
 public final class PrefetchReport {
@@ -7,6 +8,8 @@ public final class PrefetchReport {
     private let file: ReportFile
     private var writer: JSONWriter
     private var entries = 0
+    /// The header, until it is written.
+    private var header: Header?
 
     /// Options recorded in the report header (the ones that change what a run does).
     public struct Header: Sendable {
@@ -41,7 +44,19 @@ public final class PrefetchReport {
 
     public init(file: ReportFile, header: Header) {
         self.file = file
+        self.header = header
         writer = JSONWriter(pretty: false, capacity: 1 << 16)
+    }
+
+    /// The lists as they were opened: a list read as a HAR by its content is `har` in `inputs`.
+    /// Before the first entry only (a later call changes nothing).
+    public func listsOpened(_ inputs: [ListSource]) {
+        header?.inputs = inputs
+    }
+
+    private func writeHeader() {
+        guard let header else { return }
+        self.header = nil
         writer.beginObject()
         writer.reportHeader(
             schemaVersion: PrefetchReport.schemaVersion, command: "prefetch", cacheFolder: header.cacheFolder,
@@ -81,6 +96,7 @@ public final class PrefetchReport {
 
     /// Appends one entry (passwords in URLs are hidden).
     public func add(_ result: EntryResult) {
+        writeHeader()
         writer.beginObject()
         writer.field("line", result.line)
         writer.field("input", result.input)
@@ -117,6 +133,7 @@ public final class PrefetchReport {
         totals: PrefetchTotals, finishedAt: Timestamp, startedAt: Timestamp, interrupted: Bool, error: String? = nil,
         hosts: [HostFigures] = [], listCut: ListCut? = nil
     ) throws(ReportFile.OpenError) {
+        writeHeader()
         writer.endArray()
         writer.field("finishedAt", finishedAt.iso8601)
         writer.field("durationSeconds", finishedAt.secondsSinceEpoch - startedAt.secondsSinceEpoch)
@@ -152,6 +169,7 @@ public final class PrefetchReport {
         writer.field("notStarted", totals.notStarted)
         writer.field("interrupted", totals.interrupted)
         writer.field("noBody", totals.noBody)
+        writer.field("unsupported", totals.unsupported)
         writer.field("otherShard", totals.otherShard)
         writer.field("notImages", totals.notImages)
         writer.field("bytesReceived", totals.bytesReceived)

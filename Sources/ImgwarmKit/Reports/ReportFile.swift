@@ -17,6 +17,8 @@ import ImgwarmSystem
 /// Opening checks all this at once, so a bad path is a usage error before any work is done.
 public final class ReportFile {
     public let path: String
+    /// What is written, for messages: `the report` by default (`the archive`, `the manifest`).
+    public let what: String
     private let descriptor: FileDescriptor
     /// The temporary file and the name it takes on commit; nil when written in place.
     private let replacement: (temporary: String, target: String)?
@@ -32,6 +34,8 @@ public final class ReportFile {
 
         public var path: String
         public var reason: Reason
+        /// What was written, for the message: `the report` by default (`the archive`…).
+        public var what = "the report"
 
         public init(path: String, error: SystemError) {
             self.path = path
@@ -46,26 +50,33 @@ public final class ReportFile {
         public var description: String {
             switch reason {
             case .system(let error):
-                return "cannot write the report to \(path): \(error)"
+                return "cannot write \(what) to \(path): \(error)"
             case .ownedByAnotherUser(let owner):
                 return
-                    "cannot write the report to \(path): the file belongs to another user (uid \(owner)); imgwarm replaces only its own user's report files: remove it or choose another path"
+                    "cannot write \(what) to \(path): the file belongs to another user (uid \(owner)); imgwarm replaces only its own user's files: remove it or choose another path"
             case .danglingLink:
-                return "cannot write the report to \(path): a symbolic link to a file that does not exist"
+                return "cannot write \(what) to \(path): a symbolic link to a file that does not exist"
             }
         }
     }
 
     /// Opens `path` for writing; `-` is standard output. With `waitingForReader` false, a FIFO
     /// nobody reads fails at once (`SystemError.noReader`) instead of waiting for its reader.
-    public init(path: String, waitingForReader: Bool = true) throws(OpenError) {
+    public init(path: String, what: String = "the report", waitingForReader: Bool = true) throws(OpenError) {
         self.path = path
+        self.what = what
         if path == "-" {
             descriptor = .standardOutput
             replacement = nil
             return
         }
-        (descriptor, replacement) = try ReportFile.open(path, waitingForReader: waitingForReader)
+        do {
+            (descriptor, replacement) = try ReportFile.open(path, waitingForReader: waitingForReader)
+        } catch {
+            var named = error
+            named.what = what
+            throw named
+        }
     }
 
     /// Opens the destination `path` names, as the type's comment says.
@@ -169,6 +180,16 @@ public final class ReportFile {
 
     /// Finishes the report: a file appears under its name only now, complete.
     public func commit() throws(OpenError) {
+        do {
+            try finish()
+        } catch {
+            var named = error
+            named.what = what
+            throw named
+        }
+    }
+
+    private func finish() throws(OpenError) {
         if let failed { throw OpenError(path: path, error: failed) }
         guard descriptor != .standardOutput, !committed else { return }
         committed = true

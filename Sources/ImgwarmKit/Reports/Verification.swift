@@ -24,6 +24,10 @@ public enum Verification {
         /// For a file the library finds but does not serve without the network (OkHttp's
         /// `CacheStrategy` finds it stale): the instant it stopped being fresh; nil otherwise.
         public var staleSince: Timestamp?
+        /// Why the library decodes the line's image only with a plugin (a HAR entry recorded as an
+        /// SVG), for such a line whose file is not there (or not an image): its verdict is
+        /// `unsupported`, not a miss. nil otherwise.
+        public var unsupported: String?
 
         /// The three answers `verify` gives of a key.
         public enum Verdict: String, Sendable, CaseIterable {
@@ -41,6 +45,9 @@ public enum Verification {
         }
 
         public var isHit: Bool { verdict == .hit }
+
+        /// A miss that counts as one: neither a hit nor stale, and not an `unsupported` line.
+        public var isMiss: Bool { verdict == .miss && unsupported == nil }
     }
 
     /// A line of a list that names no key to check.
@@ -87,6 +94,8 @@ public enum Verification {
         public var duplicates = 0
         /// Lines of other shards (not checked).
         public var otherShard = 0
+        /// Keys of `unsupported` lines (counted in `keys`, not among the misses).
+        public var unsupported = 0
         /// Entries of the folder that are not the format's (without lists).
         public var ignored = 0
 

@@ -52,6 +52,10 @@ public final class VerifyReport {
                 writer.field("verdict", check.verdict.rawValue)
                 writer.field("reason", nil as String?)
                 writer.field("bytes", size)
+            case .miss where check.unsupported != nil:
+                writer.field("verdict", "unsupported")
+                writer.field("reason", nil as String?)
+                writer.field("bytes", nil as Int?)
             case .miss(let reason):
                 writer.field("verdict", "miss")
                 writer.field("reason", reason.rawValue)
@@ -59,7 +63,7 @@ public final class VerifyReport {
             }
             writer.field("imageFormat", check.imageFormat?.rawValue)
             writer.field("staleSince", check.staleSince?.iso8601)
-            writer.field("message", check.detail.map(Redaction.redact))
+            writer.field("message", (check.unsupported ?? check.detail).map(Redaction.redact))
             writer.endObject()
             if writer.bytes.count >= 1 << 16 { file.write(writer.take()) }
         case .invalid(let line):
@@ -121,6 +125,7 @@ public final class VerifyReport {
         writer.field("invalid", totals.invalid)
         writer.field("duplicates", totals.duplicates)
         writer.field("otherShard", totals.otherShard)
+        writer.field("unsupported", totals.unsupported)
         writer.field("ignored", totals.ignored)
         writer.endObject()
         writer.field("allHit", result.allHit)

@@ -32,6 +32,7 @@ public enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
     case databasePath
     case filesRoot
     case offline
+    case acceptSVG
     case adbPath
     case serial
     case root

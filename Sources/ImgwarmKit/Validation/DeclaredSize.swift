@@ -49,7 +49,7 @@ enum DeclaredSize {
                 index += 2 + length
             }
             return nil
-        case .tiff, .heic, .heif, .avif:
+        case .tiff, .heic, .heif, .avif, .ico, .svg:
             return nil
         }
     }

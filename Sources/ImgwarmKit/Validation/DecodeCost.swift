@@ -16,6 +16,8 @@
 /// - BMP: ImageMagick's coder reads all the pixel rows at once.
 /// - TIFF, HEIC, AVIF: a strip or the whole image; counted as the whole image, 4 (TIFF) or 5.5
 ///   (HEIC, AVIF: RGBA and the YUV planes) bytes a pixel.
+/// - ICO: its images whole (a favicon's are 256×256 at most, unless one holds a larger PNG),
+///   4 bytes a pixel.
 /// - GIF: a row at a time.
 enum DecodeCost {
     struct Estimate: Equatable {
@@ -62,7 +64,10 @@ enum DecodeCost {
         case .heic, .heif, .avif:
             estimate.working = area * 11 / 2
             estimate.what = "the decoded \(format.rawValue.uppercased()) image"
-        case .gif:
+        case .ico:
+            estimate.working = area * 4
+            estimate.what = "the decoded icon"
+        case .gif, .svg:
             break
         }
         return estimate

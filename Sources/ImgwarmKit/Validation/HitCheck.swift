@@ -46,6 +46,10 @@ public enum HitCheck {
             return ends(tail, with: [0x3B]) ? .intact(format) : .needsWholeFile(format)
         case .tiff, .heic, .heif, .avif:
             return .intact(format)
+        case .ico, .svg:
+            // An icon's directory and an SVG's closing tags are not all in the head or the tail:
+            // both are small files, read whole.
+            return .needsWholeFile(format)
         }
     }
 

@@ -2,13 +2,21 @@
 ///
 /// Sniffing never trusts a `Content-Type` header or a file extension: a server that sends a
 /// valid PNG as `application/octet-stream` is fine, an HTML page sent as `image/jpeg` is not.
+///
+/// `svg` is a candidate only: text that starts as an SVG document may start (`SVGCheck` decides,
+/// and only its own parser ever reads it, never ImageMagick's).
 public enum ImageFormat: String, CaseIterable, Codable, Sendable {
-    case jpeg, png, gif, tiff, webp, heic, heif, avif, bmp
+    case jpeg, png, gif, tiff, webp, heic, heif, avif, bmp, ico, svg
 
     /// How many leading bytes `sniff` needs at most.
     public static let sniffLength = 64
 
-    /// The ImageMagick coder that is allowed to read this format, and only this one.
+    /// True for the formats whose pixels ImageMagick reads (every one but SVG, a text document
+    /// that imgwarm's own `SVGCheck` reads: ImageMagick's SVG coder is never used).
+    public var isRaster: Bool { self != .svg }
+
+    /// The ImageMagick coder that is allowed to read this format, and only this one (none for SVG,
+    /// which ImageMagick is never asked to read).
     public var magickCoder: String {
         switch self {
         case .jpeg: return "JPEG"
@@ -19,6 +27,8 @@ public enum ImageFormat: String, CaseIterable, Codable, Sendable {
         case .heic, .heif: return "HEIC"
         case .avif: return "AVIF"
         case .bmp: return "BMP"
+        case .ico: return "ICO"
+        case .svg: return ""
         }
     }
 
@@ -41,6 +51,9 @@ public enum ImageFormat: String, CaseIterable, Codable, Sendable {
             if [12, 16, 40, 52, 56, 64, 108, 124].contains(dibSize) { return .bmp }
         }
         if at(4, Array("ftyp".utf8)) { return sniffISOBMFF(bytes) }
+        // An icon directory (type 1) holding at least one image: favicons.
+        if at(0, [0x00, 0x00, 0x01, 0x00]) && count >= 6 && (bytes[4] != 0 || bytes[5] != 0) { return .ico }
+        if SVGCheck.mayStartSVG(bytes) { return .svg }
         return nil
     }
 

@@ -41,6 +41,7 @@ final class ImageValidator {
                     .notAnImage,
                     "the body is not an image of a known format (it starts with \(ImageValidator.describe(bytes)))"))
         }
+        if format == .svg { return validateSVG(bytes) }
         if let declared = DeclaredSize.read(format, bytes),
             let failure = checkLimits(declared.width, declared.height, declared: true)
         {
@@ -107,6 +108,26 @@ final class ImageValidator {
             }
         }
         return .success(ValidatedImage(format: format, width: size.width, height: size.height))
+    }
+
+    /// An SVG candidate: `not-an-image` (or `truncated`) unless it is a well-formed SVG document;
+    /// then stored with `acceptSVG`, else `unsupported`.
+    private func validateSVG(_ bytes: UnsafeRawBufferPointer) -> Result<ValidatedImage, Failure> {
+        switch SVGCheck.check(bytes) {
+        case .failure(let failure):
+            return .failure(failure)
+        case .success(let size):
+            guard configuration.acceptSVG else { return .failure(ImageValidator.svgUnsupported) }
+            return .success(ValidatedImage(format: .svg, width: size.width, height: size.height))
+        }
+    }
+
+    /// Why an SVG is not stored without `acceptSVG`.
+    static var svgUnsupported: Failure {
+        Failure(
+            .unsupported,
+            "an SVG image: image libraries decode SVG only with a plugin (SDWebImageSVGCoder, coil-svg); "
+                + "\(Setting.acceptSVG) stores it for an app that has one")
     }
 
     /// Starts ImageMagick; `unsupported-format` when it has no coder for `format`.

@@ -37,7 +37,7 @@ enum NativeHeader {
         case .png: return png(bytes)
         case .gif: return gif(bytes)
         case .webp: return WebPHeader.read(bytes).map { Size($0.width, $0.height) }
-        case .tiff, .bmp, .heic, .heif, .avif: return nil
+        case .tiff, .bmp, .heic, .heif, .avif, .ico, .svg: return nil
         }
     }
 

@@ -28,7 +28,44 @@ enum StructureCheck {
         case .bmp: return bmp(bytes)
         case .tiff: return tiff(bytes, maxFrames: maxFrames)
         case .heic, .heif, .avif: return nil
+        case .ico: return ico(bytes, maxFrames: maxFrames)
+        case .svg:
+            if case .failure(let failure) = SVGCheck.check(bytes) { return failure }
+            return nil
         }
+    }
+
+    /// An icon directory (ICONDIR, then one 16-byte ICONDIRENTRY per image) whose every image
+    /// lies after the directory and inside the body, at most `maxFrames` of them.
+    static func ico(_ bytes: UnsafeRawBufferPointer, maxFrames: Int) -> Failure? {
+        guard bytes.count >= 6 else { return Failure(.truncated, "the ICO data ends inside its header") }
+        let images = bytes.le16(4)
+        guard images > 0 else { return Failure(.decodeFailed, "the ICO directory lists no image") }
+        if images > maxFrames { return tooManyFrames("ICO", maxFrames, unit: "images") }
+        let directoryEnd = 6 + 16 * images
+        guard directoryEnd <= bytes.count else {
+            return Failure(.truncated, "the ICO data ends inside its directory of \(images) images")
+        }
+        for image in 0..<images {
+            let entry = 6 + 16 * image
+            let length = bytes.le32(entry + 8)
+            let offset = bytes.le32(entry + 12)
+            guard length > 0, offset >= directoryEnd else {
+                return Failure(
+                    .decodeFailed,
+                    "ICO image \(image + 1) of \(length) bytes at offset \(offset) is not after the directory")
+            }
+            if offset + length > bytes.count {
+                // A length no download could hold is a lie; a plausible one means the body was cut.
+                if offset + length >= 1 << 28 {
+                    return Failure(
+                        .decodeFailed,
+                        "ICO image \(image + 1) declares \(length) bytes at offset \(offset), past any body")
+                }
+                return Failure(.truncated, "the ICO data ends inside image \(image + 1) (the body is cut short)")
+            }
+        }
+        return nil
     }
 
     static func tooManyFrames(_ what: String, _ maxFrames: Int, unit: String = "frames") -> Failure {

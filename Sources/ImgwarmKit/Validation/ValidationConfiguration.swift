@@ -30,6 +30,10 @@ public struct ValidationConfiguration: Sendable {
     /// Seconds ImageMagick may spend reading one image; then that read stops and the image fails
     /// with `validation-limit`. `30` by default.
     public var timeLimit: Double = 30
+    /// Store SVG documents (checked as well-formed SVG by `SVGCheck`, never by ImageMagick), for
+    /// apps whose image library has an SVG plugin (SDWebImageSVGCoder, coil-svg). Without it an
+    /// SVG is `unsupported`: no library decodes one by default. `false` by default.
+    public var acceptSVG = false
 
     public init() {}
 }

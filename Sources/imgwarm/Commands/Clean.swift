@@ -269,9 +269,15 @@ struct Clean: ParsableCommand {
         }
         let verb = dryRun ? "would delete" : "deleted"
         let detail = all ? "" : " (\(result.expired) expired, \(result.trimmed) trimmed)"
+        // Bytes as the format's size limit counts them: a DiskLruCache journal, Kingfisher, Fresco
+        // and flutter count the files' lengths, SDWebImage and Nuke the blocks they take.
+        let logical = location.format.cleanRules.measure == .logical
+        let removed = logical ? result.removedLogicalBytes : result.removedAllocatedBytes
+        // A journal's listed lengths where the pass counted them: the journal file is not an entry.
+        let remaining = logical ? result.remainingCounted ?? result.after.logicalBytes : result.after.allocatedBytes
         Console.writeError(
-            "imgwarm clean: \(verb) \(result.removedCount) files, \(Quantities.formatBytes(result.removedAllocatedBytes))\(detail); "
-                + "\(result.after.entries) entries, \(Quantities.formatBytes(result.after.allocatedBytes)) remain in \(location.folder)\n"
-        )
+            "imgwarm clean: \(verb) \(result.removedCount) files, \(Quantities.formatBytes(removed))\(detail); "
+                + "\(result.after.entries) entries, \(Quantities.formatBytes(remaining)) remain in \(location.folder)"
+                + (logical ? " (file sizes, as \(location.format.library) counts them; not disk blocks)\n" : "\n"))
     }
 }

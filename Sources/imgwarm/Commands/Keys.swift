@@ -49,12 +49,13 @@ struct Keys: ParsableCommand {
                   imgwarm keys detect --cache-format glide --cache-dir pulled session.har
                   imgwarm keys detect --json feed.jsonl | jq -r '.keyFilter[]'
 
-                Exit codes of keys detect: 0 a rule (or a rule under a processed form) explains at \
-                least half of the URLs; 1 the \
-                best rule explains fewer (or none); 2 usage error or unreadable list; 3 the cache \
-                folder or its index cannot be read.
-
-                \(ExitStatus.helpText)
+                Exit codes:
+                  0    a rule (or a rule under a processed form) explains at least half of
+                       the URLs
+                  1    the best rule explains fewer (or none)
+                  2    usage error or a list that cannot be read: nothing was read
+                  3    the cache folder or its index cannot be read
+                  128+N  stopped by signal N: 130 SIGINT, 143 SIGTERM
                 """)
 
         @OptionGroup var location: CacheLocationOptions
@@ -147,18 +148,29 @@ struct Keys: ParsableCommand {
                     "\(count) more hit with \(words): --key-filter has no filter for that; the app's cacheKeyFilter does it"
                 )
             }
-            if !search.unexplained.isEmpty {
-                lines.append("\(Console.count(search.unexplained.count, "URL")) unexplained:")
-                for miss in search.unexplained.prefix(limit) {
+            // The misses of the best rule that something else explains are not "unexplained":
+            // the lines above count them (normalisations, processed forms), or another rule does.
+            let explained = search.unexplained.filter { $0.nearest != nil }
+            let unexplained = search.unexplained.filter { $0.nearest == nil }
+            if !explained.isEmpty {
+                lines.append(
+                    "\(Console.count(explained.count, "URL")) the rule misses \(explained.count == 1 ? "hits" : "hit") otherwise:"
+                )
+                for miss in explained.prefix(limit) {
                     switch miss.nearest {
                     case .normalised(let words)?: lines.append("  \(miss.url): hits with \(words)")
                     case .rule(let specs)?: lines.append("  \(miss.url): hits with \(arguments(specs))")
                     case .processed(let form, let specs)?:
                         lines.append("  \(miss.url): hits as \(form.words) with \(arguments(specs))")
-                    case nil: lines.append("  \(miss.url)")
+                    case nil: break
                     }
                 }
-                if search.unexplained.count > limit { lines.append("  … and \(search.unexplained.count - limit) more") }
+                if explained.count > limit { lines.append("  … and \(explained.count - limit) more") }
+            }
+            if !unexplained.isEmpty {
+                lines.append("\(Console.count(unexplained.count, "URL")) unexplained (no rule and no form hits):")
+                for miss in unexplained.prefix(limit) { lines.append("  \(miss.url)") }
+                if unexplained.count > limit { lines.append("  … and \(unexplained.count - limit) more") }
             }
             return lines.joined(separator: "\n") + "\n"
         }

@@ -25,7 +25,8 @@ struct Pack: ParsableCommand {
             checked before it is opened and again once open, so a link, FIFO or device node in \
             the folder (or swapped in while packing) fails the pack with exit 3, naming it, and is \
             never opened or waited on. A stop signal ends the pack, removes the partial archive \
-            and exits with 128+N.
+            and exits with 128+N. With --output -, a reader that goes away before the archive's \
+            end (a closed pipe) ends it with exit code 141, as SIGPIPE would: the cache is fine.
 
             On an iOS simulator (on the Mac, not imgwarm: tar there keeps the times):
               tar -x -p -f seed.tar -C "$(xcrun simctl get_app_container booted BUNDLE data)"
@@ -111,7 +112,7 @@ struct Pack: ParsableCommand {
                 )
             }
         }
-        let archive = try ReportFile.openForCommand(output)
+        let archive = try ReportFile.openForCommand(output, what: "the archive")
         let result = try Pack.pack(
             location: location, platform: platform, bundleID: bundleID, lockTimeout: lockTimeoutOption.lockTimeout
         ) {
@@ -120,11 +121,19 @@ struct Pack: ParsableCommand {
         do {
             try archive.commit()
             if let manifest {
-                let file = try ReportFile.openForCommand(manifest)
+                let file = try ReportFile.openForCommand(manifest, what: "the manifest")
                 file.write(result.manifest)
                 try file.commit()
             }
         } catch let error as ReportFile.OpenError {
+            if error.path == "-" && error.reason == .system(.brokenPipe) {
+                // `--output - | head`: the cache is fine; the archive's reader went away, as a
+                // closed pipe ends any writer (SIGPIPE's exit code), not exit 3.
+                throw CommandFailure(
+                    message:
+                        "the archive was cut short: its reader on standard output went away (a closed pipe) before the archive's end",
+                    status: .brokenPipe)
+            }
             throw CommandFailure.cache(error.description)
         }
         if output != "-" && !quietOption.quiet {

@@ -60,6 +60,7 @@ extension Prefetch {
             }
         }
         configuration.validation.mode = validation ?? configuration.validation.mode
+        configuration.validation.acceptSVG = acceptSVG.acceptSVG
         configuration.validation.maxPixels = maxPixels ?? configuration.validation.maxPixels
         configuration.validation.maxDecodeMemory =
             maxDecodeMemory.map { Int(clamping: $0) } ?? configuration.validation.maxDecodeMemory

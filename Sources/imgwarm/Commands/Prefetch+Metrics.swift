@@ -9,7 +9,7 @@ extension Prefetch {
             (.downloaded, t.downloaded), (.cached, t.cached), (.revalidated, t.revalidated), (.failed, t.failed),
             (.blacklisted, t.blacklisted), (.invalid, t.invalid), (.duplicate, t.duplicates),
             (.wouldFetch, t.wouldFetch), (.notStarted, t.notStarted), (.interrupted, t.interrupted),
-            (.noBody, t.noBody),
+            (.noBody, t.noBody), (.unsupported, t.unsupported),
         ]
         file.gauge(
             "prefetch_lines", "Lines of the last prefetch by outcome.",

@@ -97,6 +97,7 @@ struct Prefetch: ParsableCommand {
     @OptionGroup var listFormat: ListFormatOption
     @OptionGroup var filesRoot: FilesRootOption
     @OptionGroup var offline: OfflineOption
+    @OptionGroup var acceptSVG: AcceptSVGOption
 
     @Option(
         help: ArgumentHelp(

@@ -51,11 +51,13 @@ struct Verify: ParsableCommand {
               # every entry of a folder, no list:
               imgwarm verify --cache-format nuke --cache-dir pulled/Library/Caches
 
-            Exit codes of verify: 0 every key hits; 1 some key misses or is stale, a list line is invalid or \
-            the cache folder (or its index) does not exist; 2 usage error or unreadable list; 3 the library \
-            cannot use the folder (or imgwarm cannot read it).
-
-            \(ExitStatus.helpText)
+            Exit codes:
+              0    every key hits
+              1    some key misses or is stale, a list line is invalid, or the cache folder
+                   (or its index) does not exist
+              2    usage error or a list that cannot be read: nothing was checked
+              3    the library cannot use the folder (or imgwarm cannot read it)
+              128+N  stopped by signal N: 130 SIGINT, 143 SIGTERM
             """)
 
     @OptionGroup var location: CacheLocationOptions
@@ -106,16 +108,20 @@ struct Verify: ParsableCommand {
         try OutputTargets.check(report: report, metrics: nil, location: location, statePath: nil)
         let reportFile = try destination.map(ReportFile.openForCommand)
         let text = VerifyConsole(
-            location: location, sources: sources, printsText: destination != "-", quiet: quiet, verbose: verbose)
+            location: location, sources: sources, printsText: destination != "-", quiet: quiet, verbose: verbose,
+            notAFolder: FileSystem.nonFolder(onPath: location.folder))
         let now = Timestamp.now()
         let document = reportFile.map { VerifyReport(file: $0, location: location, sources: sources, checkedAt: now) }
         let result: VerifyJob.Result
         do {
-            result = try VerifyJob(location: location, sources: sources, configuration: configuration).run(now: now) {
-                event in
-                document?.add(event)
-                text.print(event)
-            }
+            let job = VerifyJob(location: location, sources: sources, configuration: configuration)
+            // A list's lines are named as its content makes them: `capture.json entry 3` for a HAR.
+            result = try job.run(
+                now: now, opened: { text.sources = $0 },
+                observe: { event in
+                    document?.add(event)
+                    text.print(event)
+                })
         } catch {
             throw CommandFailure(message: error.description, status: .of(error))
         }

@@ -37,7 +37,7 @@ enum VersionReport {
     /// The coders imgwarm asks ImageMagick for, in the order of `ImageFormat`, each once.
     static var coders: [String] {
         var seen: Set<String> = []
-        return ImageFormat.allCases.map(\.magickCoder).filter { seen.insert($0).inserted }
+        return ImageFormat.allCases.filter(\.isRaster).map(\.magickCoder).filter { seen.insert($0).inserted }
     }
 
     static func lines() -> [String] {

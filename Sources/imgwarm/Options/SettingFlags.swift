@@ -28,6 +28,7 @@ enum SettingFlags {
         case .freshness: return "--freshness"
         case .filesRoot: return "--files-root"
         case .offline: return "--offline"
+        case .acceptSVG: return "--accept-svg"
         case .databasePath: return "--database"
         case .adbPath: return "--adb"
         case .serial: return "--serial"

@@ -17,6 +17,9 @@ enum ExitStatus: Int32, Error {
     case quit = 131
     case userSignal1 = 138
     case userSignal2 = 140
+    /// `pack --output -`: the reader of standard output went away before the archive's end (a
+    /// closed pipe): the exit code SIGPIPE would have given (128 + 13).
+    case brokenPipe = 141
     case terminated = 143
 
     /// The exit code of a run that `signal` stopped (SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2 or
@@ -98,9 +101,12 @@ extension CommandFailure {
 
 extension ReportFile {
     /// Opens a `--report` destination; an unwritable path is a usage error, before any work.
-    static func openForCommand(_ path: String) throws -> ReportFile {
+    static func openForCommand(_ path: String) throws -> ReportFile { try openForCommand(path, what: "the report") }
+
+    /// Opens a destination of `what` (`the archive`) the same way.
+    static func openForCommand(_ path: String, what: String) throws -> ReportFile {
         do {
-            return try ReportFile(path: path)
+            return try ReportFile(path: path, what: what)
         } catch {
             if case .system(let cause) = error.reason, cause.isInterrupted, StopSignals.received != 0 {
                 // A FIFO nobody read when the signal came: the run stops before it began.

@@ -84,6 +84,8 @@ final class PrefetchConsole: PrefetchJob.Observer {
             return "\(place): \(url): blacklisted: \(message)\(hint)"
         case .noBody:
             return "\(place): \(url): no-body: \(message)"
+        case .unsupported:
+            return "\(place): \(url): unsupported: \(message)"
         default:
             var detail = result.outcome.rawValue
             if let format = result.format, let width = result.width, let height = result.height {
@@ -206,7 +208,8 @@ final class PrefetchConsole: PrefetchJob.Observer {
                 "imgwarm prefetch (dry run): \(Console.count(t.lines - t.otherShard, "line")): \(t.wouldFetch) would be \(offline ? "stored from recorded bodies" : "fetched"), "
                 + "\(t.cached) cached, \(t.blacklisted) blacklisted, \(t.invalid) invalid, "
                 + "\(Console.count(t.duplicates, "duplicate"))"
-                + (t.noBody > 0 ? ", \(t.noBody) no-body (nothing recorded to store)." : ".")
+                + (t.noBody > 0 ? ", \(t.noBody) no-body (nothing recorded to store)" : "")
+                + (t.unsupported > 0 ? ", \(unsupportedText(t.unsupported))." : ".")
         } else {
             let inCache = t.downloaded + t.cached + t.revalidated
             let urls = Console.count(t.lines - t.duplicates - t.otherShard - t.invalid, "URL")
@@ -237,11 +240,24 @@ final class PrefetchConsole: PrefetchJob.Observer {
             if t.duplicates > 0 { problems.append(Console.count(t.duplicates, "duplicate")) }
             if t.notStarted > 0 && unchecked == nil { problems.append("\(t.notStarted) not started") }
             if t.interrupted > 0 { problems.append("\(t.interrupted) interrupted") }
-            text += problems.isEmpty ? "nothing failed" : problems.joined(separator: ", ")
-            text += "; \(Quantities.formatBytes(UInt64(max(0, t.bytesReceived)))) in \(seconds) s"
-            text += finished > 0 && summary.duration > 0 ? " (\(rate) lines/s)." : "."
+            let unsupported = t.unsupported > 0 ? "; \(unsupportedText(t.unsupported))" : ""
+            if summary.startFailure != nil && !summary.interrupted {
+                // Nothing was tried: no word of failures (a cron mail would read "nothing failed"
+                // as success) and no figures; the error that follows names what and why.
+                text = String(text.dropLast(2)) + (problems.isEmpty ? "" : "; " + problems.joined(separator: ", "))
+                text += unsupported + "."
+            } else {
+                text += problems.isEmpty ? "nothing failed" : problems.joined(separator: ", ")
+                text += unsupported
+                text += "; \(Quantities.formatBytes(UInt64(max(0, t.bytesReceived)))) in \(seconds) s"
+                text += finished > 0 && summary.duration > 0 ? " (\(rate) lines/s)." : "."
+            }
         }
         if t.otherShard > 0 { text += " \(Console.count(t.otherShard, "line")) left to other shards." }
+        // A list named otherwise whose content is a HAR capture: its lines are its entries.
+        for (given, read) in zip(sources, summary.inputs) where read.format == .har && given.effectiveFormat != .har {
+            text += " \(Console.listName(given.path)) was read as a HAR capture (its content is one)."
+        }
         if summary.interrupted {
             text +=
                 " Interrupted by \(ExitStatus.signalName(summary.signal)): \(Console.count(t.notStarted + t.interrupted, "URL")) did not finish"
@@ -250,6 +266,11 @@ final class PrefetchConsole: PrefetchJob.Observer {
         }
         if let reportPath, reportPath != "-" { text += " Report: \(reportPath)." }
         return text
+    }
+
+    /// The lines no run stores for the app's library by default: not failures.
+    static func unsupportedText(_ count: Int) -> String {
+        "\(count) unsupported (SVG, which the app's library decodes only with a plugin; --accept-svg stores it)"
     }
 
     /// Why the URLs that did not start were never looked up, when a run-level problem stopped

@@ -7,22 +7,32 @@ import ImgwarmSystem
 /// lines are, and control characters escaped as `imgwarm path` does.
 final class VerifyConsole {
     let location: CacheLocation
-    let sources: [ListSource]
+    /// The lists, their formats told once they are open (`VerifyJob.run`'s `opened`).
+    var sources: [ListSource]
     /// False when the JSON document goes to standard output: then no text goes there.
     let printsText: Bool
     let quiet: Bool
     let verbose: Bool
+    /// The file that stands where the cache folder or one of its parents should be
+    /// (`--cache-dir somefile`): the run says that once, as every command does, and prints no
+    /// line per key (each would be a miss of no use). nil otherwise.
+    let notAFolder: String?
 
-    init(location: CacheLocation, sources: [ListSource], printsText: Bool, quiet: Bool, verbose: Bool) {
+    init(
+        location: CacheLocation, sources: [ListSource], printsText: Bool, quiet: Bool, verbose: Bool,
+        notAFolder: String? = nil
+    ) {
         self.location = location
         self.sources = sources
         self.printsText = printsText
         self.quiet = quiet
         self.verbose = verbose
+        self.notAFolder = notAFolder
     }
 
     /// Prints what `event` calls for.
     func print(_ event: VerifyJob.Event) {
+        if notAFolder != nil, case .checked = event { return }
         guard printsText, let line = line(for: event) else { return }
         Console.output(line + "\n")
     }
@@ -31,7 +41,7 @@ final class VerifyConsole {
     func line(for event: VerifyJob.Event) -> String? {
         switch event {
         case .checked(let check):
-            guard !check.isHit || verbose else { return nil }
+            guard check.isMiss || (check.unsupported != nil && !quiet) || verbose else { return nil }
             return VerifyConsole.line(for: check, sources: sources)
         case .invalid(let invalid):
             return "\(sources[invalid.input].place(invalid.line)): invalid: \(Redaction.redact(invalid.reason))"
@@ -62,6 +72,9 @@ final class VerifyConsole {
             let note = check.detail.map { ": " + $0 } ?? ""
             return
                 "\(head)\(check.verdict.rawValue): \(file) (\(format)\(Quantities.formatBytes(UInt64(size))))\(note)"
+        case .miss where check.unsupported != nil:
+            // Not a miss: the library does not decode it without a plugin.
+            return "\(head)unsupported: \(Redaction.redact(check.unsupported ?? ""))"
         case .miss(let reason):
             let detail = check.detail.map { ": " + Redaction.redact($0) } ?? ""
             // A format whose index names the files gives a key it does not list no file name.
@@ -87,6 +100,11 @@ final class VerifyConsole {
     /// its library may do at launch (`LaunchCaveatFormat`) and for lists without a URL, under
     /// `--quiet` too.
     func finish(_ result: VerifyJob.Result) {
+        if let notAFolder, case .unusable = result.folder {
+            // docs/usage.md: one error, the same for every command (the JSON has the verdict).
+            Console.error("\(EscapedText.escaped(notAFolder)) is not a folder")
+            return
+        }
         let totals = result.totals
         let folder = EscapedText.escaped(location.folder)
         let library = location.format.library
@@ -128,6 +146,9 @@ final class VerifyConsole {
         if totals.invalid > 0 { summary += ", \(Console.count(totals.invalid, "invalid line"))" }
         if totals.duplicates > 0 { summary += ", \(Console.count(totals.duplicates, "duplicate"))" }
         if totals.otherShard > 0 { summary += ", \(totals.otherShard) of other shards" }
+        if totals.unsupported > 0 {
+            summary += ", \(totals.unsupported) unsupported (SVG; not counted as missing)"
+        }
         if totals.ignored > 0 { summary += ", \(totals.ignored) ignored" }
         Console.output(summary + "; " + verdict + "\n")
         if result.keysLikelyDiffer, let entries = result.folderEntries {

@@ -95,7 +95,7 @@ import Testing
                 })
             let context = "page \(pageCapacity), round \(round), max size \(policy.maxSize), \(count) files"
             #expect(removed == expected.removed, "\(context)")
-            #expect(result.remainingAllocated == expected.remaining, "\(context)")
+            #expect(result.remainingCounted == expected.remaining, "\(context)")
             #expect(result.removedCount == expected.removed.count, "\(context)")
             #expect(result.failed == failed, "\(context)")
             #expect(result.after.entries == result.before.entries - expected.removed.count, "\(context)")

@@ -59,6 +59,8 @@ import Testing
                 #expect(text.count <= 201)
             case .file:
                 Issue.record("a plain list has no JSON Lines \"file\" lines")
+            case .unsupported:
+                Issue.record("a plain list's line is never judged unsupported (only a HAR's entries are)")
             }
         }
     }

@@ -315,7 +315,7 @@ import Testing
             switch event {
             case .invalid(let entry): invalid.append(entry.line)
             case .duplicate(let entry): duplicates.append(entry.line)
-            case .otherShard: break
+            case .otherShard, .unsupported: break
             }
         }
         var queued: [String] = []

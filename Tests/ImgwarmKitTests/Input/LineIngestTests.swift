@@ -11,6 +11,7 @@ import Testing
         var invalid: [Int] = []
         var duplicates: [Int] = []
         var otherShard = 0
+        var unsupported: [Int] = []
         var queued: [PendingEntry] = []
         var urlLines = 0
     }
@@ -31,6 +32,7 @@ import Testing
             switch event {
             case .invalid(let entry): result.invalid.append(entry.line)
             case .duplicate(let entry): result.duplicates.append(entry.line)
+            case .unsupported(let entry): result.unsupported.append(entry.line)
             case .otherShard: result.otherShard += 1
             }
         }

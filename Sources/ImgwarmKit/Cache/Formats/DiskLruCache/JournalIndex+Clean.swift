@@ -33,7 +33,7 @@ extension JournalIndex {
                 chosen.append(key)
                 size -= entry.lengths.reduce(0, &+)
             }
-            result.remainingAllocated = UInt64(max(0, size))
+            result.remainingCounted = policy.removeAll ? nil : UInt64(max(0, size))
             guard !chosen.isEmpty else { return result }
             if dryRun { break }
             let lines = Array(chosen.map { "REMOVE \($0)\n" }.joined().utf8)

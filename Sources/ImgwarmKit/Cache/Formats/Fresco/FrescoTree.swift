@@ -28,8 +28,10 @@ final class FrescoTree: FolderPreparingIndex {
             throw .system(path: folder, (error as? SystemError) ?? SystemError(code: 0))
         }
         if !empty {
+            // Fresco keeps no journal: what it reads is the folder, by its version folder.
             throw .unreadable(
-                path: folder, library: library, reason: "there is no \(FrescoFormat.versionFolder) folder in it")
+                path: folder, library: library, reason: "there is no \(FrescoFormat.versionFolder) folder in it",
+                index: "the folder", repair: "put its \(FrescoFormat.versionFolder) folder back")
         }
     }
 
@@ -95,7 +97,7 @@ final class FrescoTree: FolderPreparingIndex {
         guard before != nil else { return result }
         let all = try entries()
         let total = all.reduce(UInt64(0)) { $0 + $1.info.size }
-        result.remainingAllocated = total
+        var remaining = total
         var chosen: [(name: String, info: FileStatus)] = []
         if policy.removeAll {
             chosen = all
@@ -119,9 +121,10 @@ final class FrescoTree: FolderPreparingIndex {
             if result.remove(
                 name, info, path: CacheLocation.join(folder, name), reason: reason, dryRun: dryRun, observe: observe)
             {
-                result.remainingAllocated -= min(info.size, result.remainingAllocated)
+                remaining -= min(info.size, remaining)
             }
         }
+        result.remainingCounted = policy.removeAll ? nil : remaining
         return result
     }
 }
