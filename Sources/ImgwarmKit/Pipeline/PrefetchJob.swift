@@ -1,10 +1,9 @@
 import ImgwarmSystem
 
-/// `imgwarm prefetch`: reads lists, downloads through the priority downloader, validates and
-/// stores every image where the format's library would (docs/usage.md, "imgwarm prefetch"). A
-/// coordinator: what an entry's start comes to is `EntryStart`, where results go the
-/// `PrefetchRecorder`, the state database the `PrefetchState`, a dry run the `PrefetchDryRun`,
-/// run-level problems the `Halts`, the network and validation what its `Parts` make.
+/// `imgwarm prefetch`: reads lists, downloads through the priority downloader, validates and stores every image
+/// where the format's library would (docs/usage.md, "imgwarm prefetch"). A coordinator: what an entry's start comes
+/// to is `EntryStart`, where results go the `PrefetchRecorder`, the state database the `PrefetchState`, a dry run
+/// the `PrefetchDryRun`, run-level problems the `Halts`, the network and validation what its `Parts` make.
 public final class PrefetchJob {
     public let location: CacheLocation
     public let sources: [ListSource]
