@@ -96,22 +96,23 @@ public final class TarReader {
                     return -1
                 }
             }, nil)
-        if opened != ARCHIVE_OK { try fail() }
+        if opened != ARCHIVE_OK { throw failure() }
     }
 
     deinit { archive_read_free(archive) }
 
-    /// Throws what went wrong: the source's own error first, else libarchive's message.
-    private func fail() throws -> Never {
-        if let error = client.error { throw error }
+    /// What went wrong: the source's own error first, else libarchive's message. (Returned, not
+    /// thrown by a `Never` function: the optimizer warned of code after such a call in `init`.)
+    private func failure() -> any Error {
+        if let error = client.error { return error }
         let said = archive_error_string(archive).map { String(cString: $0) } ?? "the stream cannot be read as tar"
-        throw Failure.format(said)
+        return Failure.format(said)
     }
 
     /// The next member; nil at the end of the stream (`endedWithTrailer` says how it ended).
     /// What is left of the previous member's data is skipped.
     public func next() throws -> TarMember? {
-        if entry != nil, archive_read_data_skip(archive) != ARCHIVE_OK { try fail() }
+        if entry != nil, archive_read_data_skip(archive) != ARCHIVE_OK { throw failure() }
         entry = nil
         let before = archive_filter_bytes(archive, 0)
         var found: OpaquePointer?
@@ -121,7 +122,7 @@ public final class TarReader {
             endedWithTrailer = archive_filter_bytes(archive, 0) - before >= 1024
             return nil
         }
-        guard result >= ARCHIVE_WARN, let found else { try fail() }
+        guard result >= ARCHIVE_WARN, let found else { throw failure() }
         entry = found
         return member(found)
     }
@@ -158,7 +159,7 @@ public final class TarReader {
     /// Reads the current member's data into `buffer`: the count, 0 at its end.
     public func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         let count = archive_read_data(archive, buffer.baseAddress, buffer.count)
-        if count < 0 { try fail() }
+        if count < 0 { throw failure() }
         return Int(count)
     }
 }
