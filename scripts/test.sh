@@ -1,19 +1,38 @@
 #!/usr/bin/env bash
-# The test command: installs the missing Debian packages, checks the formatting (swift format,
-# configured by .swift-format), builds imgwarm and runs every test, then checks
-# scripts/install.sh and the Debian package (scripts/test-install.sh).
-#   scripts/test.sh                 # all tests
-#   scripts/test.sh --filter Clean  # extra arguments go to `swift test`
-set -euo pipefail
+# The test command: runs every stage and reports each, whatever the others did:
+#   deps      installs the missing Debian packages (scripts/install-deps.sh)
+#   format    checks the formatting (swift format, configured by .swift-format)
+#   build     builds imgwarm and its tests
+#   tests     runs every unit and integration test (swift test)
+#   install   checks scripts/install.sh and the Debian package (scripts/test-install.sh)
+# The output ends with each stage's verdict: passed, failed, or skipped with the reason (a stage
+# whose prerequisite failed, or that a filter leaves out; never counted as passed), then
+# "stages: N passed, N failed, N skipped" (scripts/stages.sh). A failed stage does not stop the
+# others; the script exits 1 when any stage failed, 0 otherwise.
+#   scripts/test.sh                 # every stage
+#   scripts/test.sh --filter Clean  # extra arguments go to `swift test`; the install stage is skipped
+set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
+source scripts/stages.sh
 
-bash scripts/install-deps.sh
+stage deps bash scripts/install-deps.sh
 swift --version
 # Formatting is a habit, not a chore: `swift format -i -r -p Sources Tests Package.swift` fixes it.
-swift format lint --strict -r -p Sources Tests Package.swift
-swift build
-# --disable-xctest: the tests are Swift Testing only; XCTest would print "Executed 0 tests" first.
-swift test --disable-xctest "$@"
-# scripts/install.sh and the .deb, end to end (a release build; skipped parts say why).
-if [ $# -eq 0 ]; then bash scripts/test-install.sh; fi
+stage format swift format lint --strict -r -p Sources Tests Package.swift
+stage build swift build --build-tests
+if stage_failed build; then
+  skip_stage tests "the build failed"
+else
+  # --disable-xctest: the tests are Swift Testing only; XCTest would print "Executed 0 tests" first.
+  stage tests swift test --skip-build --disable-xctest "$@"
+fi
+if [ $# -gt 0 ]; then
+  skip_stage install "a filter was given: $*"
+elif stage_failed build; then
+  skip_stage install "the build failed"
+else
+  # scripts/install.sh and the .deb, end to end (a release build; skipped parts say why).
+  stage install bash scripts/test-install.sh
+fi
+report_stages

@@ -1,3 +1,5 @@
+import CImgwarmSys
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -43,14 +45,42 @@ extension FileDescriptor {
 
     /// Opens `name` of this folder for reading only when it is a regular file: what is there is
     /// looked at first (`fstatat`, not following a link), then opened with `O_NOFOLLOW` and
-    /// `O_NONBLOCK` and checked again (`fstat`), so a FIFO, a device or a link put there
-    /// meanwhile is never read and never waited on. `EINVAL` when `name` is not a plain name.
-    public func openRegularFile(_ name: String) throws(SystemError) -> RegularFileOpening {
-        guard FileDescriptor.isPlainName(name) else { throw FileDescriptor.refusedName("openat", name) }
+    /// `O_NONBLOCK` and checked again (`fstat`: a regular file, the same device and inode), so a
+    /// FIFO, a device or a link is never opened (as root, opening a device node runs its driver)
+    /// and one put there meanwhile is never read nor waited on. With `keepingAccessTime`
+    /// (`O_NOATIME`, the file's owner only: `EPERM` otherwise) reading it leaves its access time
+    /// as it was. `EINVAL` when `name` is not a plain name.
+    /// `inSubfolder` admits a relative path of plain names (an entry in a format's own shard
+    /// folders: Fresco's `v2.ols100.1/12/<id>.cnt`, a name imgwarm made, not one it read).
+    public func openRegularFile(_ name: String, keepingAccessTime: Bool = false, inSubfolder: Bool = false)
+        throws(SystemError) -> RegularFileOpening
+    {
+        let plain =
+            inSubfolder
+            ? name.split(separator: "/", omittingEmptySubsequences: false).allSatisfy {
+                FileDescriptor.isPlainName(String($0))
+            } : FileDescriptor.isPlainName(name)
+        guard plain else { throw FileDescriptor.refusedName("openat", name) }
         let folder = rawValue
+        let flags =
+            O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | (keepingAccessTime ? imgwarm_o_noatime() : 0)
         return try FileDescriptor.openRegular(
             name, status: { path, info in fstatat(folder, path, &info, AT_SYMLINK_NOFOLLOW) },
-            open: { path in openat(folder, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) })
+            open: { path in openat(folder, path, flags) })
+    }
+
+    /// `openRegularFile(_:keepingAccessTime: true)`, or, where this user may not (another
+    /// owner's file), an ordinary opening with the access time to put back after reading.
+    public func openRegularFileUntouched(_ name: String, inSubfolder: Bool = false) throws(SystemError) -> (
+        RegularFileOpening, restoreAccessTime: Timestamp?
+    ) {
+        do {
+            return (try openRegularFile(name, keepingAccessTime: true, inSubfolder: inSubfolder), nil)
+        } catch  where error.isNotPermitted {
+            let opening = try openRegularFile(name, inSubfolder: inSubfolder)
+            if case .opened(_, let info) = opening { return (opening, info.accessed) }
+            return (opening, nil)
+        }
     }
 
     /// `openRegularFile` for appending (`O_WRONLY | O_APPEND`): every write lands at the file's end,
@@ -98,6 +128,10 @@ extension FileDescriptor {
         guard opened.st_mode & S_IFMT == S_IFREG else {
             _ = Glibc.close(descriptor)
             return .other(kindDescription(opened.st_mode))
+        }
+        guard opened.st_dev == info.st_dev && opened.st_ino == info.st_ino else {
+            _ = Glibc.close(descriptor)
+            return .other("a file replaced while it was opened")
         }
         // Reads of a regular file never wait; the flag goes so that they behave as usual anyway.
         let flags = fcntl(descriptor, F_GETFL)

@@ -59,14 +59,6 @@ public struct FileDescriptor: Sendable, Hashable {
         return try FileDescriptor.check(openat(rawValue, name, flags), "openat", name)
     }
 
-    /// Opens the file `name` to check a cache hit: for reading, never through a link, without
-    /// moving its access time (`O_NOATIME`: the file's owner only, `EPERM` otherwise) and without
-    /// waiting (`O_NONBLOCK`: a FIFO left in a cache folder opens at once; its status then says
-    /// it is no file).
-    public func openForHitCheck(_ name: String) throws(SystemError) -> FileDescriptor {
-        try openForReading(name, keepingAccessTime: true, waiting: false)
-    }
-
     /// Creates the file `name` for writing; fails with `EEXIST` when it exists.
     public func createFile(_ name: String, permissions: UInt32 = 0o644) throws(SystemError) -> FileDescriptor {
         try FileDescriptor.check(

@@ -23,6 +23,11 @@ public enum FileSystem {
         access(path, R_OK) == 0
     }
 
+    /// True when this process may write the file at `path` (`access(W_OK)`).
+    public static func isWritable(_ path: String) -> Bool {
+        access(path, W_OK) == 0
+    }
+
     /// Throws why this process may not read the file at `path` (`access(R_OK)`).
     public static func checkReadable(_ path: String) throws(SystemError) {
         guard access(path, R_OK) == 0 else { throw .last("access", path) }

@@ -23,10 +23,13 @@ import Testing
 
     static func hosts(_ report: [String: Any]) -> [[String: Any]] { report["hosts"] as? [[String: Any]] ?? [] }
 
-    /// A server that serves K = 4 requests at a time, 0.1 s each, queueing the rest: once the
-    /// first 20 are served, it never holds more than 2K of imgwarm's requests, nor more than 2K
-    /// connections, at once.
-    @Test func aServerOfFourHoldsAtMostEightOnceWarmedUp() throws {
+    /// A server that serves K = 4 requests at a time, 0.1 s each, queueing the rest: every URL is
+    /// requested once and downloaded, the host is never called unavailable, and it never holds
+    /// more of imgwarm's requests at once than the limit the report says the host reached. How
+    /// far the limit goes (between 4 and 8 once warmed up) depends on the latency a busy machine
+    /// changes: the simulated `AdaptiveLimitTests.aServerOfFourSettlesBetweenFourAndEight`
+    /// asserts it (issue 49).
+    @Test func aServerOfFourGetsEveryURLOnceWithinTheReportedLimit() throws {
         let image = [UInt8](try Fixtures.data("images/valid/photo.jpg"))
         let limit = CapacityLimit(capacity: 4, serviceTime: 0.1)
         let server = LoopbackServer(
@@ -35,31 +38,28 @@ import Testing
             })
         let port = try server.start()
         defer { server.stop() }
-        // Warm-up: the first 20 answers (half a second at 40 a second); then the peaks start anew.
-        let watcher = Thread {
-            for _ in 0..<600 where limit.served < 20 { usleep(10_000) }
-            limit.resetPeak()
-            server.resetPeakConnections()
-        }
-        watcher.start()
         let temp = try TemporaryFolder()
         let list = try Self.list(temp, (0..<100).map { "http://127.0.0.1:\(port)/k/\($0).jpg" })
         let result = try CLI.run(
             ["prefetch", "--disk-cache-path", temp.path("cache"), "--quiet", "--report", "-", list], home: temp.path)
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(limit.served == 100)
-        #expect(limit.peakHeld <= 8, "requests held at once after the warm-up: \(limit.peakHeld)")
-        #expect(server.peakConnections <= 8, "connections open at once after the warm-up: \(server.peakConnections)")
         let host = try #require(Self.hosts(try Self.report(result)).first)
-        #expect((host["peakLimit"] as? Int ?? 99) <= 8, "\(host)")
-        #expect((host["finalLimit"] as? Int ?? 0) >= 4, "it keeps the server's 4 busy: \(host)")
         #expect(host["requests"] as? Int == 100)
         #expect(host["unavailable"] as? Bool == false)
+        let peakLimit = try #require(host["peakLimit"] as? Int)
+        #expect(limit.peakHeld <= peakLimit, "held at once \(limit.peakHeld), the host's peak limit \(peakLimit)")
+        #expect(peakLimit <= 64, "the ceiling: \(host)")
     }
 
-    /// Against a server that answers every request as fast however many it holds, the limit
-    /// rises above 6 (the report says how far), and `--verbose` says so once it grew by half.
-    @Test func theLimitRisesAgainstAServerThatKeepsUp() throws {
+    /// Against a server that answers every request in 0.1 s however many it holds: the report's
+    /// median latency is at least what the server holds each answer, and `--verbose`'s lines
+    /// agree with the report: none names a limit above the host's peak, and a peak of 9 or more
+    /// (6 grown by half) was told. Whether it grows depends on the latency a busy machine changes: the simulated
+    /// `SlotPolicyTests.aHostThatKeepsUpGrowsAndSaysSo` and
+    /// `AdaptiveLimitTests.aServerFortyMillisecondsAwayThatServesEverythingGetsTheCeiling` assert
+    /// that (issue 49).
+    @Test func theVerboseLinesAgreeWithTheReportedLimit() throws {
         let image = [UInt8](try Fixtures.data("images/valid/photo.jpg"))
         let server = LoopbackServer { _ in
             { _, responder in
@@ -75,11 +75,21 @@ import Testing
             ["prefetch", "--disk-cache-path", temp.path("cache"), "--verbose", "--report", "-", list], home: temp.path)
         #expect(result.status == 0, "\(result.stderrText)")
         let host = try #require(Self.hosts(try Self.report(result)).first)
-        #expect((host["peakLimit"] as? Int ?? 0) > 6, "\(host)")
         #expect(host["host"] as? String == "http://127.0.0.1:\(port)")
         let median = host["medianLatencySeconds"] as? Double ?? 0
         #expect(median >= 0.09, "each answer is held 0.1 s: \(host)")
-        #expect(result.stderrText.contains("127.0.0.1:\(port): limit 6 → 12 (latency steady)"), "\(result.stderrText)")
+        // "127.0.0.1:PORT: limit A → B (cause)": the highest B is the report's peak (6 when none).
+        let prefix = "127.0.0.1:\(port): limit "
+        let reached = result.stderrText.split(separator: "\n").compactMap { line -> Int? in
+            guard let range = line.range(of: prefix),
+                let arrow = line.range(of: " → ", range: range.upperBound..<line.endIndex)
+            else { return nil }
+            return Int(line[arrow.upperBound...].prefix(while: \.isNumber))
+        }
+        // A move by half or more since the last line is told: from 6, a peak of 9 or more is.
+        let peak = try #require(host["peakLimit"] as? Int)
+        #expect(reached.allSatisfy { $0 <= peak }, "\(host)\n\(result.stderrText)")
+        #expect(peak < 9 || !reached.isEmpty, "\(host)\n\(result.stderrText)")
     }
 
     /// A 429 with Retry-After halves the host's limit at once (6 → 3, which --verbose prints);

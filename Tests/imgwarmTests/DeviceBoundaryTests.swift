@@ -186,6 +186,30 @@ import Testing
         #expect(d.leftInParent.isEmpty)
     }
 
+    /// An output that is not empty, whose folder is missing, or bounds of 0 are refused with
+    /// exit 2 before adb runs; what is there stays as it was.
+    @Test func anUnusableOutputOrBoundIsRefusedBeforeAdbRuns() throws {
+        let d = try Device()
+        try FileManager.default.createDirectory(atPath: d.output, withIntermediateDirectories: false)
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: d.output + "/notes.txt"))
+        let base = ["pull", "--cache-format", "glide", "--package", Self.package, "--adb", PushPullTests.adb]
+        let cases: [([String], String)] = [
+            (["--output", d.output], "is not an empty folder"),
+            (["--output", d.temp.path("missing/pulled")], "does not exist: create it first"),
+            (["--output", d.temp.path("out/other"), "--stream-limit", "0"], "--stream-limit 0"),
+            (["--output", d.temp.path("out/other"), "--stall-timeout", "0"], "--stall-timeout 0"),
+        ]
+        for (options, words) in cases {
+            let pull = try d.run(base + options)
+            #expect(pull.status == 2, "\(options): \(pull.stderrText)")
+            #expect(pull.stderrText.contains(words), "\(options): \(pull.stderrText)")
+        }
+        #expect(d.log.isEmpty, "adb ran: \(d.log)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: d.output) == ["notes.txt"])
+        #expect(!FileManager.default.fileExists(atPath: d.temp.path("missing")))
+        #expect(!FileManager.default.fileExists(atPath: d.temp.path("out/other")))
+    }
+
     /// Option values that would run on the device's shell are refused by their grammar, exit 2,
     /// before adb runs; nothing is created on the device.
     @Test(arguments: [
@@ -256,6 +280,31 @@ import Testing
         #expect(kill(adb, 0) != 0, "adb (\(adb)) still runs")
         #expect(!FileManager.default.fileExists(atPath: d.output))
         #expect(d.leftInParent.isEmpty, "\(d.leftInParent)")
+    }
+
+    /// SIGTERM while push copies ends adb, removes the private scratch folder, exits 143, and
+    /// leaves the app's cache as it was.
+    @Test func aSignalDuringAPushEndsAdbAndRemovesTheScratch() throws {
+        let setup = try PushPullTests.Setup(try #require(CacheFormats.named("glide")))
+        let scratch = setup.s.h.temp.path("scratch")
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        let before = try setup.appFiles()
+        let run = try BackgroundProcess(
+            CLI.binary, ["push", "--package", PushPullTests.package, "--adb", PushPullTests.adb] + setup.s.options,
+            environment: CLI.environment(
+                home: setup.s.h.temp.path,
+                extra: ["FAKE_ADB_DEVICE": setup.device, "FAKE_ADB_HANG_IN": "1", "TMPDIR": scratch]),
+            folder: setup.s.h.temp.url)
+        let pidFile = setup.device + "/.adb-exec-in-pid"
+        #expect(eventually { FileManager.default.fileExists(atPath: pidFile) })
+        let adb = try #require(Int32(String(contentsOfFile: pidFile, encoding: .utf8)))
+        run.signal(SIGTERM)
+        let end = run.wait(timeout: 20)
+        #expect(end.status == 143, "\(run.stderr)")
+        #expect(run.stderr.contains("stopped by SIGTERM"), "\(run.stderr)")
+        #expect(kill(adb, 0) != 0, "adb (\(adb)) still runs")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch).isEmpty)
+        #expect(try setup.appFiles() == before)
     }
 
     /// SIGTERM while pack waits for the cache lock removes its partial archive and exits 143.

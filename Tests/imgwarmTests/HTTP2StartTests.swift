@@ -74,14 +74,16 @@ import Testing
         return (result, try server.stats())
     }
 
-    /// Every answer held back a second: what went out before the first answer is what the
-    /// handshake allowed. Over an unknown https host that is 6; once the handshake agreed on `h2`
-    /// (ALPN), the first connection's 100 streams and the transfer that opens the second.
+    /// Every answer held back a second: the handshake's agreement on `h2` (ALPN) raises the
+    /// host's limit to 200 (said once under --verbose), and its streams never need more than two
+    /// connections. How many streams go out before the first answer depends on how fast a busy
+    /// machine sends them: the simulated
+    /// `MultiplexedStartTests.aHandshakeThatAgreedOnHTTP2StartsTheHostBeforeItsFirstAnswer`
+    /// asserts it (issue 49).
     @Test func aHostWhoseHandshakeAgreesOnHTTP2StartsBeforeItsFirstAnswer() throws {
         let (result, stats) = try run([], holdMilliseconds: 1000)
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(result.stderrText.contains(": limit 6 → 200 (the host multiplexes (HTTP/2))"), "\(result.stderrText)")
-        #expect((stats["heldStreams"] ?? 0) > 6, "streams sent before any answer: \(stats)")
         #expect((stats["peakSessions"] ?? 99) <= 2, "\(stats)")
     }
 

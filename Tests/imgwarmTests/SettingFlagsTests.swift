@@ -30,7 +30,7 @@ import Testing
     /// Every flag of the table is an option of some command: a renamed option shows up here.
     @Test func everyFlagIsAnOptionOfACommand() {
         let commands: [ParsableCommand.Type] = [
-            Prefetch.self, Path.self, Stats.self, Clean.self, Blacklist.self, Push.self,
+            Prefetch.self, Path.self, Stats.self, Clean.self, Blacklist.self, Push.self, Pull.self, Pack.self,
         ]
         let help = commands.map { Imgwarm.helpMessage(for: $0, columns: 200) }.joined(separator: "\n")
         for setting in Setting.allCases {

@@ -98,10 +98,12 @@ public final class CacheLock {
         held = false
     }
 
-    /// Runs `body` holding the shared lock.
+    /// Runs `body` holding the shared lock. A lock the caller already held (shared or exclusive)
+    /// stays held afterwards: only a lock taken here is released here.
     public func withShared<T>(timeout: Double, _ body: () throws -> T) throws -> T {
+        let takenHere = !held
         try lockShared(timeout: timeout)
-        defer { unlock() }
+        defer { if takenHere { unlock() } }
         return try body()
     }
 }

@@ -55,17 +55,19 @@ extension CacheStore {
     ) {
         guard mayBePresent(name) else { return (.miss, nil, nil) }
         let file: FileDescriptor
+        let info: FileStatus
         do {
-            file = try folderDescriptor.openForHitCheck(name)
+            // A FIFO, a device node or a link at the name is never opened (docs/hardening.md).
+            switch try folderDescriptor.openRegularFile(name, keepingAccessTime: true, inSubfolder: true) {
+            case .opened(let opened, let status): (file, info) = (opened, status)
+            case .absent: return (.miss, nil, nil)
+            case .other: return (lookup(name, now: now), nil, nil)
+            }
         } catch {
             if error.isNotFound { return (.miss, nil, nil) }
             let found = lookup(name, now: now)
             guard case .hit(let size) = found else { return (found, nil, nil) }
             return (found, damage(of: name, size: size), nil)
-        }
-        guard let info = try? file.status() else {
-            file.close()
-            return (.miss, nil, nil)
         }
         let found = judge(name, info, now: now)
         if case .hit(let size) = found {
@@ -81,11 +83,13 @@ extension CacheStore {
 
     /// `damage(of:size:)` in the cache folder `folder` (the dry run has no store).
     static func damage(of name: String, size: Int, in folder: FileDescriptor, storesEncoded: Bool) -> String? {
-        guard
-            let file = (try? folder.openForReading(name, keepingAccessTime: true))
-                ?? (try? folder.openForReading(name))
+        guard let (opening, restore) = try? folder.openRegularFileUntouched(name, inSubfolder: true),
+            case .opened(let file, _) = opening
         else { return nil }
-        defer { file.close() }
+        defer {
+            if let restore { try? file.setAccessTime(restore) }
+            file.close()
+        }
         return damage(in: file, size: size, storesEncoded: storesEncoded)
     }
 

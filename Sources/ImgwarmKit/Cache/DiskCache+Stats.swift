@@ -97,22 +97,13 @@ extension DiskCache {
     /// `O_NOATIME` needs the file's owner (or CAP_FOWNER); otherwise the access time is put back
     /// after reading, which moves only the change time.
     static func sniffWithoutTouching(directory: FileDescriptor, name: String, buffer: inout [UInt8]) -> ImageFormat? {
-        var restoreAccessTime = false
-        let file: FileDescriptor
-        do {
-            file = try directory.openForReading(name, keepingAccessTime: true)
-        } catch  where error.isNotPermitted {
-            guard let opened = try? directory.openForReading(name) else { return nil }
-            file = opened
-            restoreAccessTime = true
-        } catch {
-            return nil
-        }
+        // Only a regular file is opened: a FIFO or device node at the name is never opened.
+        guard let (opening, restore) = try? directory.openRegularFileUntouched(name, inSubfolder: true),
+            case .opened(let file, _) = opening
+        else { return nil }
         defer { file.close() }
-        let before = restoreAccessTime ? try? file.status() : nil
-        if restoreAccessTime && before == nil { return nil }
         let count = (try? file.read(into: &buffer)) ?? 0
-        if let before { try? file.setAccessTime(before.accessed) }
+        if let restore { try? file.setAccessTime(restore) }
         guard count > 0 else { return nil }
         return buffer.withUnsafeBytes { ImageFormat.sniff(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
     }

@@ -14,6 +14,14 @@ public enum Redaction {
         return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
     }
 
+    /// `text` with the password of every URL in it hidden as `redact` hides one (a message
+    /// that quotes URLs).
+    public static func redactAll(_ text: String) -> String {
+        guard text.contains("@") else { return text }
+        return text.split(separator: " ", omittingEmptySubsequences: false).map { redact(String($0)) }
+            .joined(separator: " ")
+    }
+
     /// Shortens `text` to at most `limit` characters for messages, marking the cut.
     public static func excerpt(_ text: String, limit: Int = 200) -> String {
         guard text.count > limit else { return text }

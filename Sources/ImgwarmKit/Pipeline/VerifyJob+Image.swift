@@ -13,30 +13,31 @@ extension VerifyJob {
     /// The file is read without moving its access time (the date SDWebImage and Nuke expire by):
     /// `O_NOATIME` where the file's owner runs imgwarm, else the access time is put back after
     /// reading, as `stats` does (docs/usage.md, "imgwarm stats").
+    ///
+    /// Only a regular file is opened (`openRegularFileUntouched`: its type checked before and
+    /// after the opening): a FIFO or a device node swapped in since the hit was judged is a miss,
+    /// never opened nor waited on.
     func inspectImage(_ check: inout Check, size: UInt64, in folder: FileDescriptor) {
-        var restoreAccessTime = false
         let file: FileDescriptor
+        let restore: Timestamp?
         do {
-            file = try folder.openForReading(check.fileName, keepingAccessTime: true)
-        } catch {
-            if error.isNotPermitted, let opened = try? folder.openForReading(check.fileName) {
-                file = opened
-                restoreAccessTime = true
-            } else {
-                check.read = .miss(.unreadable)
-                check.detail = error.description
+            let (opening, restoreAccessTime) = try folder.openRegularFileUntouched(check.fileName, inSubfolder: true)
+            switch opening {
+            case .opened(let opened, _): (file, restore) = (opened, restoreAccessTime)
+            case .absent:
+                check.read = .miss(.absent)
+                return
+            case .other(let kind):
+                check.read = .miss(.notAFile)
+                check.detail = kind
                 return
             }
-        }
-        defer { file.close() }
-        let before: FileStatus?
-        do {
-            before = restoreAccessTime ? try file.status() : nil
         } catch {
             check.read = .miss(.unreadable)
             check.detail = error.description
             return
         }
+        defer { file.close() }
         let limit = size > UInt64(configuration.maxCheckedBytes) ? ImageFormat.sniffLength : Int(size)
         var bytes = [UInt8](repeating: 0, count: limit)
         var count = 0
@@ -51,7 +52,7 @@ extension VerifyJob {
                 break
             }
         }
-        if let before { try? file.setAccessTime(before.accessed) }
+        if let restore { try? file.setAccessTime(restore) }
         if let failure {
             check.read = .miss(.unreadable)
             check.detail = failure.description

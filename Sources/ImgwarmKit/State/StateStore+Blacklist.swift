@@ -38,7 +38,8 @@ extension StateStore {
                 INSERT OR REPLACE INTO blacklist(key, failed_at, error_class, message, http_status, attempts, client) VALUES (?, ?, ?, ?, ?, ?, ?)
                 """),
             [
-                .text(entry.url), .real(entry.failedAt), .text(entry.errorClass), .text(entry.message),
+                .text(storedKey(entry.url)), .real(entry.failedAt), .text(entry.errorClass),
+                .text(Redaction.redactAll(entry.message)),
                 integer(entry.httpStatus), .integer(Int64(entry.attempts)), entry.client.map { .text($0) } ?? .null,
             ])
     }
@@ -51,8 +52,9 @@ extension StateStore {
     {
         var found: BlacklistEntry?
         let columns = "key, failed_at, error_class, message, http_status, attempts" + (version >= 2 ? ", client" : "")
-        try query("SELECT \(columns) FROM blacklist WHERE key = ?", [.text(url)]) { row in
+        try query("SELECT \(columns) FROM blacklist WHERE key = ?", [.text(storedKey(url))]) { row in
             found = StateStore.decodeBlacklist(row)
+            found?.url = url
             if version >= 2, !row.isNull(6) { found?.client = row.text(6) }
         }
         guard let found else { return nil }
@@ -71,7 +73,7 @@ extension StateStore {
     /// Takes `url` off the blacklist; true when it was on it.
     @discardableResult
     public func unblacklist(_ url: String) throws(StateError) -> Bool {
-        try run(try statement("DELETE FROM blacklist WHERE key = ?"), [.text(url)])
+        try run(try statement("DELETE FROM blacklist WHERE key = ?"), [.text(storedKey(url))])
         return db.changes > 0
     }
 

@@ -41,7 +41,8 @@ extension StateStore {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """),
             [
-                .text(record.key), .text(record.fileName), .integer(Int64(record.size)), text(record.format),
+                .text(storedKey(record.key)), .text(record.fileName), .integer(Int64(record.size)),
+                text(record.format),
                 integer(record.width), integer(record.height), text(record.etag), text(record.lastModified),
                 .real(record.fetchedAt), .real(record.validatedAt),
             ])
@@ -54,7 +55,7 @@ extension StateStore {
             try statement(
                 """
                 UPDATE entries SET validated_at = ?, etag = coalesce(?, etag), last_modified = coalesce(?, last_modified) WHERE key = ?
-                """), [.real(time), text(etag), text(lastModified), .text(key)])
+                """), [.real(time), text(etag), text(lastModified), .text(storedKey(key))])
     }
 
     /// The record of `key`, or nil.
@@ -62,10 +63,10 @@ extension StateStore {
         var found: Record?
         try query(
             "SELECT key, file_name, size, format, width, height, etag, last_modified, fetched_at, validated_at FROM entries WHERE key = ?",
-            [.text(key)]
+            [.text(storedKey(key))]
         ) { row in
             found = Record(
-                key: row.text(0) ?? "", fileName: row.text(1) ?? "", size: Int(row.int64(2)), format: row.text(3),
+                key: key, fileName: row.text(1) ?? "", size: Int(row.int64(2)), format: row.text(3),
                 width: row.isNull(4) ? nil : Int(row.int64(4)), height: row.isNull(5) ? nil : Int(row.int64(5)),
                 etag: row.text(6), lastModified: row.text(7), fetchedAt: row.double(8), validatedAt: row.double(9))
         }

@@ -15,10 +15,13 @@ public final class StateStore {
     public private(set) var movedAside: String?
 
     /// The schema version this build writes (`PRAGMA user_version`).
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
     /// The schema version of the open database: `schemaVersion`, or an older one a read-only
     /// opening still reads (the columns a newer version added are then absent).
     private(set) var version = StateStore.schemaVersion
+    /// The salt of the passwords' digests in stored keys (`StateStore+Credentials`); nil in a
+    /// database before schema 3 that is only read.
+    private(set) var credentialSalt: String?
 
     /// The default location: `<private folder>/state.sqlite`.
     public static func defaultPath(for location: CacheLocation) -> String {
@@ -61,6 +64,7 @@ public final class StateStore {
                 throw StateStore.classify(error, path: path)
             }
             version = Int((try? db.scalarText("PRAGMA user_version")) ?? "") ?? StateStore.schemaVersion
+            credentialSalt = StateStore.readSalt(db)
             return
         }
         try StateStore.makeParent(of: path)
@@ -90,6 +94,7 @@ public final class StateStore {
         } catch {
             throw StateStore.classify(error, path: path)
         }
+        credentialSalt = StateStore.readSalt(db)
     }
 
     /// Creates the database file with mode 0600 when it is missing (SQLite would use 0644, and
@@ -143,8 +148,22 @@ public final class StateStore {
         return try StateStore(path: path, busyTimeout: busyTimeout, readOnly: true)
     }
 
+    /// A connection that reads the existing database at `path` and leaves nothing beside it: a
+    /// read-only connection to a database in WAL mode creates its `-wal` and `-shm` files and
+    /// cannot remove them, so where this user may write the database, and no `-wal` is there
+    /// (no writer has it open), it is opened read-write with `query_only` (no statement can
+    /// change it); the last connection to close then removes both, as SQLite does for a writer.
+    static func openReader(_ path: String) throws(SQLiteError) -> SQLiteDatabase {
+        guard !FileSystem.exists(path + "-wal"), FileSystem.isWritable(path) else {
+            return try SQLiteDatabase(path: path, readOnly: true, create: false)
+        }
+        let db = try SQLiteDatabase(path: path, create: false)
+        try db.execute("PRAGMA query_only = ON")
+        return db
+    }
+
     private static func openReadOnly(_ path: String, busyTimeout: Double) throws(SQLiteError) -> SQLiteDatabase {
-        let db = try SQLiteDatabase(path: path, readOnly: true)
+        let db = try openReader(path)
         db.setBusyTimeout(milliseconds: Int32(clamping: Int(busyTimeout * 1000)))
         try checkIntegrity(db)
         let version = Int(try db.scalarText("PRAGMA user_version") ?? "0") ?? 0
@@ -176,9 +195,7 @@ public final class StateStore {
     /// every page, 120 ms of a hits-only pass over 100,000 cached lines (docs/performance.md).
     public static func quickCheck(path: String) -> CheckedFile? {
         guard let before = CheckedFile(path) else { return nil }
-        guard let db = try? SQLiteDatabase(path: path, readOnly: true, create: false),
-            (try? checkIntegrity(db)) != nil
-        else { return nil }
+        guard let db = try? openReader(path), (try? checkIntegrity(db)) != nil else { return nil }
         return CheckedFile(path) == before ? before : nil
     }
 
@@ -261,6 +278,12 @@ public final class StateStore {
         """
         ALTER TABLE blacklist ADD COLUMN client TEXT;
         """,
+        // 3: no password in clear (StateStore+Credentials): the salt of their digests; the keys
+        // of earlier versions are rewritten by `migrate`.
+        """
+        CREATE TABLE meta(name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+        INSERT INTO meta(name, value) VALUES ('credential-salt', lower(hex(randomblob(16))));
+        """,
     ]
 
     private static func migrate(_ db: SQLiteDatabase) throws(SQLiteError) {
@@ -275,6 +298,7 @@ public final class StateStore {
             }
             return
         }
+        var rewritten = false
         try db.transaction { () throws(SQLiteError) in
             // Another process may have migrated while this one waited for the lock.
             let now = Int(try db.scalarText("PRAGMA user_version") ?? "0") ?? 0
@@ -282,7 +306,9 @@ public final class StateStore {
                 try db.execute(migrations[version])
                 try db.execute("PRAGMA user_version = \(version + 1)")
             }
+            if now < 3, let salt = readSalt(db) { rewritten = try rewriteCredentials(db, salt: salt) }
         }
+        if rewritten { try wipeFreedPages(db) }
     }
 
     // MARK: - Transactions

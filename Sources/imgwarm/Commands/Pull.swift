@@ -20,8 +20,9 @@ struct Pull: ParsableCommand {
             end-of-archive blocks and be at most --stream-limit bytes, with no silence longer \
             than --stall-timeout; it is laid out in a private folder beside --output and renamed \
             into place only when whole. --output must be a new name in an existing folder, or an \
-            empty folder; a failure, or a stop signal (which also ends adb), leaves it as it was \
-            (not created when it did not exist) and exits with 3 (128+N for signal N).
+            empty folder (else exit 2, before adb runs); a failure, or a stop signal (which also \
+            ends adb), leaves it as it was (not created when it did not exist) and exits with 3 \
+            (128+N for signal N).
 
             \(AdbOptions.testedText)
 
@@ -85,6 +86,12 @@ struct Pull: ParsableCommand {
             }
         }
         if output.isEmpty { throw CommandFailure.usage("--output '' names no folder: give a path") }
+        if streamLimit == 0 {
+            throw CommandFailure.usage("--stream-limit 0 would take nothing: give a size, e.g. 2GiB")
+        }
+        if stallTimeout == 0 {
+            throw CommandFailure.usage("--stall-timeout 0 would stop every copy: give seconds, e.g. 60")
+        }
         let device = try adbOptions.device()
         let job = PullJob(
             format: format, namespace: namespace, device: device, output: output, configuration: configuration)
@@ -92,9 +99,11 @@ struct Pull: ParsableCommand {
         do {
             folder = try job.run()
         } catch {
-            var stopped: Int32?
-            if case .device(.stopped(let signal)) = error { stopped = signal }
-            throw AdbOptions.failure(error.description, stopped: stopped)
+            switch error {
+            case .outputNotEmpty, .noParent: throw CommandFailure.usage(EscapedText.escaped(error.description))
+            case .device(.stopped(let signal)): throw AdbOptions.failure(error.description, stopped: signal)
+            default: throw AdbOptions.failure(error.description, stopped: nil)
+            }
         }
         guard !quietOption.quiet else { return }
         Console.error("pulled the app's \(job.parts.joined(separator: " and ")) into \(output): \(folder)")

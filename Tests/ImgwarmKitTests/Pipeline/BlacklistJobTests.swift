@@ -51,8 +51,13 @@ import Testing
             try state.blacklist(entry("https://eve:two@example.com/b.png", at: 3))
         }
         let writer = try BlacklistJob(location: location, configuration: .init(), forWriting: true)
-        #expect(
-            try writer.remove("https://bob:***@example.com/a.png") == .removed("https://bob:s3cret@example.com/a.png"))
+        // The state keeps the password as a digest only (issue 50): what was removed shows so.
+        let removed = try writer.remove("https://bob:***@example.com/a.png")
+        guard case .removed(let url) = removed else {
+            Issue.record("\(removed)")
+            return
+        }
+        #expect(Redaction.redact(url) == "https://bob:***@example.com/a.png" && !url.contains("s3cret"), "\(url)")
         #expect(try writer.remove("https://eve:***@example.com/b.png") == .ambiguous(2))
         #expect(try writer.entries().count == 2, "an ambiguous form removes nothing")
         #expect(try writer.remove("https://eve:two@example.com/b.png") == .removed("https://eve:two@example.com/b.png"))

@@ -47,6 +47,28 @@ import Testing
         #expect(policy.figures.first?.peakLimit == 6)
     }
 
+    /// A host whose latency holds while its transfers are doubled grows 6 → 12 and says why in the
+    /// words `--verbose` prints ("latency steady"): the simulated equivalent of the loopback test
+    /// that asserted the line (issue 49: a busy machine changes the latency it measured).
+    @Test func aHostThatKeepsUpGrowsAndSaysSo() {
+        let policy = SlotPolicy(SlotPolicy.Configuration())
+        var now = 0.0
+        var events: [SlotPolicy.Event] = []
+        for _ in 0..<4 where events.isEmpty {
+            var started: [Double] = []
+            while policy.hostHasRoom("http://a", now: now) && started.count < 64 {
+                policy.started("http://a", now: now)
+                started.append(now)
+            }
+            now += 0.1
+            for start in started { events += policy.finished("http://a", Self.ok(0.1, at: start), now: now) }
+        }
+        #expect(
+            events == [.limitChanged(HostLimitChange(host: "http://a", from: 6, to: 12, cause: "latency steady"))],
+            "\(events)")
+        #expect(policy.figures.first?.peakLimit == 12)
+    }
+
     /// Rounds of failures (each of requests started after the previous round ended) make a host
     /// unavailable, once; the failures of one round count once.
     @Test func fiveRoundsOfConnectionFailuresMakeAHostUnavailableOnce() {

@@ -11,6 +11,25 @@ import Testing
 @Suite struct StateStoreTests {
     func path(_ temp: TemporaryFolder) -> String { temp.path("private/state.sqlite") }
 
+    /// Reading a database no writer has open (a dry run, `stats`, `pack`, the prefetch's check
+    /// run ahead) leaves no `-wal` or `-shm` beside it (issue 50).
+    @Test func aReaderLeavesNoWALFilesBeside() throws {
+        let temp = try TemporaryFolder()
+        do {
+            let store = try StateStore(path: path(temp))
+            _ = try store.counts()
+        }
+        let beside = { try FileManager.default.contentsOfDirectory(atPath: temp.path("private")).sorted() }
+        #expect(try beside() == ["state.sqlite"], "the writer closed cleanly")
+        #expect(StateStore.quickCheck(path: path(temp)) != nil)
+        #expect(try beside() == ["state.sqlite"], "after the quick check")
+        do {
+            let reader = try #require(try StateStore.openExisting(path: path(temp)))
+            #expect(try reader.counts() == (trackedKeys: 0, blacklisted: 0))
+        }
+        #expect(try beside() == ["state.sqlite"], "after a read-only opening")
+    }
+
     @Test func freshDatabaseHasTheCurrentSchemaAndIsPrivate() throws {
         let temp = try TemporaryFolder()
         let store = try StateStore(path: path(temp))
@@ -183,7 +202,7 @@ import Testing
         #expect(try reader.blacklistEntry(forURL: "u", now: 6, ttl: .never, client: "any")?.errorClass == "tls")
         #expect(try reader.db.scalarText("PRAGMA user_version") == "1", "a reader migrates nothing")
         let writer = try StateStore(path: path(temp))
-        #expect(try writer.db.scalarText("PRAGMA user_version") == "2")
+        #expect(try writer.db.scalarText("PRAGMA user_version") == "\(StateStore.schemaVersion)")
         #expect(try writer.blacklistEntries().map(\.url) == ["u"])
         #expect(
             try writer.blacklistEntry(forURL: "u", now: 6, ttl: .never, client: "any") != nil, "no fingerprint: holds")
