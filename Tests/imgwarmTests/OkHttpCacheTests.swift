@@ -97,6 +97,15 @@ struct OkHttpCacheTests {
         }
         #expect(reads[0].plain == "200" && reads[1].plain == "200", "max-age=3600: served offline, \(reads)")
         #expect(reads[2].plain == "offline", "no caching headers: OkHttp revalidates, \(reads)")
+        // A gzip body is an image once decoded, as OkHttp decodes it: verify finds it, and the
+        // next prefetch takes it for a hit, not for a damaged file to fetch again.
+        let list = try h.temp.write("again.txt", Data((urls.joined(separator: "\n") + "\n").utf8))
+        let verify = try h.run(["verify", "--json", "--cache-format", "coil1", "--disk-cache-path", folder, list])
+        #expect(try verify.entries.map { $0["reason"] as? String } == [nil, nil, nil], "\(verify.result.stdoutText)")
+        #expect(try verify.entries.first?["imageFormat"] as? String == "png")
+        let again = try Self.prefetch(h, urls, folder: folder, format: "coil1")
+        #expect(!again.stderr.contains("damaged"), "\(again.stderr)")
+        #expect(try (1...3).map { try again.entry(line: $0)["outcome"] as? String } == ["cached", "cached", "cached"])
     }
 
     /// `--freshness` stores `Cache-Control: max-age` in place of the response's caching headers:

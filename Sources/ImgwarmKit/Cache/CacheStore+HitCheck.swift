@@ -1,3 +1,4 @@
+import Curl
 import ImgwarmSystem
 
 extension CacheStore {
@@ -37,8 +38,12 @@ extension CacheStore {
     /// they cannot tell). Reads without moving the access time where imgwarm owns the file. A
     /// file imgwarm cannot open or read is left a hit: that is `verify`'s to say.
     public func damage(of name: String, size: Int) -> String? {
-        CacheStore.damage(of: name, size: size, in: folderDescriptor)
+        CacheStore.damage(of: name, size: size, in: folderDescriptor, storesEncoded: storesEncodedBodies)
     }
+
+    /// True when the format keeps bodies as they came off the network (OkHttp's: a gzip body
+    /// stays gzip, and the app's client decodes it when it reads the cache).
+    var storesEncodedBodies: Bool { location.format is any RequestProfileFormat }
 
     /// `lookup(_:)`, then `damage(of:size:)` of a hit, through one opening of the file rather
     /// than three lookups of its name (a status, an opening, the touch's times): a hit's path is
@@ -66,7 +71,9 @@ extension CacheStore {
         }
         let found = judge(name, info, now: now)
         if case .hit(let size) = found {
-            guard let damage = CacheStore.damage(in: file, size: size) else { return (found, nil, file) }
+            guard let damage = CacheStore.damage(in: file, size: size, storesEncoded: storesEncodedBodies) else {
+                return (found, nil, file)
+            }
             file.close()
             return (found, damage, nil)
         }
@@ -75,7 +82,7 @@ extension CacheStore {
     }
 
     /// `damage(of:size:)` in the cache folder `folder` (the dry run has no store).
-    static func damage(of name: String, size: Int, in folder: FileDescriptor) -> String? {
+    static func damage(of name: String, size: Int, in folder: FileDescriptor, storesEncoded: Bool) -> String? {
         guard let (opening, restore) = try? folder.openRegularFileUntouched(name, inSubfolder: true),
             case .opened(let file, _) = opening
         else { return nil }
@@ -83,14 +90,39 @@ extension CacheStore {
             if let restore { try? file.setAccessTime(restore) }
             file.close()
         }
-        return damage(in: file, size: size)
+        return damage(in: file, size: size, storesEncoded: storesEncoded)
     }
 
-    /// `damage(of:size:)` of the open file `file`.
-    static func damage(in file: FileDescriptor, size: Int) -> String? {
+    /// `damage(of:size:)` of the open file `file`. With `storesEncoded` (a format that keeps
+    /// bodies as received), a gzip file is judged by what it decodes to, as the app's client
+    /// decodes it (no image starts with gzip's magic bytes).
+    static func damage(in file: FileDescriptor, size: Int, storesEncoded: Bool) -> String? {
         let headCount = min(size, HitCheck.headLength)
         var head = [UInt8](repeating: 0, count: headCount)
         guard read(file, into: &head, at: 0) else { return nil }
+        if storesEncoded && head.starts(with: [0x1F, 0x8B]) {
+            guard size <= wholeFileLimit else { return nil }
+            var bytes = [UInt8](repeating: 0, count: size)
+            guard read(file, into: &bytes, at: 0) else { return nil }
+            let decoded = bytes.withUnsafeBytes { raw in
+                ContentDecoding.withGunzipped(raw, limit: wholeFileLimit) { decoded -> String? in
+                    let verdict = HitCheck.judge(
+                        head: UnsafeRawBufferPointer(rebasing: decoded.prefix(HitCheck.headLength)),
+                        tail: UnsafeRawBufferPointer(rebasing: decoded.suffix(HitCheck.tailLength)), size: decoded.count
+                    )
+                    switch verdict {
+                    case .intact: return nil
+                    case .damaged(let reason): return reason
+                    case .needsWholeFile(let format): return HitCheck.whole(decoded, format: format)
+                    }
+                }
+            }
+            switch decoded {
+            case .success(let damage): return damage
+            case .failure(.tooLarge): return nil  // past what a hit check reads: left a hit
+            case .failure(.invalid): return "it is a gzip body that does not decode (not a complete gzip stream)"
+            }
+        }
         var tail = head
         if size > headCount {
             let tailCount = min(size, HitCheck.tailLength)

@@ -303,11 +303,10 @@ public final class CacheStore: Sendable {
     ) {
         var changed = false
         for companion in index.companions(of: name) {
-            let path = CacheLocation.join(location.folder, companion)
-            guard let info = try? FileSystem.status(ofPath: path, followingLinks: false), info.kind == .file,
-                info.size <= UInt64(index.updateLimit),
-                let text = FileSystem.readSmallRegularFile(path, limit: index.updateLimit),
-                let bytes = index.updated(companion: companion, of: name, stored: Array(text.utf8), response: response)
+            guard
+                case .bytes(let stored) = FileSystem.readRegularFile(
+                    atPath: CacheLocation.join(location.folder, companion), limit: index.updateLimit),
+                let bytes = index.updated(companion: companion, of: name, stored: stored, response: response)
             else { continue }
             var failed = false
             bytes.withUnsafeBytes { raw in

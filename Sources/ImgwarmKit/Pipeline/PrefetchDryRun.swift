@@ -65,7 +65,9 @@ struct PrefetchDryRun {
         guard let info = try? folder.status(of: name) else { return .miss }
         switch location.format.read(info, now: .now()) {
         case .hit(let bytes) where index?.check(name) == nil:
-            if let damage = CacheStore.damage(of: name, size: bytes, in: folder) {
+            if let damage = CacheStore.damage(
+                of: name, size: bytes, in: folder, storesEncoded: location.format is any RequestProfileFormat)
+            {
                 recorder.noteDamagedHit(name, damage)
                 return .miss
             }

@@ -1,3 +1,4 @@
+import Curl
 import ImgwarmSystem
 
 extension VerifyJob {
@@ -58,6 +59,21 @@ extension VerifyJob {
             return
         }
         bytes.removeLast(limit - count)
+        // A format that keeps bodies as received (OkHttp's) may hold a gzip body: the app's
+        // client decodes it when it reads the cache, so its decoded bytes are the image.
+        if location.format is any RequestProfileFormat && bytes.starts(with: [0x1F, 0x8B]) && limit == Int(size) {
+            let decoded = bytes.withUnsafeBytes { raw in
+                ContentDecoding.withGunzipped(raw, limit: configuration.maxCheckedBytes) { Array($0) }
+            }
+            switch decoded {
+            case .success(let image): judgeBytes(&check, image, whole: true)
+            case .failure(.tooLarge): check.imageFormat = nil
+            case .failure(.invalid):
+                check.read = .miss(.notAnImage)
+                check.detail = "it is a gzip body that does not decode (not a complete gzip stream)"
+            }
+            return
+        }
         judgeBytes(&check, bytes, whole: limit == Int(size))
     }
 

@@ -150,18 +150,15 @@ public final class JournalIndex: ResponseCompanionsIndex, HitJudgingIndex, Reval
             return .serves(nil)
         }
         let limit = writer.companionLimit
-        guard let info = try? FileSystem.status(ofPath: path(companion), followingLinks: false), info.kind == .file
-        else {
-            return .miss(.absent, "its \(companion) is missing")
-        }
-        guard info.size <= UInt64(limit) else {
+        switch FileSystem.readRegularFile(atPath: path(companion), limit: limit) {
+        case .bytes(let bytes): return writer.judge(hitWith: bytes, now: now)
+        case .absent: return .miss(.absent, "its \(companion) is missing")
+        case .other(let kind): return .miss(.notAFile, "its \(companion) is \(kind), not a regular file")
+        case .tooLarge:
             return .miss(
                 .badMetadata, "its \(companion) is larger than the \(limit) bytes imgwarm reads of an entry's metadata")
+        case .unreadable(let error): return .miss(.unreadable, "its \(companion) cannot be read: \(error)")
         }
-        guard let text = FileSystem.readSmallRegularFile(path(companion), limit: limit) else {
-            return .miss(.unreadable, "its \(companion) cannot be read")
-        }
-        return writer.judge(hitWith: Array(text.utf8), now: now)
     }
 
     public func isEntryFile(_ name: String) -> Bool {
