@@ -1,3 +1,5 @@
+import CImgwarmSys
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -45,12 +47,22 @@ extension FileDescriptor {
     /// looked at first (`fstatat`, not following a link), then opened with `O_NOFOLLOW` and
     /// `O_NONBLOCK` and checked again (`fstat`), so a FIFO, a device or a link put there
     /// meanwhile is never read and never waited on. `EINVAL` when `name` is not a plain name.
-    public func openRegularFile(_ name: String) throws(SystemError) -> RegularFileOpening {
+    /// With `keepingAccessTime`, reading it does not move its access time (`O_NOATIME`) where
+    /// this user owns it; elsewhere it opens as without (the caller may put the time back).
+    public func openRegularFile(_ name: String, keepingAccessTime: Bool = false) throws(SystemError)
+        -> RegularFileOpening
+    {
         guard FileDescriptor.isPlainName(name) else { throw FileDescriptor.refusedName("openat", name) }
         let folder = rawValue
+        let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY
         return try FileDescriptor.openRegular(
             name, status: { path, info in fstatat(folder, path, &info, AT_SYMLINK_NOFOLLOW) },
-            open: { path in openat(folder, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) })
+            open: { path in
+                guard keepingAccessTime else { return openat(folder, path, flags) }
+                let descriptor = openat(folder, path, flags | imgwarm_o_noatime())
+                // O_NOATIME is the owner's (EPERM otherwise).
+                return descriptor < 0 && errno == EPERM ? openat(folder, path, flags) : descriptor
+            })
     }
 
     /// `openRegularFile` for appending (`O_WRONLY | O_APPEND`): every write lands at the file's end,

@@ -42,7 +42,7 @@ struct Keys: ParsableCommand {
                 --json prints the JSON document (docs/keys-detect.schema.json) on standard \
                 output instead.
 
-                Reads only: nothing in the cache folder changes.
+                Reads only: nothing in the cache folder changes, not even an access time.
 
                 Examples:
                   imgwarm keys detect --cache-format kingfisher --cache-dir pulled feed.txt
