@@ -112,6 +112,14 @@ public struct LocalFileRules: Sendable, Equatable {
         public var message: String
     }
 
+    /// `path` from the root folder: itself when absolute, else under the current folder
+    /// (`./` and `//` left out).
+    public static func fullPath(_ path: String) -> String {
+        let full = path.hasPrefix("/") ? path : (FileSystem.currentFolder ?? ".") + "/" + path
+        let parts = full.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+        return "/" + parts.joined(separator: "/")
+    }
+
     /// The resolved path of `path`, named on a line of the list at `listPath` (`-`: standard input).
     public func resolve(_ path: String, listPath: String) -> Result<String, Refusal> {
         let base = root ?? LocalFileRules.folder(of: listPath)
@@ -132,15 +140,17 @@ public struct LocalFileRules: Sendable, Equatable {
             }
         }
         let joined = absolute ? path : base + "/" + path
+        // A relative path is named with where it was looked for (the list's folder, the root).
+        let named = absolute ? path : "\(path) (looked for at \(LocalFileRules.fullPath(joined)))"
         let status: FileStatus
         do {
             status = try FileSystem.status(ofPath: joined)
         } catch {
-            return .failure(Refusal(message: "cannot read \"file\" \(path): \(SystemError.message(error.code))"))
+            return .failure(Refusal(message: "cannot read \"file\" \(named): \(SystemError.message(error.code))"))
         }
         guard status.kind == .file else {
             let what = status.kind == .directory ? "a folder" : "a FIFO, socket or device"
-            return .failure(Refusal(message: "\"file\" \(path) is \(what), not a regular file"))
+            return .failure(Refusal(message: "\"file\" \(named) is \(what), not a regular file"))
         }
         guard let real = FileSystem.resolvedPath(joined), let realBase = FileSystem.resolvedPath(base) else {
             return .failure(Refusal(message: "cannot read \"file\" \(path): its path cannot be resolved"))

@@ -7,7 +7,7 @@ struct Blacklist: ParsableCommand {
         abstract: "Show or edit the blacklist of URLs that failed permanently.",
         discussion: """
             A permanent failure (a 4xx other than 408 and 429, not an image, too large, a bad \
-            redirect, a TLS error…) puts the URL on the blacklist; later prefetches skip it \
+            redirect, a TLS error...) puts the URL on the blacklist; later prefetches skip it \
             without a request until the entry expires (--blacklist-ttl, 7 days by default), a \
             prefetch with --retry-failed succeeds, or it is removed here.
 

@@ -19,8 +19,9 @@ struct Keys: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Find the --key-filter rule that maps the most URLs onto entries of a cache folder.",
             discussion: """
-                Pull the cache off a device or simulator where the app ran (adb exec-out run-as \
-                … tar, xcrun simctl get_app_container) and give the URLs the app loaded (URL \
+                Pull the cache off a device or simulator where the app ran (imgwarm pull, adb \
+                exec-out run-as PACKAGE tar ..., xcrun simctl get_app_container) and give the URLs \
+                the app loaded (URL \
                 lines, JSON Lines or a HAR). The entry names are one-way digests, so keys detect \
                 computes each URL's key under each candidate rule and looks its name up among the \
                 folder's names (the index's listed names for a format with an index; the \
@@ -42,7 +43,7 @@ struct Keys: ParsableCommand {
                 --json prints the JSON document (docs/keys-detect.schema.json) on standard \
                 output instead.
 
-                Reads only: nothing in the cache folder changes.
+                Reads only: nothing in the cache folder changes, not even an access time.
 
                 Examples:
                   imgwarm keys detect --cache-format kingfisher --cache-dir pulled feed.txt

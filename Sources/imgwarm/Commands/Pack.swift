@@ -45,7 +45,7 @@ struct Pack: ParsableCommand {
         help: ArgumentHelp(
             "Whose container layout the archive follows: \(AppContainer.Platform.allCases.map(\.rawValue).joined(separator: ", ")).",
             valueName: "platform"),
-        transform: Pack.platform)
+        completion: .list(AppContainer.Platform.allCases.map(\.rawValue)), transform: Pack.platform)
     var platform: AppContainer.Platform
 
     @Option(

@@ -9,7 +9,10 @@ struct Prefetch: ParsableCommand {
         discussion: """
             Lists: one URL per line (blank lines and # comments ignored), or JSON Lines (.jsonl, \
             or --format jsonl) with "url" and an optional "key", "priority" and "file" (a local file \
-            stored under the URL's key, no request; --files-root) per line; - is standard input. Each URL is its cache key exactly as written, unless its line gives a \
+            stored under the URL's key, no request; --files-root) per line, or a HAR capture (by its content, \
+            {"log": ...}, whatever its name, or --format har): its image entries, keyed by the URL the app \
+            requested; --offline stores their recorded bodies. - is standard input. Each URL is its cache key \
+            exactly as written, unless its line gives a \
             "key" or --key-filter computes keys the way the app's cacheKeyFilter does; the key \
             names the file, the URL is fetched (and blacklisted). --shard K/N handles only the \
             lines of one shard of a fleet. A URL already in the cache is a \

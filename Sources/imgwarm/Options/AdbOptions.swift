@@ -7,8 +7,9 @@ struct AdbOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The app's package name, e.g. com.example.app.", valueName: "package"))
     var package: String
 
+    /// Optional, so that --help prints the default once, in the help's own words.
     @Option(help: ArgumentHelp("The adb program (default: adb on PATH).", valueName: "path"), completion: .file())
-    var adb: String = "adb"
+    var adb: String?
 
     @Option(
         help: ArgumentHelp(
@@ -31,6 +32,7 @@ struct AdbOptions: ParsableArguments {
         if let serial, let problem = AndroidDevice.serialProblem(serial) {
             throw CommandFailure.usage("--serial '\(EscapedText.escaped(serial))' is refused: \(problem)")
         }
+        let adb = self.adb ?? "adb"
         if adb.isEmpty { throw CommandFailure.usage("--adb '' names no program: give adb's path or name") }
         let scratch = CurrentProcess.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var device = AndroidDevice(

@@ -11,7 +11,8 @@ struct CacheLocationOptions: ParsableArguments {
             "The image library whose disk cache this is: \(CacheFormats.names.joined(separator: ", ")) (default \(CacheFormats.all[0].name); push: one of Android's, no default).",
             discussion: "docs/cache-formats.md says where each keeps its folder and how it names its files.",
             valueName: "name"),
-        transform: CacheLocationOptions.format)
+        // Shell completion offers the registry's names, never a list kept by hand.
+        completion: .list(CacheFormats.names), transform: CacheLocationOptions.format)
     var givenFormat: (any CacheFormat)?
 
     /// The format in force: the one given, else SDWebImage's.

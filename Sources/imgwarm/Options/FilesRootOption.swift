@@ -17,12 +17,15 @@ struct FilesRootOption: ParsableArguments {
     /// A root that is not a folder is a usage error, before any line is read.
     func validate() throws {
         guard let filesRoot else { return }
+        // A relative root is named with where it was looked for (the current folder's).
+        let named =
+            filesRoot.hasPrefix("/") ? filesRoot : "\(filesRoot) (looked for at \(LocalFileRules.fullPath(filesRoot)))"
         do {
             guard try FileSystem.status(ofPath: filesRoot).kind == .directory else {
-                throw ValidationError("--files-root \(filesRoot) is not a folder")
+                throw ValidationError("--files-root \(named) is not a folder")
             }
         } catch let error as SystemError {
-            throw ValidationError("--files-root \(filesRoot): \(error.message)")
+            throw ValidationError("--files-root \(named): \(error.message)")
         }
     }
 

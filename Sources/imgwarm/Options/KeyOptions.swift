@@ -27,7 +27,7 @@ struct KeyFilterOptions: ParsableArguments {
 struct ShardOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "Handle only the lines whose key falls in shard K of N (1 ≤ K ≤ N ≤ 65536); the others are counted, not fetched.",
+            "Handle only the lines whose key falls in shard K of N (1 <= K <= N <= 65536); the others are counted, not fetched.",
             valueName: "K/N"),
         transform: ShardOptions.parse)
     var shard: Shard?

@@ -5,7 +5,7 @@ import ImgwarmKit
 struct ListFormatOption: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "How lists are read: auto (a HAR capture by its content, {\"log\": …, or by a .har name; .jsonl and .ndjson are JSON Lines), plain, jsonl or har (default auto).",
+            "How lists are read: auto (a HAR capture by its content, {\"log\": ...}, or by a .har name; .jsonl and .ndjson are JSON Lines), plain, jsonl or har (default auto).",
             valueName: "format"),
         completion: .list(ListFormat.allCases.map(\.rawValue)), transform: Parse.format)
     var format: ListFormat?

@@ -54,19 +54,27 @@ extension JournalIndex {
     }
 
     /// Reads the regular file `name` of `directory` in chunks of `chunkSize`; nil when there is
-    /// none. Anything but a regular file there (a FIFO, a device, a link) is never read.
+    /// none. Anything but a regular file there (a FIFO, a device, a link) is never read. Reading
+    /// does not move its access time (`O_NOATIME`, else the time is put back): `keys detect`,
+    /// `verify` and `pack` only read, and leave every time as they found it.
     func readJournal(_ name: String, in directory: FileDescriptor) throws(CacheIndexError) -> (
         journal: DiskLruJournal, file: JournalFile
     )? {
         let opening: RegularFileOpening
-        do { opening = try directory.openRegularFile(name) } catch { throw .system(path: path(name), error) }
+        do { opening = try directory.openRegularFileUntouched(name).0 } catch {
+            throw .system(path: path(name), error)
+        }
         let file: FileDescriptor
+        let accessed: Timestamp
         switch opening {
         case .absent: return nil
         case .other(let what): throw .notARegularFile(path: path(name), what: what)
-        case .opened(let opened, _): file = opened
+        case .opened(let opened, let info): (file, accessed) = (opened, info.accessed)
         }
-        defer { file.close() }
+        defer {
+            if let now = try? file.status(), now.accessed != accessed { try? file.setAccessTime(accessed) }
+            file.close()
+        }
         var reader = DiskLruJournal.Reader(header: layout.header, dialect: layout.dialect)
         var buffer = [UInt8](repeating: 0, count: JournalIndex.chunkSize)
         while true {

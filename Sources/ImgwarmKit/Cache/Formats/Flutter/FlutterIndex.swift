@@ -76,6 +76,10 @@ public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
             state.withLock { $0.rows = Rows() }
             return
         }
+        // SQLite's reads move the database's access time: it is put back once the database is
+        // closed, so the commands that only read (keys detect, verify) leave it as they found it.
+        let accessed = try? FileSystem.status(ofPath: databasePath, followingLinks: false).accessed
+        defer { if let accessed { FlutterIndex.putBack(accessed, of: databasePath) } }
         guard let db = try open(create: false, readOnly: true, busyTimeout: 5) else { return }
         // Row by row into the index: the rows are never held as a list besides it.
         var rows = Rows()
@@ -88,6 +92,20 @@ public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
             throw FlutterIndex.indexError(error, path: databasePath)
         }
         state.withLock { $0.rows = rows }
+    }
+
+    /// Sets the access time of the file at `path` back to `accessed` when it moved (best effort:
+    /// another user's file cannot be changed).
+    static func putBack(_ accessed: Timestamp, of path: String) {
+        let slash = path.lastIndex(of: "/")
+        let (parent, name) =
+            slash.map { ($0 == path.startIndex ? "/" : String(path[..<$0]), String(path[path.index(after: $0)...])) }
+            ?? (".", path)
+        guard let now = try? FileSystem.status(ofPath: path, followingLinks: false), now.accessed != accessed,
+            let folder = try? FileDescriptor.openFolder(parent)
+        else { return }
+        defer { folder.close() }
+        try? folder.setAccessTime(of: name, to: accessed)
     }
 
     /// Creates the database as the library's `onCreate` does when there is none, in a folder
