@@ -5,7 +5,8 @@
 #   scripts/bench.sh [--files N] [--concurrency C] [--runs R] [--protocol http1|h2|both|none]
 #                    [--rtt MS] [--output-fs disk|tmpfs] [--out DIR] [--imgwarm BINARY]
 #                    [--baseline BINARY] [--capacity K [--service-time S] [--capacity-files N]]
-#                    [--clean-files N] [--skip-clean] [--skip-memory] [--skip-index] [--quick] [--server nginx|node]
+#                    [--clean-files N] [--skip-clean] [--skip-memory] [--skip-index] [--skip-state] [--quick]
+#                    [--server nginx|node]
 #
 # Without --rtt, nginx listens on loopback and every tool gets the same parallelism C (default 16):
 # imgwarm --concurrency C, curl --parallel-max C, wget2 --max-threads C, aria2c -j C; a row
@@ -53,6 +54,7 @@ skip_memory=0
 quick=0
 server=nginx
 skip_index=0
+skip_state=0
 output_fs=disk
 baseline=""
 capacity=""
@@ -74,9 +76,10 @@ while [ $# -gt 0 ]; do
     --clean-files) clean_files=$2; shift 2 ;;
     --skip-clean) skip_clean=1; shift ;;
     --skip-memory) skip_memory=1; shift ;;
-    --quick) quick=1; skip_clean=1; skip_memory=1; skip_index=1; shift ;;
+    --quick) quick=1; skip_clean=1; skip_memory=1; skip_index=1; skip_state=1; shift ;;
     --server) server=$2; shift 2 ;;
     --skip-index) skip_index=1; shift ;;
+    --skip-state) skip_state=1; shift ;;
     --output-fs) output_fs=$2; shift 2 ;;
     -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
@@ -570,6 +573,14 @@ fi
 if [ "$skip_index" -eq 0 ]; then
   echo "== indexed formats: fill and hits-only pass (scripts/bench-index.sh)"
   scripts/bench-index.sh --out "$work/index"
+fi
+
+# ---- the state database's history (issue 50) ---------------------------------------------------
+# A 1,000-line hits-only prefetch whose state remembers 300,000 URLs against the same run without
+# that history (scripts/bench-state.sh).
+if [ "$skip_state" -eq 0 ]; then
+  echo "== the state database's history (scripts/bench-state.sh)"
+  scripts/bench-state.sh --imgwarm "$imgwarm" --out "$work/state"
 fi
 
 echo

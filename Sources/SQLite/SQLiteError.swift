@@ -20,5 +20,8 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     /// True when the file is not a database or is damaged (`SQLITE_NOTADB`, `SQLITE_CORRUPT`).
     public var isCorruption: Bool { primaryCode == SQLITE_NOTADB || primaryCode == SQLITE_CORRUPT }
 
+    /// True when a page of the file is damaged (`SQLITE_CORRUPT`), the header having opened.
+    public var isDamagedPage: Bool { primaryCode == SQLITE_CORRUPT }
+
     public var description: String { "SQLite error \(code): \(message)" }
 }

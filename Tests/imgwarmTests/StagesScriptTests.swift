@@ -41,4 +41,29 @@ import Testing
             "stage build false; stage format true; stage_failed build && echo B; stage_failed format || echo F")
         #expect(run.stdoutText.contains("B\n") && run.stdoutText.contains("F\n"), "\(run.stdoutText)")
     }
+
+    /// The toolchain's driver leaves a `TemporaryDirectory.*` folder in TMPDIR at almost every
+    /// call (issue 50): the scripts' `swift` (scripts/env.sh) gives it a TMPDIR of its own and
+    /// removes it, so none is left where the scripts were run, and the command's status is kept.
+    @Test func theScriptsSwiftLeavesNoTemporaryDirectoryBehind() throws {
+        let temp = try TemporaryFolder()
+        let env = Fixtures.repositoryRoot.appendingPathComponent("scripts/env.sh").path
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = temp.url.path
+        let leftovers = { try FileManager.default.contentsOfDirectory(atPath: temp.url.path) }
+        let plain = try ProcessRunner.run(
+            URL(fileURLWithPath: "/bin/bash"), ["-c", "source '\(env)' && command swift --version"],
+            environment: environment, timeout: 60)
+        #expect(plain.status == 0)
+        #expect(try leftovers().contains { $0.hasPrefix("TemporaryDirectory.") }, "the driver's own habit")
+        for name in try leftovers() { try FileManager.default.removeItem(atPath: temp.path(name)) }
+
+        let wrapped = try ProcessRunner.run(
+            URL(fileURLWithPath: "/bin/bash"),
+            ["-c", "source '\(env)' && swift --version && swift no-such-subcommand; echo status=$?"],
+            environment: environment, timeout: 60)
+        #expect(wrapped.stdoutText.contains("Swift version"), "\(wrapped.stdoutText)")
+        #expect(!wrapped.stdoutText.contains("status=0"), "a failing call keeps its status: \(wrapped.stdoutText)")
+        #expect(try leftovers() == [], "nothing left in TMPDIR")
+    }
 }

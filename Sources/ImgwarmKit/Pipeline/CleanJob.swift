@@ -127,7 +127,8 @@ public struct CleanJob: Sendable {
         FileSystem.resolvedPath(path) ?? CacheLocation.absolute(path)
     }
 
-    /// Deletes the state rows of the removed files, and any row whose file is gone (docs/cache-contract.md §3).
+    /// Deletes the state rows of the removed files, and any row whose file is gone (docs/cache-contract.md §3),
+    /// then gives their space back when most of the file is free.
     /// A state database that cannot be used is reported, never a reason to keep or delete files.
     ///
     /// Runs under the exclusive cache lock. A row is removed only when its file is really absent
@@ -148,6 +149,7 @@ public struct CleanJob: Sendable {
                 }
             }
             try state.commit()
+            try state.reclaimSpaceWhenMostlyFree()
         } catch {
             result.stateWarning = "\(error.description); its rows of removed files stay (they are recognised as stale)"
         }

@@ -1,3 +1,4 @@
+import ImgwarmSystem
 import SQLite
 
 /// Per-key records: what was stored and the validators `--refresh` sends.
@@ -101,6 +102,26 @@ extension StateStore {
             }
             guard batch.count == batchSize, let last = batch.last else { return removed }
             after = last.key
+        }
+    }
+
+    /// Gives the space of removed rows back to the file system when most of the database is
+    /// free pages and it holds at least `minimumPages` (SQLite keeps freed pages for reuse, so
+    /// `clean` removing rows never shrank the file): `VACUUM` rewrites it, and a checkpoint of
+    /// the WAL lets the file shrink. Outside a transaction. Returns whether it compacted.
+    @discardableResult
+    public func reclaimSpaceWhenMostlyFree(minimumPages: Int = 256) throws(StateError) -> Bool {
+        do {
+            let pages = Int(try db.scalarText("PRAGMA page_count") ?? "") ?? 0
+            let free = Int(try db.scalarText("PRAGMA freelist_count") ?? "") ?? 0
+            guard pages >= minimumPages, free * 2 > pages else { return false }
+            try StateStore.retryingWhileBusy(until: Monotonic.now() + busyTimeout) { () throws(SQLiteError) in
+                try db.execute("VACUUM")
+            }
+            _ = try db.scalarText("PRAGMA wal_checkpoint(TRUNCATE)")
+            return true
+        } catch {
+            throw StateStore.classify(error, path: path)
         }
     }
 

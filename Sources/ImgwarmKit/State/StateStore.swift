@@ -14,6 +14,9 @@ public final class StateStore {
     /// Set when a damaged database was moved aside on opening: where it went.
     public private(set) var movedAside: String?
 
+    /// Whether this opening ran SQLite's `quick_check` (`checkDue`): tests and `--verbose` read it.
+    public private(set) var integrityChecked = false
+
     /// The schema version this build writes (`PRAGMA user_version`).
     public static let schemaVersion = 3
     /// The schema version of the open database: `schemaVersion`, or an older one a read-only
@@ -53,11 +56,14 @@ public final class StateStore {
         self.busyTimeout = busyTimeout
         let deadline = Monotonic.now() + busyTimeout
         if readOnly {
+            let due = StateStore.checkDue(path)
+            integrityChecked = due
             do {
                 db = try StateStore.retryingWhileBusy(until: deadline) { () throws(SQLiteError) in
-                    try StateStore.openReadOnly(path, busyTimeout: busyTimeout)
+                    try StateStore.openReadOnly(path, busyTimeout: busyTimeout, check: due)
                 }
             } catch let error where error.isCorruption {
+                if error.isDamagedPage { StateStore.markForCheck(path) }
                 throw .unusable(
                     path, "it is damaged (\(error.message)); the next prefetch moves it aside and rebuilds it")
             } catch {
@@ -68,8 +74,10 @@ public final class StateStore {
             return
         }
         try StateStore.makeParent(of: path)
+        let due = StateStore.checkDue(path)
         try StateStore.createPrivately(path)
-        let intact = checked != nil && CheckedFile(path) == checked
+        let intact = !due || (checked != nil && CheckedFile(path) == checked)
+        integrityChecked = due
         do {
             db = try StateStore.retryingWhileBusy(until: deadline) { () throws(SQLiteError) in
                 try StateStore.openChecked(path, busyTimeout: busyTimeout, check: !intact)
@@ -94,7 +102,31 @@ public final class StateStore {
         } catch {
             throw StateStore.classify(error, path: path)
         }
+        // Checked now (or rebuilt): the mark of a corruption met earlier has done its work.
+        if due || movedAside != nil { try? FileSystem.removeFile(StateStore.checkMark(path)) }
         credentialSalt = StateStore.readSalt(db)
+    }
+
+    /// Whether SQLite's `quick_check` (every page of the file: its cost grows with the history
+    /// the database keeps) is due before the database at `path` is used. It is when the last use
+    /// may not have ended cleanly: a `-wal` or `-journal` beside it (SQLite removes the `-wal`
+    /// when the last connection closes; one left means a writer still has it open, or one was
+    /// killed or lost power), or the mark a run left after SQLite reported corruption
+    /// (`checkMark`). Otherwise opening reads the header and the schema only; a damaged page met
+    /// later fails that run with SQLite's message and leaves the mark, so the next run checks,
+    /// moves the file aside and rebuilds it (docs/hardening.md, "The state database").
+    static func checkDue(_ path: String) -> Bool {
+        [path + "-wal", path + "-journal", checkMark(path)].contains { FileSystem.exists($0) }
+    }
+
+    /// The file that says the next opening must check the database: `<path>-check`.
+    static func checkMark(_ path: String) -> String { path + "-check" }
+
+    /// Leaves `checkMark(path)` (empty, 0600) after SQLite met a damaged page. The one file a
+    /// read-only command may create: the damage it met is then checked by the next writer. (A
+    /// file that is not a database needs none: every opening finds that.)
+    static func markForCheck(_ path: String) {
+        try? FileDescriptor.createFile(checkMark(path), permissions: 0o600).close()
     }
 
     /// Creates the database file with mode 0600 when it is missing (SQLite would use 0644, and
@@ -162,10 +194,12 @@ public final class StateStore {
         return db
     }
 
-    private static func openReadOnly(_ path: String, busyTimeout: Double) throws(SQLiteError) -> SQLiteDatabase {
+    private static func openReadOnly(_ path: String, busyTimeout: Double, check: Bool) throws(SQLiteError)
+        -> SQLiteDatabase
+    {
         let db = try openReader(path)
         db.setBusyTimeout(milliseconds: Int32(clamping: Int(busyTimeout * 1000)))
-        try checkIntegrity(db)
+        if check { try checkIntegrity(db) }
         let version = Int(try db.scalarText("PRAGMA user_version") ?? "0") ?? 0
         // Versions 1 and 2 differ by a column reads do without (blacklist.client).
         if version < 1 || version > schemaVersion {
@@ -194,7 +228,7 @@ public final class StateStore {
     /// damaged, locked, not readable so). A prefetch runs it while it reads its lists: it reads
     /// every page, 120 ms of a hits-only pass over 100,000 cached lines (docs/performance.md).
     public static func quickCheck(path: String) -> CheckedFile? {
-        guard let before = CheckedFile(path) else { return nil }
+        guard checkDue(path), let before = CheckedFile(path) else { return nil }
         guard let db = try? openReader(path), (try? checkIntegrity(db)) != nil else { return nil }
         return CheckedFile(path) == before ? before : nil
     }
@@ -221,6 +255,12 @@ public final class StateStore {
 
     static func classify(_ error: SQLiteError, path: String) -> StateError {
         if error.isBusy { return .locked(path, "SQLite \(error.code): \(error.message)") }
+        // Corruption met in use: the next opening checks the whole file (`checkDue`).
+        if error.isDamagedPage {
+            markForCheck(path)
+            return .unusable(
+                path, "\(error.message); the next prefetch checks it, moves it aside and rebuilds it")
+        }
         return .unusable(path, error.message)
     }
 
