@@ -20,7 +20,9 @@ struct OpenedList {
     /// (`ended`: there are no more). A first key written with an escape is not `"log"` here.
     static func isHAR(_ bytes: ArraySlice<UInt8>, ended: Bool) -> Bool? {
         var index = bytes.startIndex
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index += 3 }
+        let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
+        if bytes.count < mark.count && !bytes.isEmpty && mark.starts(with: bytes) { return ended ? false : nil }
+        if bytes.starts(with: mark) { index += 3 }
         func skipSpaces() {
             while index < bytes.endIndex, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
         }

@@ -12,6 +12,7 @@ import Testing
         ("{\"log\": {\"entries\": []}}", true as Bool?), ("\u{FEFF}\n  {\n  \"log\" : {", true),
         ("{\"url\": \"https://a.example/x.png\"}", false), ("https://a.example/x.png\n", false),
         ("# {\"log\"\n", false), ("{}", false), ("{\"logs\": 1}", false), ("{\"lo", nil), ("  ", nil), ("{", nil),
+        ("\u{FEFF}", nil),
     ])
     func tellsAHARByItsStart(text: String, isHAR: Bool?) {
         #expect(OpenedList.isHAR(Array(text.utf8)[...], ended: false) == isHAR, "\(text)")
