@@ -49,6 +49,14 @@ import Testing
             ["verify", "--json", "--cache-format", "picasso", "--disk-cache-path", folder], timeout: 60)
         let walked = try walk.totals["missesByReason"] as? [String: Int]
         #expect(walked == ["bad-metadata": 3], "\(walk.stderr)")
+        // A FIFO at an entry's `<key>.0` is never opened nor waited on: a not-a-file miss.
+        let fifoKey = MD5.digest(Array(urls[3].utf8)).hex
+        try FileManager.default.removeItem(atPath: folder + "/\(fifoKey).0")
+        #expect(mkfifo(folder + "/\(fifoKey).0", 0o644) == 0)
+        let fifo = try h.run(
+            ["verify", "--json", "--cache-format", "picasso", "--disk-cache-path", folder, list], timeout: 60)
+        let last = try fifo.entries.last
+        #expect(last?["verdict"] as? String == "miss" && last?["reason"] as? String == "not-a-file", "\(last ?? [:])")
         let options = ["--cache-format", "picasso", "--disk-cache-path", folder]
         for command in [
             ["stats", "--json"] + options, ["clean", "--dry-run", "--max-size", "1"] + options,
