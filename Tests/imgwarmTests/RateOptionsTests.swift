@@ -56,3 +56,41 @@ import Testing
         #expect(text.contains("evenly spaced: 0.01 (one request every 100 s) to 10000, e.g. 10 or 0.5"), "\(text)")
     }
 }
+
+/// The CLI's enum options share one parser (issue 51, item 6): any case is taken, and a bad value
+/// is a usage error naming the option's kind of value and every valid one, in order.
+@Suite struct EnumOptionTests {
+    @Test(arguments: [
+        (["prefetch", "--dry-run", "--priority"], "invalid priority 'urgent': use high, normal or low"),
+        (["prefetch", "--dry-run", "--order"], "invalid order 'urgent': use fifo or lifo"),
+        (["prefetch", "--dry-run", "--format"], "invalid list format 'urgent': use auto, plain, jsonl or har"),
+        (["prefetch", "--dry-run", "--validate"], "invalid validation 'urgent': use header or full"),
+        (["prefetch", "--dry-run", "--progress"], "invalid progress mode 'urgent': use auto, bar, log or none"),
+        (
+            ["clean", "--dry-run", "--expire-type"],
+            "invalid expire type 'urgent': use access, modification, creation or change"
+        ),
+    ])
+    func aBadValueNamesEveryValidOne(command: [String], message: String) throws {
+        let temp = try TemporaryFolder()
+        let list = try temp.write("list.txt", Data("http://127.0.0.1:1/a.jpg\n".utf8))
+        let arguments = command + ["urgent"] + (command[0] == "prefetch" ? [list] : [])
+        let bad = try CLI.run(arguments, home: temp.path)
+        #expect(bad.status == 2)
+        #expect(bad.stderrText.contains(message), "\(bad.stderrText)")
+    }
+
+    /// Upper case is taken as lower case (`--order LiFo` too): the dry run's report carries the
+    /// list's priority given as `HIGH`.
+    @Test func anyCaseIsTaken() throws {
+        let temp = try TemporaryFolder()
+        let list = try temp.write("list.txt", Data("http://127.0.0.1:1/a.jpg\n".utf8))
+        let run = try CLI.run(
+            ["prefetch", "--dry-run", "--quiet", "--priority", "HIGH", "--order", "LiFo", "--report", "-", list],
+            home: temp.path)
+        #expect(run.status == 0, "\(run.stderrText)")
+        let report = try #require(try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
+        let inputs = try #require(report["inputs"] as? [[String: Any]], "\(report.keys)")
+        #expect(inputs.first?["priority"] as? String == "high", "\(inputs)")
+    }
+}

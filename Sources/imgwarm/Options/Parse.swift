@@ -18,6 +18,22 @@ struct ExpireTypeOption: ParsableArguments {
 
 /// Transforms for `@Option(transform:)` so a bad value's message shows a valid example.
 enum Parse {
+    /// The transform of an option whose values are an enum's raw values, in any case: a bad
+    /// value's message names `what` and every valid value in the enum's order ("invalid
+    /// priority 'x': use high, normal or low"). The one parser of the CLI's enum options.
+    static func choice<Value: RawRepresentable & CaseIterable>(_ what: String) -> @Sendable (String) throws -> Value
+    where Value.RawValue == String {
+        { text in
+            guard let value = Value(rawValue: text.lowercased()) else {
+                let values = Value.allCases.map(\.rawValue)
+                let listed =
+                    values.dropLast().joined(separator: ", ") + (values.count > 1 ? " or " : "") + (values.last ?? "")
+                throw ValidationError("invalid \(what) '\(text)': use \(listed)")
+            }
+            return value
+        }
+    }
+
     static func size(_ text: String) throws -> UInt64 {
         do { return try Quantities.parseSize(text) } catch { throw ValidationError(error.description) }
     }
@@ -36,19 +52,9 @@ enum Parse {
         return .after(seconds: Double(seconds))
     }
 
-    static func progressMode(_ text: String) throws -> ProgressMode {
-        guard let mode = ProgressMode(rawValue: text.lowercased()) else {
-            throw ValidationError("invalid progress mode '\(text)': use auto, bar, log or none")
-        }
-        return mode
-    }
+    static let progressMode: @Sendable (String) throws -> ProgressMode = choice("progress mode")
 
-    static func expireType(_ text: String) throws -> ExpireType {
-        guard let type = ExpireType(rawValue: text.lowercased()) else {
-            throw ValidationError("invalid expire type '\(text)': use access, modification, creation or change")
-        }
-        return type
-    }
+    static let expireType: @Sendable (String) throws -> ExpireType = choice("expire type")
 }
 
 extension Parse {
@@ -92,33 +98,13 @@ extension Parse {
         return bytes
     }
 
-    static func priority(_ text: String) throws -> Priority {
-        guard let priority = Priority(rawValue: text.lowercased()) else {
-            throw ValidationError("invalid priority '\(text)': use high, normal or low")
-        }
-        return priority
-    }
+    static let priority: @Sendable (String) throws -> Priority = choice("priority")
 
-    static func order(_ text: String) throws -> ExecutionOrder {
-        guard let order = ExecutionOrder(rawValue: text.lowercased()) else {
-            throw ValidationError("invalid order '\(text)': use fifo or lifo")
-        }
-        return order
-    }
+    static let order: @Sendable (String) throws -> ExecutionOrder = choice("order")
 
-    static func format(_ text: String) throws -> ListFormat {
-        guard let format = ListFormat(rawValue: text.lowercased()) else {
-            throw ValidationError("invalid list format '\(text)': use auto, plain, jsonl or har")
-        }
-        return format
-    }
+    static let format: @Sendable (String) throws -> ListFormat = choice("list format")
 
-    static func validationMode(_ text: String) throws -> ValidationConfiguration.Mode {
-        guard let mode = ValidationConfiguration.Mode(rawValue: text.lowercased()) else {
-            throw ValidationError("invalid validation '\(text)': use header or full")
-        }
-        return mode
-    }
+    static let validationMode: @Sendable (String) throws -> ValidationConfiguration.Mode = choice("validation")
 
     /// A pixel count: a number with an optional K, M or G (powers of 1000), or WIDTHxHEIGHT.
     static func pixels(_ text: String) throws -> Int {
