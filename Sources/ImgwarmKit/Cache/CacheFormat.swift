@@ -57,6 +57,10 @@ public protocol CacheFormat: Sendable {
     /// write, Nuke's sweep at launch): a prefetch that leaves it above the limit
     /// (`cleanRules.defaultMaxSize`, or the one given) says so. False by default.
     var trimsItselfToSizeLimit: Bool { get }
+
+    /// The names the library's own API gives the entry count and the size `stats` prints, e.g.
+    /// SDWebImage's `totalDiskCount` and `totalDiskSize`; nil (the default) when it has none.
+    var statisticsNames: (entries: String, size: String)? { get }
 }
 
 extension CacheFormat {
@@ -90,6 +94,8 @@ extension CacheFormat {
     public func timesOnHit(now: Timestamp) -> FileTimes { FileTimes(access: .now) }
 
     public var trimsItselfToSizeLimit: Bool { false }
+
+    public var statisticsNames: (entries: String, size: String)? { nil }
 }
 
 /// What a library's reader makes of the file at an entry's name.
@@ -185,6 +191,9 @@ public enum CacheFormats {
         FrescoFormat(.double), FrescoFormat(.integer), FlutterFormat(),
         OkHttpFormat(.okhttp), OkHttpFormat(.picasso), OkHttpFormat(.coil1), PINRemoteImageFormat(),
     ]
+
+    /// The format when none is given (`--cache-format` left out): the first of `all`, SDWebImage's.
+    public static var standard: any CacheFormat { all[0] }
 
     /// The format named `name`, if there is one.
     public static func named(_ name: String) -> (any CacheFormat)? {

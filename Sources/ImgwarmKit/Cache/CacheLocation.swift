@@ -10,27 +10,26 @@ public struct CacheLocation: Sendable, Equatable {
     /// The disk cache folder: flat, one file per cache key. Always an absolute path.
     public var folder: String
     /// The library whose cache the folder is: it names the entries. SDWebImage's by default.
-    public var format: any CacheFormat = SDWebImageFormat()
+    public var format: any CacheFormat = CacheFormats.standard
 
     public static func == (a: CacheLocation, b: CacheLocation) -> Bool {
         a.folder == b.folder && a.format.name == b.format.name
     }
 
-    /// The folder SDWebImage's `SDImageCache` uses for its disk caches inside the caches root.
-    public static let sdImageCacheFolderName = SDWebImageFormat.folderName
     /// The namespace `SDImageCache.sharedImageCache` uses. `"default"` by default.
     public static let defaultNamespace = "default"
     /// The name of the hidden folder beside a cache folder where imgwarm keeps its own files.
     public static let privateFolderName = ".imgwarm"
 
-    public init(folder: String, format: any CacheFormat = SDWebImageFormat()) {
+    public init(folder: String, format: any CacheFormat = CacheFormats.standard) {
         self.folder = CacheLocation.absolute(folder)
         self.format = format
     }
 
     /// The folder `format` uses for a caches root and a namespace.
     public init(
-        root: String, namespace: String = CacheLocation.defaultNamespace, format: any CacheFormat = SDWebImageFormat()
+        root: String, namespace: String = CacheLocation.defaultNamespace,
+        format: any CacheFormat = CacheFormats.standard
     ) throws(CacheLocationError) {
         try CacheLocation.validate(namespace: namespace)
         self.init(folder: format.folder(cachesRoot: root, namespace: namespace), format: format)
@@ -43,7 +42,7 @@ public struct CacheLocation: Sendable, Equatable {
     /// `.imgwarm` is refused: it would be imgwarm's own folder for another cache.
     public static func resolve(
         cacheDir: String?, namespace: String?, diskCachePath: String?,
-        environment: [String: String], format: any CacheFormat = SDWebImageFormat()
+        environment: [String: String], format: any CacheFormat = CacheFormats.standard
     ) throws(CacheLocationError) -> CacheLocation {
         if namespace != nil && !format.hasNamespace { throw .noNamespace(format.name) }
         let location = try resolveFolder(

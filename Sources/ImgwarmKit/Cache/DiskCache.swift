@@ -71,7 +71,7 @@ public enum DiskCacheError: Error, Equatable, Sendable, CustomStringConvertible 
     case protectedFolder(String, what: String)
     /// `clean` will not delete here: `count` files do not have cache file names of the format
     /// whose names look like `shape` (`names`: the first three).
-    case foreignFolder(String, names: [String], count: Int, shape: String = SDWebImageFormat().entryNameShape)
+    case foreignFolder(String, names: [String], count: Int, shape: String = CacheFormats.standard.entryNameShape)
     /// The format's index (a journal) is one the library would not read, or could not be used.
     indirect case index(CacheIndexError)
 

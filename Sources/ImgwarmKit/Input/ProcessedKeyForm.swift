@@ -11,14 +11,32 @@
 /// form; the library reads the unprocessed key's entry when the processed one misses
 /// (SDWebImage 5.8 and later, Kingfisher's `retrieveImageFromCache`) and processes it.
 public struct ProcessedKeyForm: Sendable, Equatable {
-    /// "SDWebImage" or "Kingfisher".
-    public let library: String
+    /// The libraries that make processed keys, and what each does with them.
+    public enum Library: String, Sendable, Equatable {
+        case sdWebImage = "SDWebImage"
+        case kingfisher = "Kingfisher"
+
+        /// The library's name, as reports and messages print it.
+        public var name: String { rawValue }
+
+        /// How the library serves a processed key from the unprocessed one imgwarm writes.
+        public var fallback: String {
+            switch self {
+            case .kingfisher:
+                "Kingfisher reads the unprocessed key's entry when the processed one misses and processes it"
+            case .sdWebImage:
+                "SDWebImage reads the untransformed key's entry when the transformed one misses and transforms it"
+            }
+        }
+    }
+
+    public let library: Library
     /// The transformer key (SDWebImage) or the processor identifier (Kingfisher).
     public let identifier: String
     /// The identifier as it stands in a URL's path (SDWebImage re-encodes the path).
     let pathIdentifier: String
 
-    public init(library: String, identifier: String) {
+    public init(library: Library, identifier: String) {
         (self.library, self.identifier) = (library, identifier)
         pathIdentifier = ProcessedKeyForm.encodePath(ProcessedKeyForm.decodePercent(identifier))
     }
@@ -30,14 +48,14 @@ public struct ProcessedKeyForm: Sendable, Equatable {
 
     /// The processed key of the key `insertion` was cut from: a key is cut once for all the forms.
     func key(at insertion: Insertion) -> String {
-        if library == "Kingfisher" { return insertion.key + "@" + identifier }
+        if library == .kingfisher { return insertion.key + "@" + identifier }
         guard insertion.inPath else { return insertion.key + "-" + identifier }
         return insertion.before + "-" + pathIdentifier + insertion.after
     }
 
     /// The form in words, with `<key>` for the key.
     public var words: String {
-        library == "Kingfisher"
+        library == .kingfisher
             ? "Kingfisher's processed key <key>@\(identifier)"
             : "SDWebImage's transformed key <key> with -\(identifier) before the extension"
     }
@@ -164,9 +182,9 @@ public struct ProcessedKeyForm: Sendable, Equatable {
             for w in seen { for h in seen { add(w * scale, h * scale) } }
         }
         var forms: [ProcessedKeyForm] = []
-        func sd(_ identifier: String) { forms.append(ProcessedKeyForm(library: "SDWebImage", identifier: identifier)) }
+        func sd(_ identifier: String) { forms.append(ProcessedKeyForm(library: .sdWebImage, identifier: identifier)) }
         func kf(_ identifier: String) {
-            forms.append(ProcessedKeyForm(library: "Kingfisher", identifier: "com.onevcat.Kingfisher." + identifier))
+            forms.append(ProcessedKeyForm(library: .kingfisher, identifier: "com.onevcat.Kingfisher." + identifier))
         }
         for (w, h) in pairs {
             let (fw, fh) = ("\(w).000000", "\(h).000000")

@@ -50,7 +50,7 @@ public struct KeysDetectReport {
         w.beginArray()
         for found in search.processed {
             w.beginObject()
-            w.field("library", found.form.library)
+            w.field("library", found.form.library.name)
             w.field("identifier", found.form.identifier)
             KeysDetectReport.keyFilter(found.best.filters, &w)
             w.field("hits", found.best.hits)

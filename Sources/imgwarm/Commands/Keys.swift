@@ -119,13 +119,6 @@ struct Keys: ParsableCommand {
             specs.isEmpty ? "the URL as given" : specs.map { "--key-filter \($0)" }.joined(separator: " ")
         }
 
-        /// How the library serves a processed key from the unprocessed one imgwarm writes.
-        static func fallback(_ library: String) -> String {
-            library == "Kingfisher"
-                ? "Kingfisher reads the unprocessed key's entry when the processed one misses and processes it"
-                : "SDWebImage reads the untransformed key's entry when the transformed one misses and transforms it"
-        }
-
         static func text(_ result: KeysDetectJob.Result, limit: Int) -> String {
             let search = result.search
             var lines = [
@@ -141,8 +134,8 @@ struct Keys: ParsableCommand {
             for found in search.processed {
                 lines.append(
                     "\(found.best.hits) of \(result.urls) URLs hit as \(found.form.words) with \(arguments(found.best.filters)): "
-                        + "imgwarm writes no processed key (its entry holds the image \(found.form.library) made, which imgwarm does not make); "
-                        + "warm with \(arguments(found.best.filters)): \(Detect.fallback(found.form.library))")
+                        + "imgwarm writes no processed key (its entry holds the image \(found.form.library.name) made, which imgwarm does not make); "
+                        + "warm with \(arguments(found.best.filters)): \(found.form.library.fallback)")
             }
             for (words, count) in search.normalisations {
                 lines.append(

@@ -89,15 +89,15 @@ struct Stats: ParsableCommand {
         var lines = ["Cache folder:   \(location.folder)\(stats.exists ? "" : " (does not exist yet)")"]
         let totals = stats.totals
         let format = location.format
-        let isSDWebImage = format is SDWebImageFormat
+        let names = format.statisticsNames
         let depth =
             (format as? any LayoutFolderFormat).map { "at any depth, \($0.layoutFolder) and its folders not counted" }
             ?? "at any depth"
         lines.append(
-            "Entries:        \(totals.entries) (\(depth)\(isSDWebImage ? ": SDWebImage's totalDiskCount" : ""))")
+            "Entries:        \(totals.entries) (\(depth)\(names.map { ": " + $0.entries } ?? ""))")
         lines.append(
             "Size:           \(totals.logicalBytes) bytes, \(Quantities.formatBytes(totals.logicalBytes)) "
-                + (isSDWebImage ? "(SDWebImage's totalDiskSize)" : "(logical)")
+                + (names.map { "(\($0.size))" } ?? "(logical)")
                 + "; \(Quantities.formatBytes(totals.allocatedBytes)) allocated")
         let formats = stats.formats.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
         lines.append(

@@ -5,7 +5,7 @@ import Testing
 /// `ProcessedKeyForm`: the keys SDWebImage and Kingfisher derive for processed images, and the
 /// search finding the form and the rule under it.
 struct ProcessedKeyFormTests {
-    static let flip = ProcessedKeyForm(library: "SDWebImage", identifier: "SDImageFlippingTransformer(1,0)")
+    static let flip = ProcessedKeyForm(library: .sdWebImage, identifier: "SDImageFlippingTransformer(1,0)")
 
     /// SDWebImage's own cases for `SDTransformedKeyForKey` (its SDImageTransformerTests).
     @Test(arguments: [
@@ -30,13 +30,13 @@ struct ProcessedKeyFormTests {
     /// A thumbnail's braces are escaped in a URL's path (`NSURLComponents.path`), not after a key
     /// without an extension; Kingfisher appends `@` and the identifier.
     @Test func thumbnailAndProcessorKeys() {
-        let thumbnail = ProcessedKeyForm(library: "SDWebImage", identifier: "Thumbnail({100.000000,100.000000},1)")
+        let thumbnail = ProcessedKeyForm(library: .sdWebImage, identifier: "Thumbnail({100.000000,100.000000},1)")
         #expect(
             thumbnail.key("https://h/a/b.jpg?x=1")
                 == "https://h/a/b-Thumbnail(%7B100.000000,100.000000%7D,1).jpg?x=1")
         #expect(thumbnail.key("https://h/a/b") == "https://h/a/b-Thumbnail({100.000000,100.000000},1)")
         let downsampling = ProcessedKeyForm(
-            library: "Kingfisher", identifier: "com.onevcat.Kingfisher.DownsamplingImageProcessor((100.0, 100.0))")
+            library: .kingfisher, identifier: "com.onevcat.Kingfisher.DownsamplingImageProcessor((100.0, 100.0))")
         #expect(
             downsampling.key("https://h/a.jpg")
                 == "https://h/a.jpg@com.onevcat.Kingfisher.DownsamplingImageProcessor((100.0, 100.0))")
@@ -58,7 +58,7 @@ struct ProcessedKeyFormTests {
         let urls = KeyRuleSearchTests.urls()
         let chain = try KeyFilterChain(specs: ["drop-params:token,expires"])
         let form = ProcessedKeyForm(
-            library: "Kingfisher", identifier: "com.onevcat.Kingfisher.RoundCornerImageProcessor(20.0)")
+            library: .kingfisher, identifier: "com.onevcat.Kingfisher.RoundCornerImageProcessor(20.0)")
         let keys = Set(urls.dropFirst(10).map { form.key(chain.key(for: $0)) })
         var search = KeyRuleSearch(urls: urls) { keys.contains($0) }
         search.forms = ProcessedKeyForm.builtIn()

@@ -22,6 +22,10 @@ public struct SDWebImageFormat: KeyNamedFormat {
 
     public var entryNameShape: String { "32 hex digits and an extension" }
 
+    public var statisticsNames: (entries: String, size: String)? {
+        ("SDWebImage's totalDiskCount", "SDWebImage's totalDiskSize")
+    }
+
     /// `removeExpiredData`: files whose `--expire-type` date is `--max-age` old, then, above
     /// `--max-size` (allocated bytes), the oldest until the total is below half of it.
     public var cleanRules: CleanRules { CleanRules(expiry: .age, trimDate: nil, measure: .allocated) }
