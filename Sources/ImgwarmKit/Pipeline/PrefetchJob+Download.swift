@@ -127,7 +127,6 @@ extension PrefetchJob {
             lookup, name: name, firstAttempt: entry.attempts == 0, rules: startRules,
             record: { state.record(forKey: entry.key) },
             blacklisted: {
-                // The blacklist is of URLs' answers: a local body is read whatever the URL did.
                 entry.source.stoppedByBlacklist && state.blacklistMayHoldEntriesNow()
                     ? state.activeBlacklistEntry(url: entry.url) : nil
             },
@@ -217,8 +216,7 @@ extension PrefetchJob {
     /// transient failure with tries left goes back to the scheduler after its back-off (or the
     /// server's `Retry-After`); anything else is final, reported and, when permanent, blacklisted.
     func retryOrRecord(_ entry: PendingEntry, _ failure: Failure, retryAfter: String?, scheduler: Scheduler) {
-        // A body read, not requested: its failure is final and never blacklists its URL.
-        let source = entry.source
+        let source = entry.source  // a body read, not requested, fails for good (`EntrySource`)
         guard source.isRetried else { return recordFailure(entry, failure, blacklist: nil) }
         let policy = FailurePolicy(retry: configuration.retry, clientFingerprint: state.clientFingerprint)
         switch policy.verdict(
