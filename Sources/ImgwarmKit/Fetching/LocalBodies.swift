@@ -58,10 +58,10 @@ final class LocalBodies {
                 done.headers.head = head
             }
             done.httpStatus = recorded.status
-        case .missing(let reason):
-            done.result = .failure(Failure(.noBody, reason))
-        case nil:
-            done.result = .failure(Failure(.transferFailed, "the entry has no local body"))
+        case .missing, nil:
+            // `.missing`: the `no-body` the dry run gives it too (`EntrySource.failureBeforeReading`).
+            done.result = .failure(
+                entry.source.failureBeforeReading ?? Failure(.transferFailed, "the entry has no local body"))
         }
         done.duration = Monotonic.now() - started
         finished.append(done)

@@ -32,6 +32,16 @@ public enum Outcome: String, Codable, Sendable, CaseIterable {
 
     /// In the cache at the end of the run.
     public var isInCache: Bool { self == .downloaded || self == .cached || self == .revalidated }
+
+    /// How a line that ends with `failure` ends: `no-body` and `unsupported` have outcomes of
+    /// their own, every other failure is `failed` (the run's `PrefetchRecorder` and the dry run).
+    init(finalFailure failure: Failure) {
+        switch failure.reason {
+        case .noBody: self = .noBody
+        case .unsupported: self = .unsupported
+        default: self = .failed
+        }
+    }
 }
 
 /// The result of one list line, as the report and the console show it.

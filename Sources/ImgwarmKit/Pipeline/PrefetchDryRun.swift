@@ -27,13 +27,13 @@ struct PrefetchDryRun {
             // The dry run has no slot policy: no host is unavailable.
             let decision = EntryStart.decide(
                 lookup, name: name, firstAttempt: true, rules: rules, record: { state.record(forKey: entry.key) },
-                blacklisted: { entry.body == nil ? state.activeBlacklistEntry(url: entry.url) : nil },
+                blacklisted: { entry.source.stoppedByBlacklist ? state.activeBlacklistEntry(url: entry.url) : nil },
                 hostUnavailable: { nil })
             var result = decision.result(of: entry, fileName: name) ?? EntryResult(entry, outcome: .wouldFetch)
-            if result.outcome == .wouldFetch, case .missing(let reason) = entry.body {
+            if result.outcome == .wouldFetch, let failure = entry.source.failureBeforeReading {
                 // --offline: an entry with nothing to store ends as the run would end it.
-                result.outcome = .noBody
-                result.failure = Failure(.noBody, reason)
+                result.outcome = Outcome(finalFailure: failure)
+                result.failure = failure
             }
             if case .hit(let size) = lookup {
                 // Cached; or revalidated with `--refresh`, which a dry run reports as a hit, as

@@ -101,12 +101,12 @@ extension PrefetchJob {
             let entry = scheduler.next(
                 now: now, validating: validating,
                 needsTransfer: { entry in
-                    if entry.body != nil { return false }  // read, not requested: no host slot
+                    if !entry.source.usesHostSlot { return false }  // read, not requested
                     if case .hit = store.lookup(&entry).lookup { return refresh }
                     return true
                 })
         {
-            if start(entry, downloader: downloader, store: store, policy: scheduler.policy), entry.body == nil {
+            if start(entry, downloader: downloader, store: store, policy: scheduler.policy), entry.source.usesHostSlot {
                 scheduler.started(entry, now: now)
             }
         }
@@ -127,11 +127,10 @@ extension PrefetchJob {
             lookup, name: name, firstAttempt: entry.attempts == 0, rules: startRules,
             record: { state.record(forKey: entry.key) },
             blacklisted: {
-                // The blacklist is of URLs' answers: a local body is read whatever the URL did.
-                entry.body == nil && state.blacklistMayHoldEntriesNow()
+                entry.source.stoppedByBlacklist && state.blacklistMayHoldEntriesNow()
                     ? state.activeBlacklistEntry(url: entry.url) : nil
             },
-            hostUnavailable: { entry.body == nil ? policy?.unavailableFailure(of: entry) : nil })
+            hostUnavailable: { entry.source.stoppedByUnavailableHost ? policy?.unavailableFailure(of: entry) : nil })
         var validators: Downloader.Validators?
         switch decision {
         case .cached(let size):
@@ -217,9 +216,8 @@ extension PrefetchJob {
     /// transient failure with tries left goes back to the scheduler after its back-off (or the
     /// server's `Retry-After`); anything else is final, reported and, when permanent, blacklisted.
     func retryOrRecord(_ entry: PendingEntry, _ failure: Failure, retryAfter: String?, scheduler: Scheduler) {
-        // A local body's failure is the file's, not the URL's: reading it again changes nothing,
-        // and its URL is never blacklisted.
-        if entry.body != nil { return recordFailure(entry, failure, blacklist: nil) }
+        let source = entry.source  // a body read, not requested, fails for good (`EntrySource`)
+        guard source.isRetried else { return recordFailure(entry, failure, blacklist: nil) }
         let policy = FailurePolicy(retry: configuration.retry, clientFingerprint: state.clientFingerprint)
         switch policy.verdict(
             on: failure, url: entry.url, attempts: entry.attempts, retryAfter: retryAfter,
@@ -232,7 +230,7 @@ extension PrefetchJob {
                 scheduler.retry(entry, at: Monotonic.now() + delay)
             }
         case .final(let failure, let blacklist):
-            recordFailure(entry, failure, blacklist: blacklist)
+            recordFailure(entry, failure, blacklist: source.failuresBlacklistTheURL ? blacklist : nil)
         }
     }
 }

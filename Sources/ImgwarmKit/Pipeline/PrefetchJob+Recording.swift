@@ -22,7 +22,7 @@ extension PrefetchJob {
             }
             recorder.recordDownloaded(job, image, index: storeIndex)
         case .failure(var failure):
-            failure.httpStatus = job.entry.body?.isFile == true ? nil : job.httpStatus
+            failure.httpStatus = job.entry.source.reportedStatus(job.httpStatus)
             retryOrRecord(job.entry, failure, retryAfter: nil, scheduler: scheduler)
         }
     }

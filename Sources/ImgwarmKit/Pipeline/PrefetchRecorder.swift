@@ -70,13 +70,7 @@ final class PrefetchRecorder {
 
     /// A final failure (its blacklisting is the job's).
     func recordFailed(_ entry: PendingEntry, _ failure: Failure) {
-        let outcome: Outcome =
-            switch failure.reason {
-            case .noBody: .noBody
-            case .unsupported: .unsupported
-            default: .failed
-            }
-        var result = EntryResult(entry, outcome: outcome)
+        var result = EntryResult(entry, outcome: Outcome(finalFailure: failure))
         result.fileName = entry.cacheFileName(in: location)
         result.httpStatus = failure.httpStatus
         result.attempts = failure.reason == .noBody ? 0 : entry.attempts  // nothing was requested nor read
@@ -90,7 +84,7 @@ final class PrefetchRecorder {
     func recordDownloaded(_ job: ValidationPool.Job, _ image: ValidatedImage, index: (any CacheIndex)?) {
         var result = EntryResult(job.entry, outcome: .downloaded)
         result.fileName = job.fileName
-        result.httpStatus = job.entry.body?.isFile == true ? nil : job.httpStatus  // a local file had no response
+        result.httpStatus = job.entry.source.reportedStatus(job.httpStatus)  // a local file had no response
         result.attempts = job.entry.attempts
         result.duration = Monotonic.now() - job.entry.firstStarted
         result.bytes = job.count

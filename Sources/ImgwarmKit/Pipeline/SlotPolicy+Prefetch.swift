@@ -36,10 +36,11 @@ extension SlotPolicy {
 }
 
 extension Scheduler {
-    /// What a finished transfer tells its host's `SlotPolicy`; a local body tells it nothing (it
-    /// took none of the host's slots).
+    /// What a finished transfer tells its host's `SlotPolicy`; a body read, not requested, tells
+    /// it nothing (it took none of the host's slots: `EntrySource.countsForHost`).
     func finished(_ finished: Downloader.Finished, now: Double) -> [SlotPolicy.Event] {
-        finished.entry.body != nil ? [] : self.finished(finished.entry, SlotPolicy.Completion(finished), now: now)
+        guard finished.entry.source.countsForHost else { return [] }
+        return self.finished(finished.entry, SlotPolicy.Completion(finished), now: now)
     }
 
     /// The hosts whose connection agreed on HTTP/2 in its handshake (`Downloader.multiplexingShown`).

@@ -1,9 +1,10 @@
 import Curl
 import ImgwarmSystem
 
-/// The network the download loop drives when a list may name local bodies: an entry with a
-/// `BodySource` (a JSON Lines `"file"`) goes to `LocalBodies`, which completes it at once with no
-/// request; every other entry goes to the real network. A list mixing both runs as one.
+/// The network the download loop drives when a list may name local bodies: an entry whose
+/// `EntrySource` is not requested (a JSON Lines `"file"`, a HAR's recorded body) goes to
+/// `LocalBodies`, which completes it at once with no request; every other entry goes to the
+/// real network. A list mixing both runs as one.
 final class TransferRouter: TransferDriving {
     let network: any TransferDriving
     let local: LocalBodies
@@ -25,10 +26,10 @@ final class TransferRouter: TransferDriving {
     }
 
     func start(_ entry: PendingEntry, validators: Downloader.Validators?) throws(CurlError) {
-        if entry.body != nil {
-            local.start(entry)
-        } else {
+        if entry.source.isRequested {
             try network.start(entry, validators: validators)
+        } else {
+            local.start(entry)
         }
     }
 
