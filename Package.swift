@@ -24,7 +24,7 @@ let package = Package(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
         // libarchive's readers: `pull` parses the device's tar stream with them (and creates every
-        // file itself, Sources/ImgwarmKit/Pipeline/PullStaging.swift).
+        // file itself, Sources/ImgwarmKit/Device/PullStaging.swift).
         .systemLibrary(
             name: "CArchive", pkgConfig: "libarchive",
             providers: [.apt(["libarchive-dev"])]),

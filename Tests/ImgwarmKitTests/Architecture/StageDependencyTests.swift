@@ -5,26 +5,31 @@ import Testing
 /// docs/ARCHITECTURE.md's "a URL flows Input → Scheduling → Fetching → Validation → Cache → State
 /// → Reports", checked on the sources (subfolders included): no stage names a type of a later
 /// one; `Outcome` (an entry's result and failure classes) is the vocabulary all of them speak
-/// and names no stage but Input; the jobs (`Pipeline`) coordinate and are named by none;
+/// and names no stage but Input; the jobs coordinate and are named by none: `Pipeline` (prefetch
+/// and its parts), `Jobs` (the other commands' engine jobs), `Device` (adb, pack, push, pull),
+/// and no one of the three names another;
 /// `Support` (values and helpers every stage uses) names no stage at all.
 @Suite struct StageDependencyTests {
-    static let stages = [
-        "Outcome", "Input", "Scheduling", "Fetching", "Validation", "Cache", "State", "Reports", "Pipeline",
-    ]
+    /// The folders of jobs: they coordinate the stages, and none names another.
+    static let coordinators = ["Pipeline", "Jobs", "Device"]
 
-    static let rules: [(stage: String, mustNotName: [String])] = [
-        // What every stage may use: it can use none of them.
-        ("Support", stages),
-        // The outcome of an entry and its failure classes: the values every stage speaks.
-        ("Outcome", ["Scheduling", "Fetching", "Validation", "Cache", "State", "Reports", "Pipeline"]),
-        ("Input", ["Scheduling", "Fetching", "Validation", "Cache", "State", "Reports", "Pipeline"]),
-        ("Scheduling", ["Validation", "Cache", "State", "Reports", "Pipeline"]),
-        ("Fetching", ["Validation", "Cache", "State", "Reports", "Pipeline"]),
-        ("Validation", ["Cache", "State", "Reports", "Pipeline"]),
-        ("Cache", ["State", "Reports", "Pipeline"]),
-        ("State", ["Reports", "Pipeline"]),
-        ("Reports", ["Pipeline"]),
-    ]
+    static let stages =
+        ["Outcome", "Input", "Scheduling", "Fetching", "Validation", "Cache", "State", "Reports"] + coordinators
+
+    static let rules: [(stage: String, mustNotName: [String])] =
+        [
+            // What every stage may use: it can use none of them.
+            ("Support", stages),
+            // The outcome of an entry and its failure classes: the values every stage speaks.
+            ("Outcome", ["Scheduling", "Fetching", "Validation", "Cache", "State", "Reports"] + coordinators),
+            ("Input", ["Scheduling", "Fetching", "Validation", "Cache", "State", "Reports"] + coordinators),
+            ("Scheduling", ["Validation", "Cache", "State", "Reports"] + coordinators),
+            ("Fetching", ["Validation", "Cache", "State", "Reports"] + coordinators),
+            ("Validation", ["Cache", "State", "Reports"] + coordinators),
+            ("Cache", ["State", "Reports"] + coordinators),
+            ("State", ["Reports"] + coordinators),
+            ("Reports", coordinators),
+        ] + coordinators.map { folder in (folder, coordinators.filter { $0 != folder }) }
 
     /// Names a stage may use from a later one, each with its reason.
     static let exceptions: [String: Set<String>] = [
@@ -106,7 +111,7 @@ import Testing
     @Test func supportNamesNoStage() throws {
         let rule = try #require(Self.rules.first { $0.stage == "Support" })
         #expect(Set(rule.mustNotName) == Set(Self.stages))
-        #expect(Set(Self.rules.map(\.stage)) == Set(Self.stages + ["Support"]).subtracting(["Pipeline"]))
+        #expect(Set(Self.rules.map(\.stage)) == Set(Self.stages + ["Support"]))
         let cacheTypes = try Self.declaredTypes("Cache")
         #expect(cacheTypes.contains("CacheEntry"))
         let forbidden = Dictionary(uniqueKeysWithValues: cacheTypes.map { ($0, "Cache") })
@@ -117,5 +122,20 @@ import Testing
         #expect(
             Self.violations([("Support/Helper.swift", "let x = Expiry.never")], forbidden: forbidden, exceptions: [])
                 .isEmpty)
+    }
+
+    /// `Pipeline/` holds prefetch only (issue 51): every file there is a part of the prefetch job
+    /// (its name says so, or it is one of the parts only a prefetch uses), and the other
+    /// commands' jobs are in `Jobs/` and `Device/`.
+    @Test func pipelineHoldsPrefetchOnly() throws {
+        let files = try FileManager.default.contentsOfDirectory(
+            atPath: Self.root.appendingPathComponent("Pipeline").path)
+        let parts: Set<String> = [
+            "EntryStart.swift", "SlotPolicy+Prefetch.swift", "TransferRouter.swift", "ValidationPool.swift",
+        ]
+        #expect(files.count > 10)
+        #expect(files.filter { !$0.hasPrefix("Prefetch") && !parts.contains($0) }.isEmpty, "\(files.sorted())")
+        #expect(try Self.declaredTypes("Jobs").isSuperset(of: ["CleanJob", "VerifyJob", "StatsJob", "PathJob"]))
+        #expect(try Self.declaredTypes("Device").isSuperset(of: ["AndroidDevice", "PackJob", "PushJob", "PullJob"]))
     }
 }
