@@ -7,21 +7,18 @@ import Testing
 /// A loopback server with the fixture routes, a temporary cache, and the real binary.
 final class PrefetchHarness {
     let temp: TemporaryFolder
-    let routes: FixtureRoutes
-    let server: LoopbackServer
+    let fixtures: FixtureServer
+    var routes: FixtureRoutes { fixtures.routes }
+    var server: LoopbackServer { fixtures.server }
     let folder: String
 
     init() throws {
         temp = try TemporaryFolder()
-        routes = try FixtureRoutes(imagesFolder: Fixtures.root.appendingPathComponent("images"))
-        server = LoopbackServer(router: routes.router)
-        try server.start()
+        fixtures = try FixtureServer()
         folder = temp.path("caches/com.hackemist.SDImageCache/default")
     }
 
-    deinit { server.stop() }
-
-    func url(_ path: String) -> String { server.baseURL + path }
+    func url(_ path: String) -> String { fixtures.url(path) }
 
     /// Writes `lines` to a list file and runs `imgwarm prefetch` on it with a JSON report on
     /// standard output.

@@ -17,22 +17,19 @@ import Testing
     /// when it goes away.
     final class Bench {
         let temp: TemporaryFolder
-        let routes: FixtureRoutes
-        let server: LoopbackServer
+        let fixtures: FixtureServer
+        var routes: FixtureRoutes { fixtures.routes }
+        var server: LoopbackServer { fixtures.server }
         let spillFolder: String
 
         init() throws {
             temp = try TemporaryFolder(prefix: "imgwarm-downloader")
-            routes = try FixtureRoutes(imagesFolder: Fixtures.root.appendingPathComponent("images"))
-            server = LoopbackServer(router: routes.router)
-            try server.start()
+            fixtures = try FixtureServer()
             spillFolder = temp.path("spill")
             try FileManager.default.createDirectory(atPath: spillFolder, withIntermediateDirectories: true)
         }
 
-        deinit { server.stop() }
-
-        func url(_ path: String) -> String { server.baseURL + path }
+        func url(_ path: String) -> String { fixtures.url(path) }
 
         func downloader(_ configure: (inout FetchConfiguration) -> Void = { _ in }) throws -> Downloader {
             var configuration = FetchConfiguration()

@@ -41,21 +41,18 @@ import Testing
     /// goes away.
     final class Bench {
         let temp: TemporaryFolder
-        let routes: FixtureRoutes
-        let server: LoopbackServer
+        let fixtures: FixtureServer
+        var routes: FixtureRoutes { fixtures.routes }
+        var server: LoopbackServer { fixtures.server }
         let location: CacheLocation
 
         init() throws {
             temp = try TemporaryFolder(prefix: "imgwarm-job")
-            routes = try FixtureRoutes(imagesFolder: Fixtures.root.appendingPathComponent("images"))
-            server = LoopbackServer(router: routes.router)
-            try server.start()
+            fixtures = try FixtureServer()
             location = CacheLocation(folder: temp.path("caches/com.hackemist.SDImageCache/default"))
         }
 
-        deinit { server.stop() }
-
-        func url(_ path: String) -> String { server.baseURL + path }
+        func url(_ path: String) -> String { fixtures.url(path) }
 
         /// Writes `lines` to a list file and runs a prefetch of it. Retries are quick (10 ms
         /// back-off); a run still going after 60 s is stopped as if by SIGTERM, so a bug fails the
