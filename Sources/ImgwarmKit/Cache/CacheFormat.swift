@@ -214,6 +214,20 @@ func isHexName(_ bytes: UnsafeBufferPointer<UInt8>, count: Int) -> Bool {
 }
 
 extension CacheFormats {
+    /// `format` reading its database at `path` (`--database`): only a format whose library keeps
+    /// one outside the cache folder (`ExternalDatabaseFormat`) takes it. The one place that
+    /// decides it; a front end words the error.
+    public static func format(_ format: any CacheFormat, withDatabaseAt path: String) throws(OptionNotApplicable)
+        -> any CacheFormat
+    {
+        guard let external = format as? any ExternalDatabaseFormat else {
+            throw OptionNotApplicable(
+                setting: .databasePath, format: format.name,
+                appliesTo: all.filter { $0 is any ExternalDatabaseFormat }.map(\.name))
+        }
+        return external.usingDatabase(atPath: path)
+    }
+
     /// The formats whose library `platform`'s apps use, in `all`'s order.
     public static func names(on platform: AppContainer.Platform) -> [String] {
         all.filter { $0.platforms.contains(platform) }.map(\.name)

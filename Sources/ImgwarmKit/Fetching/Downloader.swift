@@ -66,6 +66,9 @@ final class Downloader {
     /// Wakes a `poll` in progress (thread-safe).
     func wakeup() { multi.wakeup() }
 
+    /// `multi.wakeup()`, the one libcurl call allowed from any thread (`CurlMulti` is `Sendable`).
+    var waker: @Sendable () -> Void { { [multi] in multi.wakeup() } }
+
     /// Conditional-request validators for `--refresh`.
     struct Validators: Sendable, Equatable {
         var etag: String?

@@ -24,8 +24,7 @@ extension PrefetchJob {
         } catch {
             throw .curl(error)
         }
-        let wake = UnsafeSendableBox(downloader)
-        let pool = parts.validation(configuration, store.cache) { wake.value.wakeup() }
+        let pool = parts.validation(configuration, store.cache, downloader.waker)
         defer { pool.shutdown() }
 
         state.startWriting()

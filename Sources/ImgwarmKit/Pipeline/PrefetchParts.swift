@@ -37,10 +37,3 @@ extension PrefetchJob {
         }
     }
 }
-
-/// Carries a reference into a `@Sendable` closure where the code guarantees the safe use (here:
-/// the network's `wakeup`, the one call libcurl allows from any thread).
-struct UnsafeSendableBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
-}

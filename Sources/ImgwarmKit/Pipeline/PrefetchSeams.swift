@@ -29,6 +29,10 @@ protocol TransferDriving: TransferStarting {
     func poll(milliseconds: Int, stop: FileDescriptor?)
     /// Wakes a `poll` in progress; the one call allowed from any thread.
     func wakeup()
+    /// `wakeup` as a value other threads may hold and call (the validation threads, when a
+    /// result is ready): `Sendable` by the types it captures, so no unchecked box carries the
+    /// driver across threads.
+    var waker: @Sendable () -> Void { get }
 }
 
 extension TransferDriving {

@@ -46,4 +46,5 @@ final class TransferRouter: TransferDriving {
     }
 
     func wakeup() { network.wakeup() }
+    var waker: @Sendable () -> Void { network.waker }
 }

@@ -1,6 +1,6 @@
 /// An option given for a format that does not take it: which option, which format, and the
 /// registered formats that do take it (`CacheFormats.all`'s order), for the message.
-public struct OptionNotApplicable: Sendable, Equatable {
+public struct OptionNotApplicable: Error, Sendable, Equatable {
     public var setting: Setting
     /// The format's name (`CacheFormat.name`).
     public var format: String

@@ -40,6 +40,7 @@ public enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
     case platform
     case streamLimit
     case stallTimeout
+    case bundleID
 
     /// How messages name this setting: the installed spelling, else the configuration's name.
     public var description: String {

@@ -69,9 +69,7 @@ struct Pack: ParsableCommand {
     @OptionGroup var quietOption: QuietOption
 
     /// The formats whose library reads the app's preferences, from the registry.
-    static var preferenceFormats: String {
-        CacheFormats.all.filter { $0 is any AppPreferencesFormat }.map(\.name).joined(separator: ", ")
-    }
+    static var preferenceFormats: String { PackJob.bundleIDFormats.joined(separator: ", ") }
 
     static func platform(_ text: String) throws -> AppContainer.Platform {
         guard let platform = AppContainer.Platform(rawValue: text.lowercased()) else {
@@ -98,17 +96,17 @@ struct Pack: ParsableCommand {
                 "--output - would write the archive to the terminal: redirect it, or name a file")
         }
         if let bundleID {
-            guard platform == .ios else {
+            do {
+                try PackJob.checkBundleID(bundleID, platform: platform, format: location.format)
+            } catch .notForPlatform {
                 throw CommandFailure.usage("--bundle-id is for --platform ios (an app's preferences file on iOS)")
-            }
-            guard location.format is any AppPreferencesFormat else {
+            } catch .notApplicable(let option) {
                 throw CommandFailure.usage(
-                    "--bundle-id applies to \(Pack.preferenceFormats) only: \(location.format.name)'s library reads nothing from the app's preferences"
+                    "--bundle-id applies to \(option.appliesTo.joined(separator: ", ")) only: \(option.format)'s library reads nothing from the app's preferences"
                 )
-            }
-            guard AppContainer.isBundleID(bundleID) else {
+            } catch .notABundleID(let id) {
                 throw CommandFailure.usage(
-                    "--bundle-id '\(EscapedText.escaped(bundleID))' is not a bundle identifier (letters, digits, '-' and '.')"
+                    "--bundle-id '\(EscapedText.escaped(id))' is not a bundle identifier (letters, digits, '-' and '.')"
                 )
             }
         }

@@ -79,12 +79,12 @@ extension Prefetch {
         configuration.shard = shardOptions.shard
         configuration.fileRules = filesRoot.rules
         configuration.offline = offline.offline
-        configuration.maxSize = maxSize
         return configuration
     }
 
-    /// The usage errors argument-parser reports before `run`: values out of range, options that
-    /// contradict each other, and options the format does not take (`formatPolicy`).
+    /// The usage errors argument-parser reports before `run`: values out of range and options that
+    /// contradict each other. Options the format does not take are `run`'s first check
+    /// (`formatPolicy`, resolved once: its result is what the run uses).
     func validate() throws {
         if lists.isEmpty && highLists.isEmpty && lowLists.isEmpty {
             throw ValidationError("give at least one list file, or - to read standard input")
@@ -111,16 +111,16 @@ extension Prefetch {
         if maxDecodeMemory == 0 { throw ValidationError("--max-decode-memory must be above 0, e.g. 100MiB") }
         if timeout == 0 { throw ValidationError("--timeout must be above 0, e.g. 15") }
         if netrc && netrcFile != nil { throw ValidationError("--netrc and --netrc-file name two netrc files: use one") }
-        _ = try formatPolicy(for: location.format)
     }
 
     /// The options that only some formats take, resolved for `format` by the engine
-    /// (`PrefetchOptions.policy(for:)`); one the format does not take is a usage error.
-    func formatPolicy(for format: any CacheFormat) throws(ValidationError) -> PrefetchPolicy {
+    /// (`PrefetchOptions.policy(for:)`) once, before anything else of the run; one the format
+    /// does not take is a usage error (exit 2), worded as `run`'s other usage errors are.
+    func formatPolicy(for format: any CacheFormat) throws(CommandFailure) -> PrefetchPolicy {
         do {
             return try PrefetchOptions(maxSize: maxSize, expiresIn: expiresIn, freshness: freshness).policy(for: format)
         } catch {
-            throw ValidationError(Self.message(error))
+            throw CommandFailure.usage(Self.message(error))
         }
     }
 

@@ -307,12 +307,13 @@ struct Prefetch: ParsableCommand {
 
     func run() throws {
         var location = try location.location()
-        location.format = try formatPolicy(for: location.format).format
+        let policy = try formatPolicy(for: location.format)
+        location.format = policy.format
         try OutputTargets.check(report: report, metrics: metrics, location: location, statePath: stateOptions.state)
         let metricsOutput = try MetricsOutput.open(metrics)
         let outcome = RunOutcome()
         do {
-            try prefetch(location: location, outcome: outcome)
+            try prefetch(location: location, maxSize: policy.maxSize, outcome: outcome)
         } catch {
             if let metricsOutput {
                 metricsOutput.write(
@@ -328,9 +329,11 @@ struct Prefetch: ParsableCommand {
         var summary: PrefetchJob.Summary?
     }
 
-    private func prefetch(location: CacheLocation, outcome: RunOutcome) throws {
+    /// `maxSize`: the size limit the format's policy resolved (`formatPolicy`).
+    private func prefetch(location: CacheLocation, maxSize: UInt64?, outcome: RunOutcome) throws {
         let sources = listSources()
         var configuration = try configuration(environment: CurrentProcess.environment)
+        configuration.maxSize = maxSize
         let reportFile = try report.map(ReportFile.openForCommand)
         ProcessTuning.keepHeapForBodies()
         // The handlers are in place since the first instruction (CImgwarmStart): this hands the

@@ -62,13 +62,13 @@ struct CacheLocationOptions: ParsableArguments {
     func location() throws -> CacheLocation {
         var format = format
         if let database {
-            guard !database.isEmpty, let withDatabase = (format as? any ExternalDatabaseFormat) else {
+            guard !database.isEmpty else { throw CommandFailure.usage("--database needs a path") }
+            do {
+                format = try CacheFormats.format(format, withDatabaseAt: database)
+            } catch {
                 throw CommandFailure.usage(
-                    database.isEmpty
-                        ? "--database needs a path"
-                        : "--database does not apply to \(format.name): its library keeps no database")
+                    "--database does not apply to \(error.format): its library keeps no database")
             }
-            format = withDatabase.usingDatabase(atPath: database)
         }
         do {
             return try CacheLocation.resolve(

@@ -37,6 +37,7 @@ enum SettingFlags {
         case .platform: return "--platform"
         case .streamLimit: return "--stream-limit"
         case .stallTimeout: return "--stall-timeout"
+        case .bundleID: return "--bundle-id"
         }
     }
 

@@ -80,6 +80,7 @@ final class ScriptedNetwork: TransferDriving, @unchecked Sendable {
     }
 
     func wakeup() { wake.signal() }
+    var waker: @Sendable () -> Void { { [wake] in wake.signal() } }
 
     /// What the real downloader reports for such an answer.
     static func finished(_ entry: PendingEntry, _ answer: Answer) -> Downloader.Finished {
