@@ -44,7 +44,7 @@ public struct CacheLocation: Sendable, Equatable {
         cacheDir: String?, namespace: String?, diskCachePath: String?,
         environment: [String: String], format: any CacheFormat = CacheFormats.standard
     ) throws(CacheLocationError) -> CacheLocation {
-        if namespace != nil && !format.hasNamespace { throw .noNamespace(format.name) }
+        try validate(namespace: namespace, for: format)
         let location = try resolveFolder(
             cacheDir: cacheDir, namespace: namespace, diskCachePath: diskCachePath, environment: environment,
             format: format)
@@ -100,6 +100,16 @@ public struct CacheLocation: Sendable, Equatable {
         let (parent, name) = CacheLocation.split(folder)
         return CacheLocation.join(
             CacheLocation.join(parent, CacheLocation.privateFolderName), name.isEmpty ? "root" : name)
+    }
+
+    /// `namespace` (`--namespace`, nil when left out) for `format`: a format whose folder has one
+    /// fixed name takes none, and a namespace is one folder name, not imgwarm's own. The one
+    /// check, for the commands that resolve a location here and for `pull`, which names the
+    /// device's folder only.
+    public static func validate(namespace: String?, for format: any CacheFormat) throws(CacheLocationError) {
+        guard let namespace else { return }
+        if !format.hasNamespace { throw .noNamespace(format.name) }
+        try validate(namespace: namespace)
     }
 
     public static func validate(namespace: String) throws(CacheLocationError) {

@@ -74,16 +74,13 @@ struct Pull: ParsableCommand {
 
     func run() throws {
         let format = try AdbOptions.androidFormat(format, command: "pull")
-        if let namespace {
-            do {
-                try CacheLocation.validate(namespace: namespace)
-            } catch {
-                throw CommandFailure.usage("--namespace: " + EscapedText.escaped(error.description))
-            }
-            if !format.hasNamespace {
-                throw CommandFailure.usage(
-                    "--namespace does not apply to \(format.name): its cache folder has one fixed name")
-            }
+        do {
+            try CacheLocation.validate(namespace: namespace, for: format)
+        } catch .noNamespace {
+            throw CommandFailure.usage(
+                "--namespace does not apply to \(format.name): its cache folder has one fixed name")
+        } catch {
+            throw CommandFailure.usage("--namespace: " + EscapedText.escaped(error.description))
         }
         if output.isEmpty { throw CommandFailure.usage("--output '' names no folder: give a path") }
         if streamLimit == 0 {
