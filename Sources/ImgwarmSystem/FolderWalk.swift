@@ -8,7 +8,8 @@
 /// Almost all of such a walk is the kernel's `fstatat` (path lookup and the inode's attributes;
 /// `readdir` is a sixth of it), and `clean` walks twice. With a second processor, the names are
 /// read in batches and each batch's `fstatat` calls are split between the calling thread and one
-/// helper thread. A folder of one batch or less is walked on the calling thread alone. No String
+/// helper thread (`imgwarm-walk`, for `clean` and `stats`; it ends with the walk). A folder of one
+/// batch or less is walked on the calling thread alone. No String
 /// is made: `fstatat` gets the bytes `readdir` returned, copied into the batch with their NUL.
 /// Together with no String per file in `DiskCache.walkEntries`, this took `clean --dry-run` of
 /// 1,000,000 files on tmpfs from 7.2–8.1 s to 4.3–4.5 s (docs/performance.md, "Other jobs").

@@ -7,6 +7,12 @@
 ///
 /// As swift-nio's `IOError` does, it names the call: "openat(x.tmp) failed: File exists". Two
 /// errors are equal when their `errno` is: the call and the path are for people, not decisions.
+///
+/// The engine's run-level errors built on one (`CacheStoreError`, `DiskCacheError`,
+/// `StoreFailure`, `ReportFile.OpenError`) keep it whole, so their messages name the call too
+/// ("cannot use /c: mkdir(/c) failed: Permission denied"); a list's and a spool's read errors
+/// keep only the `errno` so far. A cache file found changed since a clean's scan is not an
+/// `errno` but `DiskCache.RemovalError.changedSinceScan`.
 public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
     public var code: Int32
     /// The call that failed (`"openat"`, `"fstatat"`…); nil when not recorded.

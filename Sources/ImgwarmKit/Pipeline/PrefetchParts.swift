@@ -4,6 +4,14 @@ extension PrefetchJob {
     /// Makes the collaborators the download loop drives, once the cache store exists: the
     /// network (`Downloader`) and validation (`ValidationPool`). Every run uses `.real`; tests
     /// give scripted stand-ins, so that the job's rules run without a server.
+    ///
+    /// Threads: the caller of `PrefetchJob.run` (the CLI's main thread) reads the lists
+    /// (`PrefetchIngest`), then runs the download loop (or the `PrefetchDryRun`), and owns the
+    /// `Scheduler`, the `Downloader` these parts make, with its libcurl multi handle, every
+    /// `Transfer`, the `PrefetchStore`'s lookups and touches and the `PrefetchRecorder` (the report
+    /// and the observer's calls: the CLI prints from this thread). The others are the
+    /// `ValidationPool`'s workers, the `PrefetchReadAhead`'s two readers and the `StateWriter`;
+    /// each says what it owns.
     struct Parts {
         /// The network for a run of these settings: at most the slot policy's transfers at once
         /// (one without a policy), large bodies spilled into the cache store's temporary folder.

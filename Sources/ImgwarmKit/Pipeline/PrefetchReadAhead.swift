@@ -5,6 +5,10 @@ import ImgwarmSystem
 /// each as long as the lists' reading itself in a hits-only pass over 100,000 cached lines
 /// (docs/performance.md). Both only read: a run stopped before its first download has opened
 /// and created nothing. A dry run reads neither ahead.
+///
+/// The two threads are `imgwarm-index` and `imgwarm-check`. They own nothing after they end: the
+/// store's opening takes the index as read (`CacheStore(location:preloaded:)`), and the state
+/// database's opening skips its check for the same file (told by device and inode).
 final class PrefetchReadAhead: Sendable {
     let index: CacheIndexPreload?
     private let stateCheck: Background<StateStore.CheckedFile?>

@@ -6,6 +6,14 @@ import ImgwarmSystem
 /// Each worker owns an `ImageValidator` (a MagickWand). A valid image is written to the cache
 /// atomically; anything else is discarded. Results go to `results`, and `notify` (the
 /// downloader's wakeup) is called after each one.
+///
+/// The workers are threads named `imgwarm-valid-N`, one per core and at most 4 by default
+/// (`PrefetchJob.Configuration.validationThreads`). Each has its own `ImageValidator` and its own
+/// descriptor on the cache lock, and writes finished files into the cache. ImageMagick reads one
+/// image at a time (`Magick.oneReadAtATime`): its resource accounting is process-wide, and a
+/// streamed decode must see what it reserved to give it back. The download loop and the workers
+/// meet in two `WorkQueue`s (jobs in, outcomes out); a worker wakes the loop's `curl_multi_poll`
+/// with `CurlMulti.wakeup`, the one libcurl call allowed from another thread.
 final class ValidationPool: @unchecked Sendable {
     /// One body to check and store.
     struct Job: Sendable {

@@ -14,6 +14,13 @@ import ImgwarmSystem
 /// The first failed write rolls its transaction back and ends writing: `failure` says why (the
 /// download loop then starts nothing new and the run fails), and later writes are dropped. A `read`
 /// sees every write queued before it.
+///
+/// The thread, `imgwarm-state` (`run`), owns the `StateStore` connection and its batched
+/// transaction while downloads run. The loop queues writes (closures); its few reads (`--refresh`
+/// validators, the blacklist) go through `read`, which first applies what is still queued. Another
+/// process holding the write lock thus holds up this thread, never the downloads; a write that
+/// fails (the lock held past `--lock-timeout`) stops new downloads
+/// (`StateAndRetryTests.downloadsGoOnWhileTheStateIsLocked`).
 final class StateWriter: @unchecked Sendable {
     typealias Write = @Sendable (StateStore) throws(StateError) -> Void
 
