@@ -105,18 +105,18 @@ struct Clean: ParsableCommand {
     var verbose = false
 
     func validate() throws {
-        _ = try policy()
         if quiet && verbose { throw ValidationError("--quiet and --verbose contradict each other: use one") }
     }
 
     /// The policy of this clean, from the engine (`CleanOptions.policy(for:)`), which decides
-    /// which option the format's rules take; an option they do not take is a usage error.
-    func policy() throws(ValidationError) -> DiskCache.CleanPolicy {
+    /// which option the format's rules take; resolved once, `run`'s first step. An option the
+    /// rules do not take is a usage error (exit 2), worded as `run`'s other usage errors are.
+    func policy() throws(CommandFailure) -> DiskCache.CleanPolicy {
         let options = CleanOptions(expireType: expireOption.given, maxAge: maxAge, maxSize: maxSize, removeAll: all)
         do {
             return try options.policy(for: location.format)
         } catch {
-            throw ValidationError(Self.message(error))
+            throw CommandFailure.usage(Self.message(error))
         }
     }
 
@@ -139,13 +139,14 @@ struct Clean: ParsableCommand {
     }
 
     func run() throws {
+        let policy = try policy()
         let location = try location.location()
         try OutputTargets.check(report: report, metrics: metrics, location: location, statePath: stateOptions.state)
         let metricsOutput = try MetricsOutput.open(metrics)
         var result: DiskCache.CleanResult?
         var duration = 0.0
         do {
-            try clean(location: location, result: &result, duration: &duration)
+            try clean(location: location, policy: policy, result: &result, duration: &duration)
         } catch {
             if let metricsOutput {
                 metricsOutput.write(
@@ -175,11 +176,12 @@ struct Clean: ParsableCommand {
         return file
     }
 
-    private func clean(location: CacheLocation, result outcome: inout DiskCache.CleanResult?, duration: inout Double)
-        throws
-    {
+    private func clean(
+        location: CacheLocation, policy: DiskCache.CleanPolicy, result outcome: inout DiskCache.CleanResult?,
+        duration: inout Double
+    ) throws {
         var configuration = CleanJob.Configuration()
-        configuration.policy = try policy()
+        configuration.policy = policy
         configuration.force = force
         configuration.protectedFolders = CacheLocation.protectedFolders(
             cacheDir: self.location.cacheDir, environment: CurrentProcess.environment)
