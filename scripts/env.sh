@@ -14,6 +14,8 @@ command -v swift >/dev/null 2>&1 || { echo "swift is not installed (expected at 
 swift() {
   local own status=0
   own=$(mktemp -d "${TMPDIR:-/tmp}/imgwarm-swift.XXXXXX") || return 1
+  # As /tmp is: the tests run programs as other users (nobody), which must reach their files.
+  chmod 1777 "$own"
   TMPDIR=$own command swift "$@" || status=$?
   rm -rf "$own"
   return "$status"
