@@ -21,8 +21,9 @@ enum Parse {
     /// The transform of an option whose values are an enum's raw values, in any case: a bad
     /// value's message names `what` and every valid value in the enum's order ("invalid
     /// priority 'x': use high, normal or low"). The one parser of the CLI's enum options.
-    static func choice<Value: RawRepresentable & CaseIterable>(_ what: String) -> @Sendable (String) throws -> Value
-    where Value.RawValue == String {
+    static func choice<Value: RawRepresentable & CaseIterable & Sendable>(_ what: String)
+        -> @Sendable (String) throws -> Value
+    where Value.RawValue == String, Value.AllCases: Sendable {
         { text in
             guard let value = Value(rawValue: text.lowercased()) else {
                 let values = Value.allCases.map(\.rawValue)
