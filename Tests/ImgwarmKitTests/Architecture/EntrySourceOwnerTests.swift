@@ -24,19 +24,13 @@ import Testing
     }
 
     @Test func noStageButInputAndFetchingAsksTheBody() throws {
-        let root = Fixtures.repositoryRoot.appendingPathComponent("Sources/ImgwarmKit")
-        let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }
-            .filter { $0.hasSuffix(".swift") }
+        let lines = try SourceLines.code(in: "ImgwarmKit")
+        let files = Set(lines.map(\.file))
         #expect(files.contains("Pipeline/PrefetchJob+Download.swift"), "the engine's sources were found")
         #expect(files.contains("Input/EntrySource.swift"))
-        for file in files.sorted() where !Self.owners.contains(where: file.hasPrefix) {
-            let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
-            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
-            where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
-                if let asked = Self.bodyQuestion(in: String(line)) {
-                    Issue.record(
-                        "\(file):\(number + 1) asks `\(asked)`; ask the entry's `EntrySource` instead: \(line)")
-                }
+        for (file, number, line) in lines where !Self.owners.contains(where: file.hasPrefix) {
+            if let asked = Self.bodyQuestion(in: line) {
+                Issue.record("\(file):\(number) asks `\(asked)`; ask the entry's `EntrySource` instead: \(line)")
             }
         }
     }

@@ -15,26 +15,13 @@ import Testing
         "PINRemoteImage", "PINCache",
     ]
 
-    /// Every code line (comments left out) of the Swift files under `Sources/<folder>`, with
-    /// the file's path from `Sources/`.
-    static func codeLines(_ folder: String) throws -> [(file: String, line: String)] {
-        let root = Fixtures.repositoryRoot.appendingPathComponent("Sources")
-        let files = try #require(FileManager.default.subpaths(atPath: root.appendingPathComponent(folder).path))
-        var lines: [(String, String)] = []
-        for file in files.sorted() where file.hasSuffix(".swift") {
-            let path = folder + "/" + file
-            let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
-            for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
-                lines.append((path, String(line)))
-            }
-        }
-        return lines
-    }
-
     static func outsideTheFormats() throws -> [(file: String, line: String)] {
-        try (codeLines("ImgwarmKit") + codeLines("imgwarm")).filter {
-            !$0.file.hasPrefix("ImgwarmKit/Cache/Formats/") && $0.file != "ImgwarmKit/Cache/CacheFormat.swift"
-        }
+        try
+            (["ImgwarmKit", "imgwarm"].flatMap { folder in
+                try SourceLines.code(in: folder).map { (file: folder + "/" + $0.file, line: $0.line) }
+            }).filter {
+                !$0.file.hasPrefix("ImgwarmKit/Cache/Formats/") && $0.file != "ImgwarmKit/Cache/CacheFormat.swift"
+            }
     }
 
     @Test func noConcreteFormatTypeOutsideTheFormatsAndTheRegistry() throws {

@@ -41,17 +41,8 @@ import Testing
 
     /// The code lines of every Swift file of `stage` (comment lines left out), by file name.
     static func codeLines(_ stage: String) throws -> [(file: String, line: String)] {
-        let folder = root.appendingPathComponent(stage)
         // Subfolders too (`Cache/Formats/<format>/`).
-        let files = try #require(FileManager.default.subpaths(atPath: folder.path)).filter { $0.hasSuffix(".swift") }
-        var result: [(String, String)] = []
-        for file in files.sorted() {
-            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
-            for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
-                result.append(("\(stage)/\(file)", String(line)))
-            }
-        }
-        return result
+        try SourceLines.code(in: "ImgwarmKit/" + stage).map { ("\(stage)/\($0.file)", $0.line) }
     }
 
     /// The names of the types declared at the top level of `stage`'s files.
