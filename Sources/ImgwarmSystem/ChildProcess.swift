@@ -5,7 +5,8 @@ import CImgwarmSys
 #endif
 
 /// A program imgwarm starts and waits for (`adb` for `push` and `pull`), through `posix_spawnp`:
-/// found on `PATH` unless the name has a slash, the environment inherited, the standard
+/// found on `PATH` unless the name has a slash, the environment inherited (the calling thread's
+/// `ProcessContext`'s, for a command run in-process), the standard
 /// descriptors given. Each runs in a process group of its own, with the default action for
 /// every signal (imgwarm ignores SIGPIPE; its children must not), so that a stop ends it and
 /// everything it started (`terminate`), and nothing it left behind keeps writing.
@@ -44,8 +45,15 @@ public struct ChildProcess: Sendable {
             &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        let contextEnvironment: [UnsafeMutablePointer<CChar>?]? = ProcessContext.current.map { context in
+            context.environment.map { strdup($0.key + "=" + $0.value) } + [nil]
+        }
+        defer { for pointer in contextEnvironment ?? [] { free(pointer) } }
         var pid: pid_t = 0
-        let result = posix_spawnp(&pid, program, &actions, &attributes, argv, environ)
+        let result =
+            contextEnvironment.map { envp in
+                posix_spawnp(&pid, program, &actions, &attributes, argv, envp)
+            } ?? posix_spawnp(&pid, program, &actions, &attributes, argv, environ)
         guard result == 0 else { throw SystemError(code: result, call: "posix_spawnp", path: program) }
         return ChildProcess(pid: pid, program: program)
     }

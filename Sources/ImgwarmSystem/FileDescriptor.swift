@@ -18,9 +18,17 @@ public struct FileDescriptor: Sendable, Hashable {
 
     package init(rawValue: Int32) { self.rawValue = rawValue }
 
-    public static let standardInput = FileDescriptor(rawValue: STDIN_FILENO)
-    public static let standardOutput = FileDescriptor(rawValue: STDOUT_FILENO)
-    public static let standardError = FileDescriptor(rawValue: STDERR_FILENO)
+    /// The standard streams of the calling thread's `ProcessContext`: descriptors 0, 1 and 2 but
+    /// for a command the tests run in-process.
+    public static var standardInput: FileDescriptor {
+        ProcessContext.current?.input ?? FileDescriptor(rawValue: STDIN_FILENO)
+    }
+    public static var standardOutput: FileDescriptor {
+        ProcessContext.current?.output ?? FileDescriptor(rawValue: STDOUT_FILENO)
+    }
+    public static var standardError: FileDescriptor {
+        ProcessContext.current?.error ?? FileDescriptor(rawValue: STDERR_FILENO)
+    }
 
     /// True when the descriptor is a terminal (`isatty`).
     public var isTerminal: Bool { isatty(rawValue) == 1 }

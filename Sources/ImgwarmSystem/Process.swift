@@ -22,7 +22,7 @@ public enum ProcessTuning {
     /// The width in columns of the terminal standard error is, nil when it is none. Asked anew
     /// each time: a window resized (SIGWINCH) is followed at the next call.
     public static func standardErrorColumns() -> Int? {
-        let columns = Int(imgwarm_terminal_columns(2))
+        let columns = Int(imgwarm_terminal_columns(FileDescriptor.standardError.rawValue))
         return columns > 0 ? columns : nil
     }
 
@@ -34,8 +34,10 @@ public enum ProcessTuning {
 
 /// This process's environment and its end, for the command line.
 public enum CurrentProcess {
-    /// The process environment as a dictionary.
+    /// The process environment as a dictionary (the calling thread's `ProcessContext`'s, when it
+    /// has one).
     public static var environment: [String: String] {
+        if let context = ProcessContext.current { return context.environment }
         var result: [String: String] = [:]
         var pointer = environ
         while let entry = pointer.pointee {
@@ -66,6 +68,8 @@ public enum StopSignals {
     /// "Program crashed" and lets the process go on). Returns the pipe's read end, nil when none
     /// could be made.
     public static func install() -> FileDescriptor? {
+        // A command run in-process (`ProcessContext`) does not own the process's signals.
+        guard ProcessContext.current == nil else { return nil }
         let descriptor = imgwarm_stop_install()
         return descriptor >= 0 ? FileDescriptor(rawValue: descriptor) : nil
     }
@@ -76,7 +80,10 @@ public enum StopSignals {
     /// Gives the stop signals back to their default action, for a command that does not stop
     /// gracefully (the executable handles them from its first instruction, `CImgwarmStart`): a
     /// stop signal already received ends the process now, killed by it as it would have been.
-    public static func release() { imgwarm_stop_release() }
+    public static func release() {
+        guard ProcessContext.current == nil else { return }
+        imgwarm_stop_release()
+    }
 
     /// The name of a stop signal, for messages ("SIGHUP"); SIGINT for any other number.
     public static func name(of signal: Int32) -> String {

@@ -48,17 +48,20 @@ public final class Condition: @unchecked Sendable {
     }
 }
 
-/// Starts a detached thread running `body`, named `name` (as `top` and `gdb` show it).
+/// Starts a detached thread running `body`, named `name` (as `top` and `gdb` show it), in the
+/// calling thread's `ProcessContext`.
 public func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
     final class Box: @unchecked Sendable {
         let body: @Sendable () -> Void
         let name: String
-        init(_ body: @escaping @Sendable () -> Void, _ name: String) {
+        let context: ProcessContext.Holder?
+        init(_ body: @escaping @Sendable () -> Void, _ name: String, _ context: ProcessContext.Holder?) {
             self.body = body
             self.name = name
+            self.context = context
         }
     }
-    let box = Unmanaged.passRetained(Box(body, name)).toOpaque()
+    let box = Unmanaged.passRetained(Box(body, name, ProcessContext.inherited())).toOpaque()
     var attributes = pthread_attr_t()
     pthread_attr_init(&attributes)
     pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
@@ -69,7 +72,11 @@ public func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
         { pointer in
             let box = Unmanaged<Box>.fromOpaque(pointer!).takeRetainedValue()
             ProcessTuning.nameCurrentThread(box.name)
-            box.body()
+            if let context = box.context {
+                ProcessContext.run(in: context.context, box.body)
+            } else {
+                box.body()
+            }
             return nil
         }, box)
     pthread_attr_destroy(&attributes)
@@ -79,8 +86,12 @@ public func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
 /// Online processor count.
 public var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
-/// An environment variable, or nil when unset or empty.
+/// An environment variable (of the calling thread's `ProcessContext`), or nil when unset or empty.
 public func environmentValue(_ name: String) -> String? {
+    if let context = ProcessContext.current {
+        guard let text = context.environment[name], !text.isEmpty else { return nil }
+        return text
+    }
     guard let value = getenv(name) else { return nil }
     let text = String(cString: value)
     return text.isEmpty ? nil : text

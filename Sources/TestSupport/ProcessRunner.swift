@@ -9,6 +9,13 @@ public struct ProcessResult: Sendable {
     /// True when the process ended by a signal rather than exit (then `status` is the signal).
     public var signaled: Bool
 
+    public init(status: Int32, stdout: Data, stderr: Data, signaled: Bool) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+        self.signaled = signaled
+    }
+
     public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
     public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
 }

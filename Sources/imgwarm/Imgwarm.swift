@@ -28,11 +28,19 @@ struct Imgwarm: ParsableCommand {
         // A reader that goes away (`imgwarm path … | head -1`) makes writes fail with EPIPE, which
         // `Console` and the reports handle, rather than killing the process mid-run.
         ProcessTuning.ignoreBrokenPipe()
+        let status = execute(Array(CommandLine.arguments.dropFirst()))
+        CurrentProcess.exit(status.rawValue)
+    }
+
+    /// Parses and runs one command line, writing to the standard streams of the calling thread's
+    /// `ProcessContext`: what `main` does but for ending the process (the tests run commands
+    /// in-process through it).
+    static func execute(_ arguments: [String]) -> ExitStatus {
         SettingFlags.install()
         let status: ExitStatus
         do {
-            try checkHelpTopic(Array(CommandLine.arguments.dropFirst()))
-            var command = try parseAsRoot()
+            try checkHelpTopic(arguments)
+            var command = try parseAsRoot(arguments)
             // The stop signals are handled from the first instruction (CImgwarmStart): a
             // prefetch keeps them and ends with a report, whenever they came; pack, push and pull
             // keep them to end adb and remove their scratch; the other commands stop the way any
@@ -49,7 +57,7 @@ struct Imgwarm: ParsableCommand {
             status = exit
         } catch {
             if exitCode(for: error) == .success {
-                print(fullMessage(for: error))
+                Console.output(fullMessage(for: error) + "\n")
                 status = .success
             } else {
                 Console.writeError(fullMessage(for: error) + "\n")
@@ -57,7 +65,7 @@ struct Imgwarm: ParsableCommand {
             }
         }
         Console.flush()
-        CurrentProcess.exit(status.rawValue)
+        return status
     }
 
     /// `imgwarm help TOPIC…` names commands that exist: argument-parser prints the top-level help

@@ -7,7 +7,7 @@ import Testing
 /// Every documented default holds when its flag is left out: each row runs a command without
 /// the option and checks what happens (or, where only the value is visible, what the report
 /// says was in force). The "documented" column is what the README, docs/usage.md and `--help` promise.
-@Suite struct DefaultsTests {
+@Suite(.startsTheBinary) struct DefaultsTests {
     struct Row: Sendable, CustomTestStringConvertible {
         var command: String
         var option: String

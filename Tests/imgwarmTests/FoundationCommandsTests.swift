@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// End-to-end runs of `imgwarm path`, `stats` and `clean`.
-@Suite struct FoundationCommandsTests {
+@Suite(.startsTheBinary) struct FoundationCommandsTests {
     @Test func pathPrintsOnePathPerKey() throws {
         let temp = try TemporaryFolder()
         let result = try CLI.run(

@@ -7,7 +7,7 @@ import Testing
 
 /// What `--help` says, checked the way a user reads it: the examples paste into a shell as they
 /// are printed, and the prefetch text agrees with the manual (docs/usage.md).
-@Suite struct HelpTextTests {
+@Suite(.startsTheBinary) struct HelpTextTests {
     /// Every command and subcommand, from the command tree: a command added later is checked too.
     static let commands: [[String]] = {
         func walk(_ path: [String]) -> [[String]] {

@@ -9,7 +9,7 @@ import Testing
 /// (`CleanOptions`, `PrefetchOptions`) and exits 2: for every registered format and every
 /// format-dependent option, the binary refuses exactly what the engine refuses, in the words
 /// imgwarm has always used.
-@Suite struct OptionApplicabilityTests {
+@Suite(.startsTheBinary) struct OptionApplicabilityTests {
     static let names = CacheFormats.names
 
     /// Each clean option alone, on every format: refused (exit 2, `<flag> does not apply to

@@ -6,7 +6,7 @@ import Testing
 /// A URL's extension can put any character in a file name (`%0A` a newline), as SDWebImage's
 /// would (issue 21): `path` prints one escaped line per key, or exact NUL-terminated bytes with
 /// `-0`; `clean --verbose` escapes the names it lists.
-@Suite struct PathOutputTests {
+@Suite(.startsTheBinary) struct PathOutputTests {
     let key = "https://cdn.example.com/a.jp%0Ag"
     let controls = "https://cdn.example.com/b.x%09%1B%5C%C2%9B"
 

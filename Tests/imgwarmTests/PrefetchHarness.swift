@@ -21,21 +21,25 @@ final class PrefetchHarness {
     func url(_ path: String) -> String { fixtures.url(path) }
 
     /// Writes `lines` to a list file and runs `imgwarm prefetch` on it with a JSON report on
-    /// standard output.
+    /// standard output (in-process; as the binary with `binary`: see `CLI`).
     func prefetch(
         _ lines: [String], options: [String] = [], listName: String = "list.txt", env: [String: String] = [:],
-        stdin: Data? = nil, timeout: Double = 120
+        stdin: Data? = nil, timeout: Double = 120, binary: Bool = false
     ) throws -> Run {
         let list = try temp.write(listName, Data((lines.joined(separator: "\n") + "\n").utf8))
         return try run(
             ["prefetch", "--disk-cache-path", folder, "--report", "-"] + options + [list], env: env, stdin: stdin,
-            timeout: timeout)
+            timeout: timeout, binary: binary)
     }
 
-    func run(_ arguments: [String], env: [String: String] = [:], stdin: Data? = nil, timeout: Double = 120) throws
-        -> Run
-    {
-        let result = try CLI.run(arguments, stdin: stdin, home: temp.path, env: env, timeout: timeout)
+    func run(
+        _ arguments: [String], env: [String: String] = [:], stdin: Data? = nil, timeout: Double = 120,
+        binary: Bool = false
+    ) throws -> Run {
+        let result =
+            binary
+            ? try CLI.runBinary(arguments, stdin: stdin, home: temp.path, env: env, timeout: timeout)
+            : try CLI.run(arguments, stdin: stdin, home: temp.path, env: env, timeout: timeout)
         return Run(result: result)
     }
 

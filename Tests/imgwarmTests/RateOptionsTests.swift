@@ -59,7 +59,7 @@ import Testing
 
 /// The CLI's enum options share one parser (issue 51, item 6): any case is taken, and a bad value
 /// is a usage error naming the option's kind of value and every valid one, in order.
-@Suite struct EnumOptionTests {
+@Suite(.startsTheBinary) struct EnumOptionTests {
     @Test(arguments: [
         (["prefetch", "--dry-run", "--priority"], "invalid priority 'urgent': use high, normal or low"),
         (["prefetch", "--dry-run", "--order"], "invalid order 'urgent': use fifo or lifo"),

@@ -5,7 +5,7 @@ import Testing
 /// What `--report PATH` does with what is already at PATH (issue 21): devices and FIFOs are
 /// written into, never replaced; a regular file is replaced atomically and keeps its permission
 /// bits; another user's file is refused before any work. For `prefetch` and `clean` alike.
-@Suite struct ReportDestinationTests {
+@Suite(.startsTheBinary) struct ReportDestinationTests {
     /// The two commands that write `--report`, each with the arguments of a run that does little.
     func commands(_ h: PrefetchHarness) throws -> [(name: String, arguments: [String])] {
         let list = try h.temp.write("list.txt", Data((h.url("/img/photo.jpg") + "\n").utf8))

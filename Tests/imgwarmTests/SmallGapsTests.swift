@@ -7,7 +7,7 @@ import Testing
 
 /// The small gaps a new user found (issue 48, item 5): completions from the registry, paths named
 /// where they were looked for, help and docs that say what the code does.
-@Suite struct SmallGapsTests {
+@Suite(.startsTheBinary) struct SmallGapsTests {
     static func text(_ path: String) throws -> String {
         try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent(path), encoding: .utf8)
     }

@@ -6,7 +6,7 @@ import Testing
 /// What a cron job or a CI job relies on with nobody watching: `--quiet`, progress for logs,
 /// the clean guard, read-only commands that create nothing, and options that take negative or
 /// ambiguous values.
-@Suite struct QuietAndProgressTests {
+@Suite(.startsTheBinary) struct QuietAndProgressTests {
     /// Under `--quiet` each failed or invalid line still gets its line, up to 50, then one line
     /// with the count of the rest and where the report is; nothing else. Quiet is loud on change:
     /// the next run skips the URLs this one blacklisted and prints nothing of them (cron mailed the

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// `imgwarm --version` and `imgwarm version [--verbose]`.
-@Suite struct VersionCommandTests {
+@Suite(.startsTheBinary) struct VersionCommandTests {
     @Test func versionFlagStaysOneShortLine() throws {
         let temp = try TemporaryFolder()
         let result = try CLI.run(["--version"], home: temp.path)

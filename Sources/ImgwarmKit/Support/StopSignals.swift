@@ -27,8 +27,10 @@ public struct StopSource: Sendable {
 
     /// Installs the handlers for this process: the first stop signal asks the run to stop
     /// cleanly; a second one ends the process at once (exit 128 + its number). A signal other
-    /// than SIGTERM that was ignored on entry stays ignored.
+    /// than SIGTERM that was ignored on entry stays ignored. A command run in-process
+    /// (`ProcessContext`) does not own the signals: it never stops.
     public static func installSignalHandlers() -> StopSource {
-        StopSource(descriptor: StopSignals.install()) { StopSignals.received }
+        guard ProcessContext.current == nil else { return .never }
+        return StopSource(descriptor: StopSignals.install()) { StopSignals.received }
     }
 }

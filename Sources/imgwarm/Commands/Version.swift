@@ -26,9 +26,9 @@ struct Version: ParsableCommand {
     var verbose = false
 
     func run() throws {
-        print("imgwarm \(ImgwarmVersion.current)")
+        Console.output("imgwarm \(ImgwarmVersion.current)\n")
         guard verbose else { return }
-        print(VersionReport.lines().joined(separator: "\n"))
+        Console.output(VersionReport.lines().joined(separator: "\n") + "\n")
     }
 }
 

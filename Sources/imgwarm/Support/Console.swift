@@ -3,7 +3,7 @@ import ImgwarmSystem
 /// Standard error for people, standard output for results (paths, JSON), so `imgwarm … | jq` works.
 enum Console {
     /// True when standard error is a terminal (progress lines and colour-free live updates).
-    static let stderrIsTerminal = FileDescriptor.standardError.isTerminal
+    static var stderrIsTerminal: Bool { FileDescriptor.standardError.isTerminal }
 
     /// Writes `imgwarm: message` to standard error.
     static func error(_ message: String) {
