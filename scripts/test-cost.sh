@@ -23,14 +23,15 @@ status=0
 /usr/bin/time -f "%U %S %e" -o "$work/time" \
   swift test --skip-build --disable-xctest "$@" >"$work/log" 2>&1 || status=$?
 if [ "$status" -ne 0 ]; then
-  grep -E "✘|failed" "$work/log" | tail -20 >&2
+  grep -E "✘|failed" "$work/log" | tail -20 >&2 || true
   echo "test-cost: the tests failed (exit $status); the numbers below count them anyway" >&2
 fi
 
 # "Test run with 845 tests in 185 suites passed after 425.1 seconds." (or "failed")
 total=$(sed -nE 's/.*Test run with ([0-9]+) tests? in .*/\1/p' "$work/log" | tail -1)
 starting=$(sort -u "$IMGWARM_TESTS_BINARY_STARTS" | grep -vc '^(outside a test)$' || true)
-read -r user system wall <"$work/time"
+# GNU time writes "Command exited with non-zero status N" first when the tests failed.
+read -r user system wall < <(tail -1 "$work/time")
 awk -v s="$starting" -v t="${total:-0}" -v u="$user" -v y="$system" -v w="$wall" 'BEGIN {
   printf "tests starting the binary: %d of %d (%.1f %%)\n", s, t, t ? 100 * s / t : 0
   printf "CPU time: %.1f s (user %.1f s, system %.1f s); wall %.1f s\n", u + y, u, y, w

@@ -63,7 +63,7 @@ enum CLI {
 
 /// Marks a suite whose subject is the command-line surface a user meets (help, usage errors,
 /// defaults, exit codes, what a cron job or a pipe sees): its command lines run as the binary.
-struct StartsTheBinary: SuiteTrait, TestScoping {
+struct StartsTheBinary: SuiteTrait, TestTrait, TestScoping {
     var isRecursive: Bool { true }
 
     func provideScope(
