@@ -2,8 +2,8 @@
     import Glibc
 #endif
 
-/// What a command takes from the process it runs in: its standard streams, its environment and
-/// its stop signals. The executable runs every command in the process's own context (descriptors
+/// What a command takes from the process it runs in: its standard streams, its environment, its
+/// stop signals and the words its messages use for settings. The executable runs every command in the process's own context (descriptors
 /// 0, 1 and 2, `environ`, the signal handlers); the tests run commands in-process, each in a
 /// context of its own (pipes, an environment of the test's making, no signal handlers), so that
 /// only the tests of the command-line surface pay for starting the binary.
@@ -17,12 +17,19 @@ public struct ProcessContext: Sendable {
     public var output: FileDescriptor
     public var error: FileDescriptor
     public var environment: [String: String]
+    /// How the program hosting the engine names a setting in messages, by the setting's
+    /// configuration name (`Setting.useNames` for the process's own context): the CLI's flags.
+    public var settingNames: (@Sendable (String) -> String)?
 
-    public init(input: FileDescriptor, output: FileDescriptor, error: FileDescriptor, environment: [String: String]) {
+    public init(
+        input: FileDescriptor, output: FileDescriptor, error: FileDescriptor, environment: [String: String],
+        settingNames: (@Sendable (String) -> String)? = nil
+    ) {
         self.input = input
         self.output = output
         self.error = error
         self.environment = environment
+        self.settingNames = settingNames
     }
 
     /// The context set for the calling thread, nil when it runs in the process's own.

@@ -28,15 +28,16 @@ struct Imgwarm: ParsableCommand {
         // A reader that goes away (`imgwarm path … | head -1`) makes writes fail with EPIPE, which
         // `Console` and the reports handle, rather than killing the process mid-run.
         ProcessTuning.ignoreBrokenPipe()
+        SettingFlags.install()
         let status = execute(Array(CommandLine.arguments.dropFirst()))
         CurrentProcess.exit(status.rawValue)
     }
 
     /// Parses and runs one command line, writing to the standard streams of the calling thread's
-    /// `ProcessContext`: what `main` does but for ending the process (the tests run commands
-    /// in-process through it).
+    /// `ProcessContext`: what `main` does but for the process-wide set-up and ending the process
+    /// (the tests run commands in-process through it, in a context that spells settings as
+    /// `SettingFlags` does).
     static func execute(_ arguments: [String]) -> ExitStatus {
-        SettingFlags.install()
         let status: ExitStatus
         do {
             try checkHelpTopic(arguments)

@@ -38,7 +38,7 @@ enum CLI {
         _ arguments: [String], stdin: Data? = nil, home: String, env: [String: String] = [:], timeout: Double = 120
     ) throws -> ProcessResult {
         let environment = environment(home: home, extra: env)
-        guard !startsTheBinary, InProcess.isFaithful(for: environment) else {
+        guard !startsTheBinary, InProcess.isFaithful(for: environment, arguments: arguments) else {
             return try runBinary(arguments, stdin: stdin, home: home, env: env, timeout: timeout)
         }
         return try InProcess.run(arguments, stdin: stdin, environment: environment, timeout: timeout)
@@ -111,10 +111,19 @@ enum InProcess {
     /// a test that sets them needs the binary.
     static let certificateVariables: Set<String> = ["SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE"]
 
-    /// True when running in-process behaves as the binary would with `environment`.
-    static func isFaithful(for environment: [String: String]) -> Bool {
+    /// Options that set what is process-wide: ImageMagick's limits are set once per process,
+    /// from the first run's `--max-pixels` (`ImageValidator.startMagick`), so a run that sets
+    /// them would set them for every later run of the test process.
+    static let processWideOptions = ["--max-pixels"]
+
+    /// True when running `arguments` in-process behaves as the binary would with `environment`.
+    static func isFaithful(for environment: [String: String], arguments: [String]) -> Bool {
         let own = ProcessInfo.processInfo.environment
         if let only = own["IMGWARM_TESTS_BINARY_ONLY"], !only.isEmpty { return false }
+        let setsProcessWide = arguments.contains { argument in
+            processWideOptions.contains { argument == $0 || argument.hasPrefix($0 + "=") }
+        }
+        if setsProcessWide { return false }
         return proxyVariables.allSatisfy { environment[$0] == nil && own[$0] == nil }
             && certificateVariables.allSatisfy { environment[$0] == nil }
     }
@@ -146,7 +155,7 @@ enum InProcess {
             input: FileDescriptor(rawValue: (nullInput ?? input.fileHandleForReading).fileDescriptor),
             output: FileDescriptor(rawValue: output.fileHandleForWriting.fileDescriptor),
             error: FileDescriptor(rawValue: errors.fileHandleForWriting.fileDescriptor),
-            environment: environment)
+            environment: environment, settingNames: SettingFlags.byName)
         let watchdog = Watchdog(arguments: arguments, seconds: timeout)
         let status = ProcessContext.run(in: context) { Imgwarm.execute(arguments) }
         watchdog.finish()

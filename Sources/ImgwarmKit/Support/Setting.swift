@@ -1,3 +1,4 @@
+import ImgwarmSystem
 import Synchronization
 
 /// A setting of a job's configuration that a message can name: the limit a download ran into,
@@ -42,13 +43,16 @@ public enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
     case stallTimeout
     case bundleID
 
-    /// How messages name this setting: the installed spelling, else the configuration's name.
+    /// How messages name this setting: the spelling of the calling thread's `ProcessContext`
+    /// (a command run in-process), else the installed one, else the configuration's name.
     public var description: String {
-        installedSettingNames.withLock { $0 }?(self) ?? rawValue
+        if let names = ProcessContext.current?.settingNames { return names(rawValue) }
+        return installedSettingNames.withLock { $0 }?(self) ?? rawValue
     }
 
     /// Makes every message name settings with `names` (a command-line program's flags), for
-    /// the rest of the process. Call once, before any job runs.
+    /// the rest of the process. Call once, before any job runs; a command run in-process names
+    /// them through its `ProcessContext.settingNames` instead, leaving the process's alone.
     public static func useNames(_ names: @escaping @Sendable (Setting) -> String) {
         installedSettingNames.withLock { $0 = names }
     }

@@ -41,8 +41,14 @@ enum SettingFlags {
         }
     }
 
-    /// Makes the engine's messages name imgwarm's flags.
+    /// Makes the engine's messages name imgwarm's flags, for the whole process (the binary).
     static func install() {
         Setting.useNames { flag(for: $0) }
+    }
+
+    /// The same spelling by a setting's configuration name, for a command run in-process
+    /// (`ProcessContext.settingNames`), which leaves the process's spelling alone.
+    static let byName: @Sendable (String) -> String = { name in
+        Setting(rawValue: name).map(flag(for:)) ?? name
     }
 }

@@ -1,4 +1,5 @@
 import ImgwarmKit
+import ImgwarmSystem
 import Testing
 
 /// `Setting`: without a spelling installed (as in these tests, and for any program but imgwarm
@@ -10,5 +11,16 @@ import Testing
         for setting in Setting.allCases {
             #expect(!setting.description.hasPrefix("-"), "\(setting)")
         }
+    }
+
+    /// A command run in-process spells settings through its `ProcessContext`, on its threads
+    /// only: the process's own spelling (none here) is left alone.
+    @Test func aContextSpellsSettingsForItsOwnThreads() {
+        let context = ProcessContext(
+            input: .standardInput, output: .standardOutput, error: .standardError, environment: [:],
+            settingNames: { "--" + $0 })
+        let inside = ProcessContext.run(in: context) { "\(Setting.maxBytes)" }
+        #expect(inside == "--maxBytes")
+        #expect("\(Setting.maxBytes)" == "maxBytes")
     }
 }
