@@ -116,6 +116,15 @@ public protocol CompanionFilesIndex: CacheIndex {
     func companions(of name: String) -> [String]
 }
 
+/// An index whose entries say in a companion file when the library received them (OkHttp's
+/// `OkHttp-Received-Millis` in `<key>.0`): `merge` keeps the copy of an entry received last by
+/// it, not by the files' modification times (docs/merge.md).
+public protocol ReceivedClockIndex: CompanionFilesIndex {
+    /// When the entry whose first companion holds `companion` was received; nil when the index
+    /// keeps no such time for it (or cannot read it).
+    func receivedAt(companion: [UInt8]) -> Timestamp?
+}
+
 /// An index whose companion files hold what the library keeps of the response (OkHttp's
 /// `<key>.0`: the request, the status line, the headers, the TLS session), written before the
 /// entry instead of empty.
