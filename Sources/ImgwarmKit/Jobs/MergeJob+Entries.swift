@@ -15,17 +15,20 @@ extension MergeJob {
         var companions: [(name: String, bytes: [UInt8])]
     }
 
-    /// What decides between two copies of an entry: what its files hold, its modification time
-    /// and its clock. Only digests are kept (a dry run remembers what it would have stored).
+    /// What decides between two copies of an entry: its name and what its files hold, its
+    /// modification time and its clock. Only digests are kept (a dry run remembers what it would
+    /// have stored).
     struct Held {
         var digests: [MD5.Digest]
         var modified: Timestamp
         var clock: Timestamp
 
-        init(_ entry: EntryFiles, index: (any CacheIndex)?) {
-            digests = [MD5.digest(entry.bytes)] + entry.companions.map { MD5.digest(Array($0.name.utf8) + $0.bytes) }
+        init(_ entry: EntryFiles, name: String, clock: Timestamp) {
+            digests =
+                [MD5.digest(Array(name.utf8) + [0] + entry.bytes)]
+                + entry.companions.map { MD5.digest(Array($0.name.utf8) + [0] + $0.bytes) }
             modified = entry.info.modified
-            clock = MergeJob.clock(of: entry, index: index)
+            self.clock = clock
         }
 
         /// The same bytes in every file and the same modification time: nothing to merge.

@@ -63,22 +63,31 @@ extension MergeJob {
             try body()
         }
 
-        /// What the destination holds under `name` as the library reads it: nil when its index
-        /// does not list it, a file of it is missing, or what is there is no file imgwarm reads.
-        func existing(_ name: String, limit: Int) -> Held? {
-            if let held = planned[name] { return held }
+        /// What the destination holds under `name` (or, for an index that keeps rows, under the
+        /// name its row of `key` gives) as the library reads it: nil when its index does not list
+        /// it, a file of it is missing, or what is there is no file imgwarm reads.
+        func existing(_ name: String, key: String?, limit: Int) -> Held? {
+            if let held = planned[key ?? name] { return held }
             guard let descriptor else { return nil }
-            if let index, index.check(name) != nil { return nil }
-            guard case .files(let files)? = try? MergeJob.readEntry(name, in: descriptor, index: index, limit: limit)
+            var held = name
+            var clock: Timestamp?
+            if let key, let rows = index as? any RowCopyingIndex {
+                guard let named = rows.entryName(forKey: key), let used = rows.lastUsed(key: key) else { return nil }
+                (held, clock) = (named, used)
+            } else if let index, index.check(name) != nil {
+                return nil
+            }
+            guard case .files(let files)? = try? MergeJob.readEntry(held, in: descriptor, index: index, limit: limit)
             else { return nil }
-            return Held(files, index: index)
+            return Held(files, name: held, clock: clock ?? MergeJob.clock(of: files, index: index))
         }
 
         /// Stores `entry` under `name` with its times and companions, then has the index list it
-        /// (a journal's `CLEAN` line, written and flushed before the next entry).
-        func store(_ entry: EntryFiles, as name: String, held: Held) throws(Error) {
+        /// (a journal's `CLEAN` line; `row`, copied, for an index that keeps rows), written and
+        /// flushed before the next entry.
+        func store(_ entry: EntryFiles, as name: String, held: Held, row: CacheIndexRow?) throws(Error) {
             guard let store else {
-                planned[name] = held
+                planned[row?.key ?? name] = held
                 return
             }
             let times = FileTimes(access: .set(entry.info.accessed), modification: .set(entry.info.modified))
@@ -90,6 +99,7 @@ extension MergeJob {
                 do throws(StoreFailure) { try store.store(raw, as: name, copied: copied) } catch { failure = error }
             }
             if let failure { throw .store(name, failure) }
+            if let row, let copying = index as? any RowCopyingIndex { copying.didCopy(name, row: row) }
             do { try store.flushIndex(lockTimeout: lockTimeout) } catch { throw .index(error) }
         }
 

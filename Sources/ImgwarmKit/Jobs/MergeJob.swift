@@ -143,10 +143,11 @@ public final class MergeJob {
         self.configuration = configuration
     }
 
-    /// Whether merge takes `format`'s caches: not yet one whose index names the entries
-    /// (flutter_cache_manager's database, `EntryNamingIndex`).
+    /// Whether merge takes `format`'s caches: one whose index names the entries
+    /// (`EntryNamingIndex`) only when it can copy its rows (`RowCopyingIndex`).
     public static func isSupported(_ format: any CacheFormat) -> Bool {
-        !(CacheLocation(folder: "/", format: format).makeIndex() is any EntryNamingIndex)
+        let index = CacheLocation(folder: "/", format: format).makeIndex()
+        return !(index is any EntryNamingIndex) || index is any RowCopyingIndex
     }
 
     /// A source checked and read: its open folder, its index, its entries' names.
@@ -156,6 +157,8 @@ public final class MergeJob {
         var index: (any CacheIndex)?
         var names: [String]
         var unsafeNames: [String]
+        /// The index's rows by the file each names (`RowCopyingIndex`); empty without.
+        var rows: [String: CacheIndexRow] = [:]
     }
 
     /// Checks every source, then merges them in the order given, telling `observe` of each entry.
@@ -217,7 +220,10 @@ public final class MergeJob {
             let index = location.makeIndex()
             try index?.load()
             let (names, unsafe) = try MergeJob.entryNames(of: location, descriptor: descriptor, index: index)
-            return Source(location: location, descriptor: descriptor, index: index, names: names, unsafeNames: unsafe)
+            var source = Source(
+                location: location, descriptor: descriptor, index: index, names: names, unsafeNames: unsafe)
+            for row in try (index as? any RowCopyingIndex)?.copiedRows() ?? [] { source.rows[row.relativePath] = row }
+            return source
         } catch {
             descriptor.close()
             if let error = error as? Error { throw error }
@@ -250,10 +256,16 @@ public final class MergeJob {
             return event
         }
         event.size = entry.info.size
-        let copy = Held(entry, index: source.index)
+        // An index that keeps rows lists the entry under its row's key, with the row's clock.
+        let row = source.rows[name]
+        if source.index is any RowCopyingIndex && row == nil {
+            event.detail = "no row of its index names it"
+            return event
+        }
+        let copy = Held(entry, name: name, clock: row?.lastUsed ?? MergeJob.clock(of: entry, index: source.index))
         event.clock = copy.clock
         try target.withLock { () throws(Error) in
-            switch target.existing(name, limit: configuration.maxFileBytes) {
+            switch target.existing(name, key: row?.key, limit: configuration.maxFileBytes) {
             case nil:
                 event.outcome = .added
             case let held? where held.sameFiles(as: copy):
@@ -268,7 +280,7 @@ public final class MergeJob {
                 }
                 event.outcome = .replaced
             }
-            try target.store(entry, as: name, held: copy)
+            try target.store(entry, as: name, held: copy, row: row)
         }
         return event
     }

@@ -13,10 +13,11 @@ struct Merge: ParsableCommand {
             the format's own folder when it is given by --disk-cache-path. Every entry of every \
             source goes into the destination with its files' modification and access times (a \
             creation time cannot be set on Linux: it becomes the merge's), the library's index \
-            listing it (a journal's CLEAN line). When the destination already holds another copy \
-            of an entry (a conflict), the newer wins by the format's clock: the modification time \
-            (Kingfisher's expiry date: the later expiry wins), OkHttp's OkHttp-Received-Millis. \
-            docs/merge.md has the rule of every format.
+            listing it (a journal's CLEAN line; flutter's row, with its own touched and \
+            validTill). When the destination already holds another copy of an entry (a \
+            conflict), the newer wins by the format's clock: the modification time (Kingfisher's \
+            expiry date: the later expiry wins), OkHttp's OkHttp-Received-Millis, flutter's \
+            touched. docs/merge.md has the rule of every format.
 
             Sources are only read, as untrusted folders: a link, FIFO or device in them is skipped, \
             never opened. Every source is checked before the destination changes: a missing \
@@ -26,8 +27,6 @@ struct Merge: ParsableCommand {
             and changed entry by entry under its cache lock: a stopped merge leaves a cache the \
             library reads, some entries missing, none half there. An entry the destination already \
             holds as it is changes nothing, so a second merge of the same sources changes nothing.
-
-            Not yet merged: \(Merge.unsupported) (their index names the entries).
 
             Output: a summary on standard error (entries added, replaced, kept, unchanged, \
             skipped; conflicts); --report FILE writes the JSON document \
@@ -66,24 +65,21 @@ struct Merge: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print nothing on success; skipped entries and errors are still printed.")
     var quiet = false
 
-    /// The formats merge does not take yet, from the registry.
-    static var unsupported: String {
-        CacheFormats.all.filter { MergeJob.isSupported($0) == false }.map(\.name).joined(separator: ", ")
-    }
-
     func run() throws {
         let destination = try location.location()
+        // Each source's own layout: --database names the destination's database only.
+        let format = location.format
         var locations: [CacheLocation] = []
         for source in sources {
             guard !source.isEmpty else { throw CommandFailure.usage("a source '' names no folder: give a path") }
             if location.diskCachePath != nil {
-                locations.append(CacheLocation(folder: source, format: destination.format))
+                locations.append(CacheLocation(folder: source, format: format))
             } else {
                 do {
                     locations.append(
                         try CacheLocation(
                             root: source, namespace: location.namespace ?? CacheLocation.defaultNamespace,
-                            format: destination.format))
+                            format: format))
                 } catch {
                     throw CommandFailure.usage(error.description)
                 }

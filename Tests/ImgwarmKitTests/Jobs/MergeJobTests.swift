@@ -29,8 +29,11 @@ import Testing
     {
         let store = try CacheStore(location: location)
         for url in urls {
-            let name = try location.entryName(forKey: url, index: store.index)
             let response = Self.response(url, receivedAt: receivedAt)
+            // flutter_cache_manager names each download anew; the others name an entry by its key.
+            let name =
+                try (store.index as? any EntryNamingIndex)?.storeName(for: "", response: response)
+                ?? location.entryName(forKey: url, index: store.index)
             try image.withUnsafeBytes { try store.store($0, as: name, response: response) }
         }
         try store.flushIndex(lockTimeout: 5)
@@ -189,6 +192,39 @@ import Testing
         let entry = try destination.entryName(forKey: url, index: nil)
         #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: destination.folder + "/" + entry))) == new)
         #expect(try Self.verify(destination, urls: [url], in: temp).hits == 1)
+    }
+
+    /// flutter's clock is its row's `touched`: the row used last wins, its file replaces the
+    /// other's, which goes; the database keeps one row for the key, with the winner's values.
+    @Test func flutterTouchedDecides() throws {
+        let temp = try TemporaryFolder()
+        let format = FlutterFormat()
+        let url = Self.urls[0]
+        let old = [UInt8](try Fixtures.data("images/valid/gradient.png"))
+        let new = [UInt8](try Fixtures.data("images/valid/anim.gif"))
+        var sources: [CacheLocation] = []
+        for (k, image) in [new, old].enumerated() {
+            let location = try CacheLocation(root: temp.path("m\(k)"), format: format)
+            try Self.fill(location, urls: [url], image: image)
+            // The new copy was used an hour after the old one.
+            let db = try FlutterDatabase(path: format.databasePath(forFolder: location.folder), create: false)
+            let row = try #require(try db.row(forKey: url))
+            try db.touch(id: row.id, now: 1_800_000_000_000 - 3_600_000 * Int64(k))
+            sources.append(location)
+        }
+        let destination = try CacheLocation(root: temp.path("all"), format: format)
+        let (totals, events) = try Self.merge([sources[1], sources[0]], into: destination)
+        #expect(totals.conflicts == 1 && totals.replaced == 1, "\(totals)")
+        let db = try FlutterDatabase(path: format.databasePath(forFolder: destination.folder), create: false)
+        let rows = try db.allRows()
+        #expect(rows.count == 1 && rows.first?.touched == 1_800_000_000_000, "\(rows)")
+        let name = try #require(rows.first?.relativePath)
+        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: destination.folder + "/" + name))) == new)
+        // The loser's file went with its row.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: destination.folder) == [name], "\(events)")
+        #expect(try Self.verify(destination, urls: [url], in: temp).hits == 1)
+        let (again, _) = try Self.merge([sources[1], sources[0]], into: destination)
+        #expect(again.unchanged == 1 && again.kept == 1 && again.conflicts == 1, "\(again)")
     }
 
     // MARK: - Failures
