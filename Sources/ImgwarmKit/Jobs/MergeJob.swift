@@ -71,6 +71,14 @@ public final class MergeJob {
         public var conflicts = 0
         /// The bytes of the entry files written (their companions not counted).
         public var bytesWritten: UInt64 = 0
+        /// State records copied with the entries added or replaced (their validators).
+        public var stateRecords = 0
+        /// Blacklist entries written: a URL no database had, or a later failure than the
+        /// destination's.
+        public var blacklisted = 0
+        /// State rows not copied: their URL's password digest was made with another database's
+        /// salt, so they cannot be the destination's (docs/merge.md, "The state databases").
+        public var stateSkipped = 0
 
         public init() {}
 
@@ -107,6 +115,8 @@ public final class MergeJob {
         case index(CacheIndexError)
         /// Writing an entry failed (a full disk): the entries written before it are in.
         case store(String, StoreFailure)
+        /// The destination's state database could not be written (the cache's entries are in).
+        case state(StateError)
         case locked(CacheLock.Timeout)
 
         public var description: String {
@@ -127,6 +137,7 @@ public final class MergeJob {
             case .destination(let error): return error.description
             case .index(let error): return error.description
             case .store(let name, let failure): return "cannot store \(name): \(failure)"
+            case .state(let error): return error.description
             case .locked(let timeout): return timeout.description
             }
         }
@@ -159,6 +170,10 @@ public final class MergeJob {
         var unsafeNames: [String]
         /// The index's rows by the file each names (`RowCopyingIndex`); empty without.
         var rows: [String: CacheIndexRow] = [:]
+        /// Its state database (nil: none), its records by entry name, its blacklist.
+        var state: StateStore?
+        var records: [String: StateStore.Record] = [:]
+        var blacklist: [StateStore.BlacklistEntry] = []
     }
 
     /// Checks every source, then merges them in the order given, telling `observe` of each entry.
@@ -169,6 +184,7 @@ public final class MergeJob {
         for location in sources { opened.append(try open(location)) }
         let target = try Target(destination, configuration: configuration)
         var totals = Totals()
+        var winners: [(source: Int, event: Event)] = []
         func note(_ event: Event) {
             totals.count(event)
             observe(event)
@@ -181,11 +197,74 @@ public final class MergeJob {
                         detail: "its index names no plain name of the folder"))
             }
             for name in source.names {
-                note(try merge(name, from: source, position: position, into: target))
+                let event = try merge(name, from: source, position: position, into: target)
+                if event.outcome == .added || event.outcome == .replaced { winners.append((position, event)) }
+                note(event)
             }
         }
         try target.finish()
+        try mergeState(opened, winners: winners, into: &totals)
         return totals
+    }
+
+    /// The state databases (docs/merge.md): the record of each entry added or replaced, from
+    /// the database of the source it came from (a replaced entry whose source has none loses the
+    /// destination's, whose validators were the old copy's); the blacklists' union, the latest
+    /// failure of a URL winning. Keys stay in the destination's URL identity: a row whose password
+    /// digest another database's salt made is left out. One transaction, after the files.
+    private func mergeState(_ sources: [Source], winners: [(source: Int, event: Event)], into totals: inout Totals)
+        throws(Error)
+    {
+        let hasRows = winners.contains { sources[$0.source].state != nil } || sources.contains { !$0.blacklist.isEmpty }
+        guard hasRows else { return }
+        let path = StateStore.defaultPath(for: destination)
+        let dryRun = configuration.dryRun
+        var store: StateStore?
+        do {
+            store =
+                dryRun
+                ? try StateStore.openExisting(path: path)
+                : try StateStore(path: path, busyTimeout: configuration.lockTimeout)
+            if !dryRun { try store?.begin() }
+            for (position, event) in winners {
+                let source = sources[position]
+                guard let state = source.state else { continue }
+                guard var record = source.records[event.name] else {
+                    if event.outcome == .replaced, !dryRun { try store?.removeRecord(fileName: event.name) }
+                    continue
+                }
+                guard let key = StateStore.key(record.key, storedBy: state, for: store) else {
+                    totals.stateSkipped += 1
+                    continue
+                }
+                record.key = key
+                if !dryRun { try store?.recordStored(record) }
+                totals.stateRecords += 1
+            }
+            var latest: [String: StateStore.BlacklistEntry] = [:]
+            for source in sources {
+                guard let state = source.state else { continue }
+                for var entry in source.blacklist {
+                    guard let key = StateStore.key(entry.url, storedBy: state, for: store) else {
+                        totals.stateSkipped += 1
+                        continue
+                    }
+                    entry.url = key
+                    if let held = latest[key], held.failedAt >= entry.failedAt { continue }
+                    latest[key] = entry
+                }
+            }
+            for key in latest.keys.sorted() {
+                guard let entry = latest[key] else { continue }
+                if let at = try store?.blacklistedAt(storedKey: key), at >= entry.failedAt { continue }
+                if !dryRun { try store?.blacklist(entry) }
+                totals.blacklisted += 1
+            }
+            if !dryRun { try store?.commit() }
+        } catch {
+            store?.rollback()
+            throw .state(error)
+        }
     }
 
     /// Checks `location` as a source and reads its index: nothing of the destination changes
@@ -223,6 +302,14 @@ public final class MergeJob {
             var source = Source(
                 location: location, descriptor: descriptor, index: index, names: names, unsafeNames: unsafe)
             for row in try (index as? any RowCopyingIndex)?.copiedRows() ?? [] { source.rows[row.relativePath] = row }
+            let statePath = StateStore.defaultPath(for: location)
+            do {
+                source.state = try StateStore.openExisting(path: statePath)
+                source.records = try source.state?.recordsByFileName() ?? [:]
+                source.blacklist = try source.state?.storedBlacklist() ?? []
+            } catch {
+                throw Error.unreadableSource(location.folder, "its state database \(statePath): \(error)")
+            }
             return source
         } catch {
             descriptor.close()

@@ -28,6 +28,12 @@ struct Merge: ParsableCommand {
             library reads, some entries missing, none half there. An entry the destination already \
             holds as it is changes nothing, so a second merge of the same sources changes nothing.
 
+            The state databases merge too (docs/merge.md): the record (validators) of each entry \
+            added or replaced comes from its source's database, and the blacklists join, the \
+            latest failure of a URL winning; keys stay in the destination's URL identity (a \
+            password's digest made with another database's salt is left out, never written in \
+            clear).
+
             Output: a summary on standard error (entries added, replaced, kept, unchanged, \
             skipped; conflicts); --report FILE writes the JSON document \
             (docs/merge-report.schema.json); --dry-run changes nothing and says what would change.
@@ -117,6 +123,8 @@ struct Merge: ParsableCommand {
                 ("replaced", UInt64(totals.replaced)), ("kept", UInt64(totals.kept)),
                 ("unchanged", UInt64(totals.unchanged)), ("skipped", UInt64(totals.skipped)),
                 ("conflicts", UInt64(totals.conflicts)), ("bytesWritten", totals.bytesWritten),
+                ("stateRecords", UInt64(totals.stateRecords)), ("blacklisted", UInt64(totals.blacklisted)),
+                ("stateSkipped", UInt64(totals.stateSkipped)),
             ]
             do {
                 try document.finish(totals: counts, finishedAt: .now())
@@ -133,7 +141,7 @@ struct Merge: ParsableCommand {
         if !quiet {
             let verb = dryRun ? "would merge" : "merged"
             Console.error(
-                "imgwarm merge: \(verb) \(totals.entries) entries of \(locations.count) \(locations.count == 1 ? "source" : "sources") into \(destination.folder): \(totals.added) added, \(totals.replaced) replaced, \(totals.kept) kept, \(totals.unchanged) unchanged, \(totals.skipped) skipped (\(totals.conflicts) \(totals.conflicts == 1 ? "conflict" : "conflicts"))"
+                "imgwarm merge: \(verb) \(totals.entries) entries of \(locations.count) \(locations.count == 1 ? "source" : "sources") into \(destination.folder): \(totals.added) added, \(totals.replaced) replaced, \(totals.kept) kept, \(totals.unchanged) unchanged, \(totals.skipped) skipped (\(totals.conflicts) \(totals.conflicts == 1 ? "conflict" : "conflicts")); state: \(totals.stateRecords) records, \(totals.blacklisted) blacklisted URLs\(totals.stateSkipped > 0 ? ", \(totals.stateSkipped) rows left out (a password digest of another database)" : "")"
             )
         }
         if totals.skipped > 0 { throw ExitStatus.partial }

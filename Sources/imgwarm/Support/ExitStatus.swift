@@ -78,7 +78,7 @@ extension ExitStatus {
     static func of(_ error: MergeJob.Error) -> ExitStatus {
         switch error {
         case .unsupportedFormat, .sourceIsDestination, .missingSource, .otherFormat: return .usage
-        case .unreadableSource, .destination, .index, .store, .locked: return .cacheUnusable
+        case .unreadableSource, .destination, .index, .store, .state, .locked: return .cacheUnusable
         }
     }
 

@@ -227,6 +227,51 @@ import Testing
         #expect(again.unchanged == 1 && again.kept == 1 && again.conflicts == 1, "\(again)")
     }
 
+    // MARK: - State
+
+    /// The records of the entries merged come with them; the blacklists join, the latest failure
+    /// winning; a password's digest of another database is left out, never in clear; a second
+    /// merge writes nothing.
+    @Test func theStateDatabasesMerge() throws {
+        let temp = try TemporaryFolder()
+        let format = CacheFormats.standard
+        let sources = try Self.shards(format, in: temp)
+        let secret = "https://user:hunter2@cdn.example.com/private.png"
+        for (k, source) in sources.enumerated() {
+            let state = try StateStore(path: StateStore.defaultPath(for: source), busyTimeout: 5)
+            for url in Self.urls {
+                let name = try source.entryName(forKey: url, index: nil)
+                guard FileManager.default.fileExists(atPath: source.folder + "/" + name) else { continue }
+                try state.recordStored(
+                    StateStore.Record(
+                        key: url, fileName: name, size: 1, format: "png", width: 1, height: 1, etag: "\"m\(k)\"",
+                        lastModified: nil, fetchedAt: 1_700_000_000, validatedAt: 1_700_000_000))
+            }
+            // Every machine failed on the same URL, the third last.
+            try state.blacklist(
+                StateStore.BlacklistEntry(
+                    url: "https://cdn.example.com/gone.png", failedAt: 1_700_000_000 + Double(k), errorClass: "http",
+                    message: "404 on m\(k + 1)", httpStatus: 404, attempts: 1))
+            try state.blacklist(
+                StateStore.BlacklistEntry(
+                    url: secret, failedAt: 1_700_000_000, errorClass: "http", message: "401", httpStatus: 401,
+                    attempts: 1))
+        }
+        let destination = try CacheLocation(root: temp.path("all"), format: format)
+        let (totals, _) = try Self.merge(sources, into: destination)
+        #expect(totals.stateRecords == Self.urls.count, "\(totals)")
+        #expect(totals.blacklisted == 1 && totals.stateSkipped == 3, "\(totals)")
+        let path = StateStore.defaultPath(for: destination)
+        let state = try #require(try StateStore.openExisting(path: path))
+        for url in Self.urls { #expect(try state.record(forKey: url)?.etag?.hasPrefix("\"m") == true) }
+        let blacklist = try state.blacklistEntries()
+        #expect(blacklist.map(\.message) == ["404 on m3"], "\(blacklist)")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(bytes.range(of: Data("hunter2".utf8)) == nil)
+        let (again, _) = try Self.merge(sources, into: destination)
+        #expect(again.stateRecords == 0 && again.blacklisted == 0, "\(again)")
+    }
+
     // MARK: - Failures
 
     /// A missing source, one of another format, the destination itself: nothing is created.
