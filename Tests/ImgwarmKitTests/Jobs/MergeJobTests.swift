@@ -127,6 +127,29 @@ import Testing
         #expect(try Self.snapshot(destination.folder) == before, "\(name)")
     }
 
+    /// OkHttp's own `Cache` (Debian's OkHttp 3.13, run by the JDK) serves every merged entry
+    /// without the network, and the conflict's winner, received last, is what it serves.
+    @Test(.enabled(if: OkHttpJava.available, Comment(rawValue: OkHttpJava.missing)))
+    func okHttpsOwnCacheServesTheMergedShards() throws {
+        let temp = try TemporaryFolder()
+        let format = try #require(CacheFormats.named("okhttp"))
+        var sources = try Self.shards(format, in: temp)
+        // A fourth machine fetched the first URL an hour earlier, another image.
+        let earlier = try CacheLocation(root: temp.path("m4"), format: format)
+        let other = [UInt8](try Fixtures.data("images/valid/anim.gif"))
+        try Self.fill(earlier, urls: [Self.urls[0]], image: other, receivedAt: Timestamp.now().adding(seconds: -3600))
+        sources.append(earlier)
+        let destination = try CacheLocation(root: temp.path("all"), format: format)
+        let (totals, _) = try Self.merge(sources, into: destination)
+        #expect(totals.conflicts == 1 && totals.kept == 1, "\(totals)")
+        let image = try Fixtures.data("images/valid/gradient.png")
+        let md5 = MD5.digest([UInt8](image)).hex
+        for (url, read) in zip(Self.urls, try OkHttpJava.read(folder: destination.folder, urls: Self.urls)) {
+            #expect(read.forced == "200" && read.plain == "200", "\(url): \(read)")
+            #expect(read.plainMD5 == md5, "\(url): \(read)")
+        }
+    }
+
     /// A dry run says what a merge would do and makes nothing, not even the destination.
     @Test func aDryRunChangesNothing() throws {
         let temp = try TemporaryFolder()
@@ -273,6 +296,28 @@ import Testing
     }
 
     // MARK: - Failures
+
+    /// A source whose journal is a FIFO is one imgwarm does not read (docs/hardening.md): the
+    /// merge stops before anything is made, and never waits on it.
+    @Test func aSourceWhoseJournalIsAFIFOChangesNothing() throws {
+        let temp = try TemporaryFolder()
+        let glide = try #require(CacheFormats.named("glide"))
+        let sources = try Self.shards(glide, in: temp)
+        try FileManager.default.removeItem(atPath: sources[2].folder + "/journal")
+        #expect(mkfifo(sources[2].folder + "/journal", 0o644) == 0)
+        let destination = try CacheLocation(root: temp.path("all"), format: glide)
+        do {
+            _ = try Self.merge(sources, into: destination)
+            Issue.record("a FIFO journal was read")
+        } catch {
+            guard case .unreadableSource(_, let why) = error as? MergeJob.Error else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(why.contains("is a FIFO"), "\(why)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: temp.path("all")))
+    }
 
     /// A missing source, one of another format, the destination itself: nothing is created.
     @Test func aSourceThatIsNoCacheOfTheFormatChangesNothing() throws {
