@@ -14,7 +14,9 @@ extension MergeJob {
         private let descriptor: FileDescriptor?
         private let ownsDescriptor: Bool
         private let lockTimeout: Double
-        /// A dry run's entries, as they would have been stored.
+        /// The entries this run stored (a dry run: would have stored), by name, or by key for an
+        /// index that keeps rows: the index lists them at its next batch, and a later source's
+        /// copy is compared with them, not with what the index listed before.
         private var planned: [String: Held] = [:]
 
         init(_ location: CacheLocation, configuration: Configuration) throws(Error) {
@@ -83,13 +85,11 @@ extension MergeJob {
         }
 
         /// Stores `entry` under `name` with its times and companions, then has the index list it
-        /// (a journal's `CLEAN` line; `row`, copied, for an index that keeps rows), written and
-        /// flushed before the next entry.
+        /// (a journal's `CLEAN` line; `row`, copied, for an index that keeps rows), in batches as
+        /// prefetch lists its stores (at most a second; `finish` writes the last).
         func store(_ entry: EntryFiles, as name: String, held: Held, row: CacheIndexRow?) throws(Error) {
-            guard let store else {
-                planned[row?.key ?? name] = held
-                return
-            }
+            planned[row?.key ?? name] = held
+            guard let store else { return }
             let times = FileTimes(access: .set(entry.info.accessed), modification: .set(entry.info.modified))
             var companions: [String: [UInt8]] = [:]
             for companion in entry.companions { companions[companion.name] = companion.bytes }
@@ -100,7 +100,6 @@ extension MergeJob {
             }
             if let failure { throw .store(name, failure) }
             if let row, let copying = index as? any RowCopyingIndex { copying.didCopy(name, row: row) }
-            do { try store.flushIndex(lockTimeout: lockTimeout) } catch { throw .index(error) }
         }
 
         /// Writes what the index still holds (nothing in a dry run).

@@ -10,8 +10,9 @@ import ImgwarmSystem
 /// leaves the destination as it was (not even created). The destination is opened as prefetch
 /// opens its cache (`CacheStore`: created when absent) and changed entry by entry, each under the
 /// cache lock held exclusively, through `CacheStore.store` (the file complete under its name before
-/// the index lists it, the index flushed after each entry): a stopped merge leaves a cache the
-/// library reads, some entries missing, none half there. An entry the destination already holds
+/// the index lists it, in batches of at most a second as prefetch lists its stores): a stopped
+/// merge leaves a cache the library reads, some entries missing (stored but not yet listed: the
+/// library deletes such files), none half there. An entry the destination already holds
 /// as the source holds it is left alone, so a second merge of the same sources changes nothing.
 public final class MergeJob {
     public struct Configuration: Sendable {
@@ -197,7 +198,12 @@ public final class MergeJob {
                         detail: "its index names no plain name of the folder"))
             }
             for name in source.names {
-                let event = try merge(name, from: source, position: position, into: target)
+                let event: Event
+                do { event = try merge(name, from: source, position: position, into: target) } catch {
+                    // What was stored before the failure is complete: the index lists it.
+                    try? target.finish()
+                    throw error
+                }
                 if event.outcome == .added || event.outcome == .replaced { winners.append((position, event)) }
                 note(event)
             }
