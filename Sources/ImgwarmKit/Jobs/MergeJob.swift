@@ -280,6 +280,12 @@ public final class MergeJob {
         do {
             let info = try FileSystem.status(ofPath: location.folder)
             guard info.kind == .directory else { throw Error.unreadableSource(location.folder, "it is not a folder") }
+            // The destination reached another way (a link, a bind mount) is the destination too.
+            if let target = try? FileSystem.status(ofPath: destination.folder), target.device == info.device,
+                target.inode == info.inode
+            {
+                throw Error.sourceIsDestination(location.folder)
+            }
         } catch let error as Error {
             throw error
         } catch let error as SystemError {

@@ -343,6 +343,11 @@ import Testing
         }
         #expect(!FileManager.default.fileExists(atPath: temp.path("all")))
         #expect(throws: MergeJob.Error.self) { try Self.merge([sources[0]], into: sources[0]) }
+        // The destination through a link to it.
+        try FileManager.default.createSymbolicLink(atPath: temp.path("link"), withDestinationPath: sources[0].folder)
+        #expect(throws: MergeJob.Error.self) {
+            try Self.merge([CacheLocation(folder: temp.path("link"), format: glide)], into: sources[0])
+        }
     }
 
     /// Hostile source entries (a link out of the folder, a FIFO, a journal key that climbs out)
