@@ -14,6 +14,7 @@ extension MergeJob {
         private let descriptor: FileDescriptor?
         private let ownsDescriptor: Bool
         private let lockTimeout: Double
+        private let location: CacheLocation
         /// The entries this run stored (a dry run: would have stored), by name, or by key for an
         /// index that keeps rows: the index lists them at its next batch, and a later source's
         /// copy is compared with them, not with what the index listed before.
@@ -21,6 +22,7 @@ extension MergeJob {
 
         init(_ location: CacheLocation, configuration: Configuration) throws(Error) {
             lockTimeout = configuration.lockTimeout
+            self.location = location
             if configuration.dryRun {
                 store = nil
                 lock = nil
@@ -74,7 +76,8 @@ extension MergeJob {
             var held = name
             var clock: Timestamp?
             if let key, let rows = index as? any RowCopyingIndex {
-                guard let named = rows.entryName(forKey: key), let used = rows.lastUsed(key: key) else { return nil }
+                guard let named = try? location.entryName(forKey: key, index: rows), let used = rows.lastUsed(key: key)
+                else { return nil }
                 (held, clock) = (named, used)
             } else if let index, index.check(name) != nil {
                 return nil
