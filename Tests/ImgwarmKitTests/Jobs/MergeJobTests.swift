@@ -150,6 +150,36 @@ import Testing
         }
     }
 
+    /// What docs/usage.md says of copying instead ("Running on many machines"): the shards'
+    /// caches roots copied into one with their times (`cp -a`) give every hit for the plain-files
+    /// formats only; the others keep one shard's journal or database, and lose the rest. A copy
+    /// without the times (`cp -r`) makes every Kingfisher entry expired.
+    @Test(arguments: CacheFormats.names)
+    func aCopyCombinesOnlyThePlainFormats(name: String) throws {
+        let plain: Set = ["sdwebimage", "kingfisher", "kingfisher7", "nuke", "pinremoteimage", "fresco", "fresco3.6"]
+        let temp = try TemporaryFolder()
+        let format = try #require(CacheFormats.named(name))
+        _ = try Self.shards(format, in: temp)
+        func copy(_ options: String, into root: String) throws -> Int {
+            try FileManager.default.createDirectory(atPath: temp.path(root), withIntermediateDirectories: true)
+            for k in 1...3 {
+                let cp = try ProcessRunner.run(
+                    URL(fileURLWithPath: "/bin/cp"), [options, temp.path("m\(k)") + "/.", temp.path(root)],
+                    timeout: 60)
+                #expect(cp.status == 0, "\(cp.stderrText)")
+            }
+            let location = try CacheLocation(root: temp.path(root), format: format)
+            return try Self.verify(location, urls: Self.urls, in: temp).hits
+        }
+        let hits = try copy("-a", into: "copied")
+        if plain.contains(name) {
+            #expect(hits == Self.urls.count, "\(name): \(hits)")
+        } else {
+            #expect(hits < Self.urls.count, "\(name): \(hits)")
+        }
+        if format is any ExpiryStampingFormat { #expect(try copy("-r", into: "untimed") == 0, "\(name)") }
+    }
+
     /// A dry run says what a merge would do and makes nothing, not even the destination.
     @Test func aDryRunChangesNothing() throws {
         let temp = try TemporaryFolder()
