@@ -221,9 +221,12 @@ public final class MergeJob {
     private func mergeState(_ sources: [Source], winners: [(source: Int, event: Event)], into totals: inout Totals)
         throws(Error)
     {
-        let hasRows = winners.contains { sources[$0.source].state != nil } || sources.contains { !$0.blacklist.isEmpty }
-        guard hasRows else { return }
         let path = StateStore.defaultPath(for: destination)
+        let hasRows =
+            winners.contains { sources[$0.source].records[$0.event.name] != nil }
+            || sources.contains { !$0.blacklist.isEmpty }
+            || (winners.contains { $0.event.outcome == .replaced } && FileSystem.exists(path))
+        guard hasRows else { return }
         let dryRun = configuration.dryRun
         var store: StateStore?
         do {
@@ -234,8 +237,7 @@ public final class MergeJob {
             if !dryRun { try store?.begin() }
             for (position, event) in winners {
                 let source = sources[position]
-                guard let state = source.state else { continue }
-                guard var record = source.records[event.name] else {
+                guard let state = source.state, var record = source.records[event.name] else {
                     if event.outcome == .replaced, !dryRun { try store?.removeRecord(fileName: event.name) }
                     continue
                 }
