@@ -19,6 +19,7 @@ struct Imgwarm: ParsableCommand {
         version: ImgwarmVersion.current,
         subcommands: [
             Prefetch.self, Path.self, Stats.self, Clean.self, Verify.self, Keys.self, Pack.self, Push.self, Pull.self,
+            Merge.self,
             Blacklist.self,
             Version.self,
         ])

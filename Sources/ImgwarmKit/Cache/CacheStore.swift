@@ -253,14 +253,32 @@ public final class CacheStore: Sendable {
     ///
     /// With an index, the entry's other files (`CacheIndex.companions`) are written first, and
     /// the index records the entry once it is in place.
+    ///
+    /// `copied` stores an entry copied from another cache of the format (`MergeJob`): its files
+    /// get these times instead of the format's `timesOnStore`, and its companions these bytes
+    /// instead of what the index writes for a download. nil (a download) by default.
     public func store(
         _ bytes: UnsafeRawBufferPointer, as name: String, response: CacheIndexResponse? = nil,
+        copied: CopiedEntry? = nil,
         publish: (() throws(StoreFailure) -> Void) throws(StoreFailure) -> Void = { try $0() }
     ) throws(StoreFailure) {
         try makeParentFolders(of: name)
-        try storeCompanions(of: name, response: response)
-        try storeFile(bytes, as: name, publish: publish)
+        try storeCompanions(of: name, response: response, copied: copied)
+        try storeFile(bytes, as: name, times: copied?.times, publish: publish)
         recordStored(name, response: response)
+    }
+
+    /// What an entry copied from another cache keeps of it (`store(_:as:response:copied:)`).
+    public struct CopiedEntry: Sendable {
+        /// The times every file of the entry gets.
+        public var times: FileTimes
+        /// The bytes of each companion file (`CompanionFilesIndex.companions`), by name.
+        public var companions: [String: [UInt8]]
+
+        public init(times: FileTimes, companions: [String: [UInt8]] = [:]) {
+            self.times = times
+            self.companions = companions
+        }
     }
 
     /// Makes the folders a name with slashes lies in (Fresco's shard folders), inside the cache folder.
@@ -280,15 +298,21 @@ public final class CacheStore: Sendable {
 
     /// Writes the other files of entry `name` before it: empty, or what a `ResponseCompanionsIndex`
     /// keeps of `response`.
-    private func storeCompanions(of name: String, response: CacheIndexResponse?) throws(StoreFailure) {
+    private func storeCompanions(of name: String, response: CacheIndexResponse?, copied: CopiedEntry? = nil)
+        throws(StoreFailure)
+    {
         guard let index = index as? any CompanionFilesIndex else { return }
         for companion in index.companions(of: name) {
             let contents =
-                (index as? any ResponseCompanionsIndex)?.contents(ofCompanion: companion, of: name, response: response)
+                copied?.companions[companion]
+                ?? (index as? any ResponseCompanionsIndex)?.contents(
+                    ofCompanion: companion, of: name, response: response)
                 ?? []
             var failure: StoreFailure?
             contents.withUnsafeBytes { bytes in
-                do throws(StoreFailure) { try storeFile(bytes, as: companion) } catch { failure = error }
+                do throws(StoreFailure) { try storeFile(bytes, as: companion, times: copied?.times) } catch {
+                    failure = error
+                }
             }
             if let failure { throw failure }
         }
@@ -324,13 +348,15 @@ public final class CacheStore: Sendable {
     }
 
     private func storeFile(
-        _ bytes: UnsafeRawBufferPointer, as name: String,
+        _ bytes: UnsafeRawBufferPointer, as name: String, times copiedTimes: FileTimes? = nil,
         publish: (() throws(StoreFailure) -> Void) throws(StoreFailure) -> Void = { try $0() }
     ) throws(StoreFailure) {
         guard anonymousFiles.withLock({ $0 }) != false else {
             let temporary = try writeTemporary(bytes)
             do throws(StoreFailure) {
-                try publish { () throws(StoreFailure) in try renameIntoPlace(temporaryName: temporary, name: name) }
+                try publish { () throws(StoreFailure) in
+                    try renameIntoPlace(temporaryName: temporary, name: name, times: copiedTimes)
+                }
             } catch {
                 discard(temporaryName: temporary)
                 throw error
@@ -342,14 +368,14 @@ public final class CacheStore: Sendable {
             file = try folderDescriptor.createAnonymousFile()
         } catch  where error.isUnsupported {
             anonymousFiles.withLock { $0 = false }
-            return try storeFile(bytes, as: name, publish: publish)
+            return try storeFile(bytes, as: name, times: copiedTimes, publish: publish)
         } catch {
             throw StoreFailure(error, step: "create a file")
         }
         anonymousFiles.withLock { $0 = true }
         defer { file.close() }
         do { try file.writeAll(bytes) } catch { throw StoreFailure(error, step: "write") }
-        let times = location.format.timesOnStore(now: .now())
+        let times = copiedTimes ?? location.format.timesOnStore(now: .now())
         if times != FileTimes() {
             do { try file.setTimes(times) } catch { throw StoreFailure(error, step: "set the file's times") }
         }
@@ -368,7 +394,7 @@ public final class CacheStore: Sendable {
             } catch {
                 throw StoreFailure(error, step: "move the file into the cache")
             }
-            try renameIntoPlace(temporaryName: temporary, name: name)
+            try renameIntoPlace(temporaryName: temporary, name: name, times: copiedTimes)
         }
     }
 
@@ -405,9 +431,11 @@ public final class CacheStore: Sendable {
         recordStored(name, response: response)
     }
 
-    private func renameIntoPlace(temporaryName: String, name: String) throws(StoreFailure) {
+    private func renameIntoPlace(temporaryName: String, name: String, times copiedTimes: FileTimes? = nil)
+        throws(StoreFailure)
+    {
         do {
-            let times = location.format.timesOnStore(now: .now())
+            let times = copiedTimes ?? location.format.timesOnStore(now: .now())
             if times != FileTimes() { try temporaryDescriptor.setTimes(of: temporaryName, times) }
             try temporaryDescriptor.rename(temporaryName, to: name, in: folderDescriptor)
         } catch {

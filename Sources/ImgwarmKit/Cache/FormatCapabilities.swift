@@ -116,6 +116,15 @@ public protocol CompanionFilesIndex: CacheIndex {
     func companions(of name: String) -> [String]
 }
 
+/// An index whose entries say in a companion file when the library received them (OkHttp's
+/// `OkHttp-Received-Millis` in `<key>.0`): `merge` keeps the copy of an entry received last by
+/// it, not by the files' modification times (docs/merge.md).
+public protocol ReceivedClockIndex: CompanionFilesIndex {
+    /// When the entry whose first companion holds `companion` was received; nil when the index
+    /// keeps no such time for it (or cannot read it).
+    func receivedAt(companion: [UInt8]) -> Timestamp?
+}
+
 /// An index whose companion files hold what the library keeps of the response (OkHttp's
 /// `<key>.0`: the request, the status line, the headers, the TLS session), written before the
 /// entry instead of empty.
@@ -197,6 +206,46 @@ extension CacheIndex {
         } else {
             didStore(name)
         }
+    }
+}
+
+/// An index whose rows keep what the library knows of each entry beside its file
+/// (flutter_cache_manager's `cacheObject`: URL, eTag, `validTill`, `touched`, length), which
+/// `merge` copies with the entry; `touched` decides between two copies (docs/merge.md).
+public protocol RowCopyingIndex: EntryNamingIndex {
+    /// Every row of the index, read whole from where the library keeps them (reads only).
+    func copiedRows() throws(CacheIndexError) -> [CacheIndexRow]
+
+    /// When the library last used `key`'s entry (`touched`); nil when it lists none.
+    func lastUsed(key: String) -> Timestamp?
+
+    /// `name` was just stored, complete, a copy of `row`'s entry from another cache: list it with
+    /// the row's own values (its `touched` too, not now) at the next flush.
+    func didCopy(_ name: String, row: CacheIndexRow)
+}
+
+/// One row of an index that keeps rows (`RowCopyingIndex`), times in milliseconds since 1970.
+public struct CacheIndexRow: Sendable, Equatable {
+    public var key: String
+    public var url: String
+    /// The file it names.
+    public var relativePath: String
+    public var eTag: String?
+    public var validTill: Int64
+    public var touched: Int64
+    public var length: Int64?
+
+    public init(
+        key: String, url: String, relativePath: String, eTag: String?, validTill: Int64, touched: Int64,
+        length: Int64?
+    ) {
+        (self.key, self.url, self.relativePath, self.eTag) = (key, url, relativePath, eTag)
+        (self.validTill, self.touched, self.length) = (validTill, touched, length)
+    }
+
+    /// `touched` as a time.
+    public var lastUsed: Timestamp {
+        Timestamp(seconds: touched / 1000, nanoseconds: (touched % 1000) * 1_000_000)
     }
 }
 

@@ -18,17 +18,24 @@ extension StateStore {
     }
 
     static func storedKey(_ url: String, salt: String) -> String {
-        guard let slashes = url.firstRange(of: "//") else { return url }
+        guard let range = passwordRange(in: url) else { return url }
+        let password = url[range]
+        guard !password.isEmpty, !password.hasPrefix(digestPrefix) else { return url }
+        let digest = digestPrefix + Digest.sha256Hex(salt + ":" + password)
+        return String(url[..<range.lowerBound]) + digest + String(url[range.upperBound...])
+    }
+
+    /// Where the password of `url`'s authority is (`scheme://user:PASSWORD@host`); nil when it
+    /// has none.
+    static func passwordRange(in url: String) -> Range<String.Index>? {
+        guard let slashes = url.firstRange(of: "//") else { return nil }
         let start = slashes.upperBound
         let end = url[start...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? url.endIndex
         let authority = url[start..<end]
-        guard let at = authority.lastIndex(of: "@") else { return url }
+        guard let at = authority.lastIndex(of: "@") else { return nil }
         let userinfo = authority[authority.startIndex..<at]
-        guard let colon = userinfo.firstIndex(of: ":") else { return url }
-        let password = userinfo[userinfo.index(after: colon)...]
-        guard !password.isEmpty, !password.hasPrefix(digestPrefix) else { return url }
-        let digest = digestPrefix + Digest.sha256Hex(salt + ":" + password)
-        return String(url[..<userinfo.index(after: colon)]) + digest + String(url[at...])
+        guard let colon = userinfo.firstIndex(of: ":") else { return nil }
+        return userinfo.index(after: colon)..<at
     }
 
     /// What a password's digest starts with in a stored key.

@@ -72,6 +72,16 @@ extension ExitStatus {
         }
     }
 
+    /// The exit code of a merge that could not be done: a source that names no cache of the
+    /// format (missing, of another format, the destination itself) is a usage error; the rest is
+    /// the caches'.
+    static func of(_ error: MergeJob.Error) -> ExitStatus {
+        switch error {
+        case .unsupportedFormat, .sourceIsDestination, .missingSource, .otherFormat: return .usage
+        case .unreadableSource, .destination, .index, .store, .state, .locked: return .cacheUnusable
+        }
+    }
+
     /// The exit code of a prefetch that a run-level problem halted.
     static func of(_ halt: PrefetchJob.Halt) -> ExitStatus {
         switch halt {

@@ -75,7 +75,7 @@ import Testing
     // MARK: - schemas
 
     /// Every schema of docs/ with a `cacheFormat` property enumerates the registry, in its order;
-    /// the four reports that name a format are those schemas (none dropped the property).
+    /// the five reports that name a format are those schemas (none dropped the property).
     @Test func everySchemasCacheFormatIsTheRegistry() throws {
         let docs = Self.root.appendingPathComponent("docs")
         let schemas = try FileManager.default.contentsOfDirectory(atPath: docs.path).filter {
@@ -94,8 +94,8 @@ import Testing
         }
         #expect(
             withFormat == [
-                "clean-report.schema.json", "prefetch-report.schema.json", "stats.schema.json",
-                "verify-report.schema.json",
+                "clean-report.schema.json", "merge-report.schema.json", "prefetch-report.schema.json",
+                "stats.schema.json", "verify-report.schema.json",
             ])
     }
 

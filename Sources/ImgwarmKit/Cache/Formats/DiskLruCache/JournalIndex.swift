@@ -13,7 +13,8 @@ import Synchronization
 /// second or `batchSize` lines) and written under `<private folder>/journal.lock`, after reading the
 /// journal again if it is not the file this process last read or wrote, so what another process
 /// wrote in between is kept.
-public final class JournalIndex: ResponseCompanionsIndex, HitJudgingIndex, RevalidationUpdatingIndex {
+public final class JournalIndex: ResponseCompanionsIndex, HitJudgingIndex, RevalidationUpdatingIndex, ReceivedClockIndex
+{
     /// What differs between the libraries that keep this journal.
     public struct Layout: Sendable, Equatable {
         public var library: String
@@ -138,6 +139,10 @@ public final class JournalIndex: ResponseCompanionsIndex, HitJudgingIndex, Reval
     }
 
     public var updateLimit: Int { layout.companionWriter?.companionLimit ?? 0 }
+
+    public func receivedAt(companion: [UInt8]) -> Timestamp? {
+        layout.companionWriter?.receivedAt(companion: companion)
+    }
 
     public func updated(companion: String, of name: String, stored: [UInt8], response: CacheIndexResponse) -> [UInt8]? {
         layout.companionWriter?.updated(companion: companion, stored: stored, response: response)
@@ -339,4 +344,8 @@ public protocol JournalCompanionWriter: Sendable {
     /// `companion` (`<key>.<index>`) as the library rewrites it after a 304's `response`, from
     /// the `stored` bytes; nil: the library leaves it (or cannot read it).
     func updated(companion: String, stored: [UInt8], response: CacheIndexResponse) -> [UInt8]?
+
+    /// When the entry whose first companion holds `companion` was received (OkHttp's
+    /// `OkHttp-Received-Millis`); nil when it says none or cannot be read.
+    func receivedAt(companion: [UInt8]) -> Timestamp?
 }

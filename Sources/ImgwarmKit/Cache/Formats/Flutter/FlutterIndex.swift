@@ -9,7 +9,7 @@ import Synchronization
 /// in one SQLite transaction: a row is written only after its file is complete under its name,
 /// and the file a replaced row named is removed after the new row is in, as the library's
 /// `WebHelper` does. SQLite's own locking keeps two processes' batches apart.
-public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
+public final class FlutterIndex: RowCopyingIndex, FolderPreparingIndex {
     static let library = "flutter_cache_manager"
     static let batchSize = 4096
 
@@ -35,6 +35,8 @@ public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
         /// A 304: the row keeps its file and length, and takes the response's `validTill` and
         /// its `eTag` when it has one (`_setDataFromHeaders`, `copyWith`).
         case revalidate(key: String, validTill: Int64, eTag: String?)
+        /// A row copied from another cache (`merge`): written with its own `touched`.
+        case copy(FlutterDatabase.Put, touched: Int64)
     }
 
     public init(location: CacheLocation, databasePath: String, names: FlutterFileName = FlutterFileName()) {
@@ -193,6 +195,47 @@ public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
         }
     }
 
+    // MARK: Copies (merge)
+
+    public func copiedRows() throws(CacheIndexError) -> [CacheIndexRow] {
+        let exists: Bool
+        do { exists = try FlutterDatabase.isRegularFile(databasePath) } catch {
+            throw FlutterIndex.indexError(error, path: databasePath)
+        }
+        guard exists else { return [] }
+        let accessed = try? FileSystem.status(ofPath: databasePath, followingLinks: false).accessed
+        defer { if let accessed { FlutterIndex.putBack(accessed, of: databasePath) } }
+        guard let db = try open(create: false, readOnly: true, busyTimeout: 5) else { return [] }
+        var rows: [CacheIndexRow] = []
+        do {
+            try db.forEachRow { row in
+                rows.append(
+                    CacheIndexRow(
+                        key: row.key, url: row.url, relativePath: row.relativePath, eTag: row.eTag,
+                        validTill: row.validTill, touched: row.touched, length: row.length))
+            }
+        } catch {
+            throw FlutterIndex.indexError(error, path: databasePath)
+        }
+        return rows
+    }
+
+    public func lastUsed(key: String) -> Timestamp? {
+        state.withLock { $0.rows[key: key] }.map {
+            Timestamp(seconds: $0.touched / 1000, nanoseconds: ($0.touched % 1000) * 1_000_000)
+        }
+    }
+
+    public func didCopy(_ name: String, row: CacheIndexRow) {
+        let put = FlutterDatabase.Put(
+            url: row.url, key: row.key, relativePath: name, eTag: row.eTag, validTill: row.validTill,
+            length: row.length ?? 0)
+        state.withLock {
+            $0.pending.append(.copy(put, touched: row.touched))
+            $0.putNames.insert(name)
+        }
+    }
+
     public func didRevalidate(_ name: String, response: CacheIndexResponse) {
         let validTill = FlutterResponse.validTill(
             receivedAt: FlutterIndex.milliseconds(response.receivedAt), cacheControl: response.cacheControl)
@@ -222,12 +265,13 @@ public final class FlutterIndex: EntryNamingIndex, FolderPreparingIndex {
                 try db.batch { () throws(FlutterDatabase.Problem) in
                     for operation in state.pending {
                         switch operation {
-                        case .put(let put):
+                        case .put(let put), .copy(let put, _):
                             // Written only while its file is there (a clean may have run since).
                             guard FileDescriptor.isPlainName(put.relativePath),
                                 FileSystem.exists(CacheLocation.join(folder, put.relativePath))
                             else { continue }
-                            let now = FlutterIndex.milliseconds(.now())
+                            var now = FlutterIndex.milliseconds(.now())
+                            if case .copy(_, let touched) = operation { now = touched }
                             if let old = try db.put(put, now: now) { replaced.append(old) }
                             var row = FlutterDatabase.Row(
                                 id: state.rows[key: put.key]?.id ?? 0, url: put.url, key: put.key,

@@ -31,6 +31,14 @@ struct OkHttpEntry: JournalCompanionWriter {
         }
     }
 
+    /// `OkHttp-Received-Millis` of `<key>.0` as OkHttp reads it; nil when it cannot read it or
+    /// the field is missing (0).
+    func receivedAt(companion: [UInt8]) -> Timestamp? {
+        guard let metadata = try? OkHttpMetadata(companion), metadata.receivedMillis > 0 else { return nil }
+        let millis = metadata.receivedMillis
+        return Timestamp(seconds: millis / 1000, nanoseconds: (millis % 1000) * 1_000_000)
+    }
+
     /// The request headers OkHttp's `BridgeInterceptor` sends, in its order.
     func requestHeaders(url: String) -> [(String, String)] {
         // The canonical URL's authority, without user info: `scheme://[user@]host[:port]/…`.
