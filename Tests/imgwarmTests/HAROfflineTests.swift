@@ -127,7 +127,7 @@ import Testing
         #expect(h.server.requests.isEmpty, "an offline run requests nothing: \(h.server.requests.map(\.path))")
         #expect(offline.stderr.contains("(\(moved.images.count) stored offline, 0 cached)"), "\(offline.stderr)")
         #expect(try offline.entries.allSatisfy { ["downloaded", "duplicate"].contains($0["outcome"] as? String) })
-        #expect(try (try offline.report["options"] as? [String: Any])?["offline"] as? Bool == true)
+        #expect(try (offline.report["options"] as? [String: Any])?["offline"] as? Bool == true)
         let schema = try JSONSchema(
             contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/prefetch-report.schema.json"))
         #expect(schema.validate(try offline.report) == [])

@@ -134,7 +134,7 @@ import Testing
         #expect(svg["outcome"] as? String == "downloaded")
         #expect(svg["format"] as? String == "svg")
         #expect(svg["width"] as? Int == 48 && svg["height"] as? Int == 32, "\(svg)")
-        #expect(try (try run.report["options"] as? [String: Any])?["acceptSVG"] as? Bool == true)
+        #expect(try (run.report["options"] as? [String: Any])?["acceptSVG"] as? Bool == true)
         var expected = capture.rasters
         expected[capture.svg] = h.routes.vector["logo.svg"]
         h.expectCache(exactly: expected)
