@@ -5,6 +5,10 @@
 //   java CacheProbe fetch <folder>  each URL fetched over the network through the cache, stored
 //                                   as the app stores it: "<status> <md5 of body>"
 //   java CacheProbe url             each URL through HttpUrl.parse: its toString(), or "null"
+//   java CacheProbe journal <folder> <appVersion> <valueCount> <index>
+//                                   opens a DiskLruCache folder (Glide's and Coil's journal format)
+//                                   with OkHttp's DiskLruCache and prints each entry it serves:
+//                                   "<key> <md5 of value <index>>"
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -13,6 +17,7 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.Iterator;
 import javax.net.SocketFactory;
 import okhttp3.Cache;
 import okhttp3.CacheControl;
@@ -20,6 +25,9 @@ import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
+import okhttp3.internal.cache.DiskLruCache;
+import okhttp3.internal.io.FileSystem;
+import okio.Okio;
 
 public class CacheProbe {
   /** No network: every connection attempt fails, as on a device in airplane mode. */
@@ -63,6 +71,19 @@ public class CacheProbe {
         HttpUrl url = HttpUrl.parse(fromHex(line));
         System.out.println(url == null ? "null" : url.toString());
       }
+      return;
+    }
+    if (args[0].equals("journal")) {
+      DiskLruCache journal = DiskLruCache.create(
+          FileSystem.SYSTEM, new File(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]), 1L << 30);
+      int index = Integer.parseInt(args[4]);
+      for (Iterator<DiskLruCache.Snapshot> entries = journal.snapshots(); entries.hasNext(); ) {
+        try (DiskLruCache.Snapshot entry = entries.next()) {
+          byte[] body = Okio.buffer(entry.getSource(index)).readByteArray();
+          System.out.println(entry.key() + " " + hex(MessageDigest.getInstance("MD5").digest(body)));
+        }
+      }
+      journal.close();
       return;
     }
     Cache cache = new Cache(new File(args[1]), 1L << 30);
