@@ -270,14 +270,17 @@ public final class CacheStore: Sendable {
 
     /// What an entry copied from another cache keeps of it (`store(_:as:response:copied:)`).
     public struct CopiedEntry: Sendable {
-        /// The times every file of the entry gets.
+        /// The times the entry's file gets, and each companion without times of its own.
         public var times: FileTimes
         /// The bytes of each companion file (`CompanionFilesIndex.companions`), by name.
         public var companions: [String: [UInt8]]
+        /// The times of each companion file, by name, as its source had them.
+        public var companionTimes: [String: FileTimes]
 
-        public init(times: FileTimes, companions: [String: [UInt8]] = [:]) {
+        public init(times: FileTimes, companions: [String: [UInt8]] = [:], companionTimes: [String: FileTimes] = [:]) {
             self.times = times
             self.companions = companions
+            self.companionTimes = companionTimes
         }
     }
 
@@ -310,7 +313,9 @@ public final class CacheStore: Sendable {
                 ?? []
             var failure: StoreFailure?
             contents.withUnsafeBytes { bytes in
-                do throws(StoreFailure) { try storeFile(bytes, as: companion, times: copied?.times) } catch {
+                do throws(StoreFailure) {
+                    try storeFile(bytes, as: companion, times: copied.map { $0.companionTimes[companion] ?? $0.times })
+                } catch {
                     failure = error
                 }
             }

@@ -11,8 +11,9 @@ extension MergeJob {
         /// The entry's file (the one `CacheLocation.entryName(forKey:index:)` names).
         var bytes: [UInt8]
         var info: FileStatus
-        /// Its companion files (`CompanionFilesIndex`), by name, in the index's order.
-        var companions: [(name: String, bytes: [UInt8])]
+        /// Its companion files (`CompanionFilesIndex`), by name, in the index's order, each with
+        /// its own status (its times).
+        var companions: [(name: String, bytes: [UInt8], info: FileStatus)]
     }
 
     /// What decides between two copies of an entry: its name and what its files hold, its
@@ -107,12 +108,12 @@ extension MergeJob {
         case .refused(let why): return .refused(why)
         case .bytes(let bytes, let info): main = (bytes, info)
         }
-        var companions: [(name: String, bytes: [UInt8])] = []
+        var companions: [(name: String, bytes: [UInt8], info: FileStatus)] = []
         for companion in (index as? any CompanionFilesIndex)?.companions(of: name) ?? [] {
             switch try readFile(companion, in: folder, limit: limit) {
             case .absent: return .absent
             case .refused(let why): return .refused("its \(companion): \(why)")
-            case .bytes(let bytes, _): companions.append((companion, bytes))
+            case .bytes(let bytes, let info): companions.append((companion, bytes, info))
             }
         }
         return .files(EntryFiles(bytes: main.bytes, info: main.info, companions: companions))

@@ -95,8 +95,13 @@ extension MergeJob {
             guard let store else { return }
             let times = FileTimes(access: .set(entry.info.accessed), modification: .set(entry.info.modified))
             var companions: [String: [UInt8]] = [:]
-            for companion in entry.companions { companions[companion.name] = companion.bytes }
-            let copied = CacheStore.CopiedEntry(times: times, companions: companions)
+            var companionTimes: [String: FileTimes] = [:]
+            for companion in entry.companions {
+                companions[companion.name] = companion.bytes
+                companionTimes[companion.name] = FileTimes(
+                    access: .set(companion.info.accessed), modification: .set(companion.info.modified))
+            }
+            let copied = CacheStore.CopiedEntry(times: times, companions: companions, companionTimes: companionTimes)
             var failure: StoreFailure?
             entry.bytes.withUnsafeBytes { raw in
                 do throws(StoreFailure) { try store.store(raw, as: name, copied: copied) } catch { failure = error }
