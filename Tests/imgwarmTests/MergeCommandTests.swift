@@ -38,6 +38,7 @@ import Testing
         let run = try CLI.run(arguments + [temp.path("m1"), temp.path("m2")], home: temp.path)
         #expect(run.status == 0, "\(run.stderrText)")
         #expect(run.stderrText.contains("6 added, 0 replaced, 0 kept, 0 unchanged, 0 skipped (0 conflicts)"))
+        #expect(run.stderrText.hasPrefix("imgwarm merge: merged 6 entries of 2 sources"), "\(run.stderrText)")
         let document = try CLI.json(run)
         let schema = try JSONSchema(
             contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/merge-report.schema.json"))

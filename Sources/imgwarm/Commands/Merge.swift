@@ -134,14 +134,14 @@ struct Merge: ParsableCommand {
             }
         }
         if let firstSkipped {
-            Console.error(
-                "imgwarm merge: skipped \(totals.skipped) \(totals.skipped == 1 ? "entry" : "entries") it does not copy, e.g. \(firstSkipped)"
+            Console.writeError(
+                "imgwarm merge: skipped \(totals.skipped) \(totals.skipped == 1 ? "entry" : "entries") it does not copy, e.g. \(firstSkipped)\n"
             )
         }
         if !quiet {
             let verb = dryRun ? "would merge" : "merged"
-            Console.error(
-                "imgwarm merge: \(verb) \(totals.entries) entries of \(locations.count) \(locations.count == 1 ? "source" : "sources") into \(destination.folder): \(totals.added) added, \(totals.replaced) replaced, \(totals.kept) kept, \(totals.unchanged) unchanged, \(totals.skipped) skipped (\(totals.conflicts) \(totals.conflicts == 1 ? "conflict" : "conflicts")); state: \(totals.stateRecords) records, \(totals.blacklisted) blacklisted URLs\(totals.stateSkipped > 0 ? ", \(totals.stateSkipped) rows left out (a password digest of another database)" : "")"
+            Console.writeError(
+                "imgwarm merge: \(verb) \(totals.entries) entries of \(locations.count) \(locations.count == 1 ? "source" : "sources") into \(destination.folder): \(totals.added) added, \(totals.replaced) replaced, \(totals.kept) kept, \(totals.unchanged) unchanged, \(totals.skipped) skipped (\(totals.conflicts) \(totals.conflicts == 1 ? "conflict" : "conflicts")); state: \(totals.stateRecords) records, \(totals.blacklisted) blacklisted URLs\(totals.stateSkipped > 0 ? ", \(totals.stateSkipped) rows left out (a password digest of another database)" : "")\n"
             )
         }
         if totals.skipped > 0 { throw ExitStatus.partial }
