@@ -36,30 +36,12 @@ public enum ProcessRunner {
         process.arguments = arguments
         if let environment { process.environment = environment }
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-        let outPipe = Pipe()
-        let errPipe = Pipe()
-        let inPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        process.standardInput = stdin == nil ? FileHandle.nullDevice : inPipe
-
-        let collected = Collected()
-        let group = DispatchGroup()
-        for (pipe, isOut) in [(outPipe, true), (errPipe, false)] {
-            group.enter()
-            DispatchQueue.global().async {
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                collected.set(data, isOut: isOut)
-                group.leave()
-            }
-        }
+        let streams = StreamPipes(stdin: stdin)
+        process.standardOutput = streams.output
+        process.standardError = streams.errors
+        process.standardInput = stdin == nil ? FileHandle.nullDevice : streams.input
         try process.run()
-        if let stdin {
-            DispatchQueue.global().async {
-                try? inPipe.fileHandleForWriting.write(contentsOf: stdin)
-                try? inPipe.fileHandleForWriting.close()
-            }
-        }
+        streams.feedInput()
         let finished = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             process.waitUntilExit()
@@ -68,23 +50,58 @@ public enum ProcessRunner {
         if finished.wait(timeout: .now() + timeout) == .timedOut {
             kill(process.processIdentifier, SIGKILL)
             finished.wait()
-            group.wait()
+            _ = streams.collected()
             throw Timeout(seconds: timeout)
         }
-        group.wait()
+        let (stdout, stderr) = streams.collected()
         return ProcessResult(
-            status: process.terminationStatus, stdout: collected.out, stderr: collected.err,
+            status: process.terminationStatus, stdout: stdout, stderr: stderr,
             signaled: process.terminationReason == .uncaughtSignal)
     }
+}
 
-    private final class Collected: @unchecked Sendable {
-        private let lock = NSLock()
-        private(set) var out = Data()
-        private(set) var err = Data()
-        func set(_ data: Data, isOut: Bool) {
-            lock.lock()
-            if isOut { out = data } else { err = data }
-            lock.unlock()
+/// Pipes for a program's standard streams: output and errors read to their end on threads of
+/// their own (a full pipe never blocks the writer), input fed with `stdin` (`feedInput`). For
+/// `ProcessRunner` and for the tests that run imgwarm's commands in-process.
+public final class StreamPipes: @unchecked Sendable {
+    public let output = Pipe()
+    public let errors = Pipe()
+    /// The pipe the program reads its input from (when there is `stdin`).
+    public let input = Pipe()
+    private let stdin: Data?
+    private let readers = DispatchGroup()
+    private let lock = NSLock()
+    private var read: (output: Data, errors: Data) = (Data(), Data())
+
+    public init(stdin: Data?) {
+        self.stdin = stdin
+        for (pipe, isOutput) in [(output, true), (errors, false)] {
+            readers.enter()
+            DispatchQueue.global().async { [self] in
+                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                lock.lock()
+                if isOutput { read.output = data } else { read.errors = data }
+                lock.unlock()
+                readers.leave()
+            }
         }
+    }
+
+    /// Writes `stdin` to the input pipe, then closes it, on a thread of its own.
+    public func feedInput() {
+        guard let stdin else { return }
+        DispatchQueue.global().async { [input] in
+            try? input.fileHandleForWriting.write(contentsOf: stdin)
+            try? input.fileHandleForWriting.close()
+        }
+    }
+
+    /// What the program wrote, once both write ends are closed (by the program's end, or by the
+    /// caller for a command run in-process).
+    public func collected() -> (stdout: Data, stderr: Data) {
+        readers.wait()
+        lock.lock()
+        defer { lock.unlock() }
+        return (read.output, read.errors)
     }
 }

@@ -131,41 +131,23 @@ enum InProcess {
     static func run(_ arguments: [String], stdin: Data?, environment: [String: String], timeout: Double) throws
         -> ProcessResult
     {
-        let output = Pipe()
-        let errors = Pipe()
-        let input = Pipe()
-        let collected = Collected()
-        let readers = DispatchGroup()
-        for (pipe, isOutput) in [(output, true), (errors, false)] {
-            readers.enter()
-            DispatchQueue.global().async {
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                collected.set(data, isOutput: isOutput)
-                readers.leave()
-            }
-        }
+        let streams = StreamPipes(stdin: stdin)
+        streams.feedInput()
         let nullInput = stdin == nil ? FileHandle(forReadingAtPath: "/dev/null") : nil
-        if let stdin {
-            DispatchQueue.global().async {
-                try? input.fileHandleForWriting.write(contentsOf: stdin)
-                try? input.fileHandleForWriting.close()
-            }
-        }
         let context = ProcessContext(
-            input: FileDescriptor(rawValue: (nullInput ?? input.fileHandleForReading).fileDescriptor),
-            output: FileDescriptor(rawValue: output.fileHandleForWriting.fileDescriptor),
-            error: FileDescriptor(rawValue: errors.fileHandleForWriting.fileDescriptor),
+            input: FileDescriptor(rawValue: (nullInput ?? streams.input.fileHandleForReading).fileDescriptor),
+            output: FileDescriptor(rawValue: streams.output.fileHandleForWriting.fileDescriptor),
+            error: FileDescriptor(rawValue: streams.errors.fileHandleForWriting.fileDescriptor),
             environment: environment, settingNames: SettingFlags.byName)
         let watchdog = Watchdog(arguments: arguments, seconds: timeout)
         let status = ProcessContext.run(in: context) { Imgwarm.execute(arguments) }
         watchdog.finish()
-        try output.fileHandleForWriting.close()
-        try errors.fileHandleForWriting.close()
-        readers.wait()
+        try streams.output.fileHandleForWriting.close()
+        try streams.errors.fileHandleForWriting.close()
+        let (stdout, stderr) = streams.collected()
         try? nullInput?.close()
-        try? input.fileHandleForReading.close()
-        return ProcessResult(
-            status: status.rawValue, stdout: collected.output, stderr: collected.errors, signaled: false)
+        try? streams.input.fileHandleForReading.close()
+        return ProcessResult(status: status.rawValue, stdout: stdout, stderr: stderr, signaled: false)
     }
 
     /// A run that does not end within its time ends the test process with a message naming it:
@@ -186,18 +168,6 @@ enum InProcess {
         func finish() {
             lock.lock()
             finished = true
-            lock.unlock()
-        }
-    }
-
-    private final class Collected: @unchecked Sendable {
-        private let lock = NSLock()
-        private(set) var output = Data()
-        private(set) var errors = Data()
-
-        func set(_ data: Data, isOutput: Bool) {
-            lock.lock()
-            if isOutput { output = data } else { errors = data }
             lock.unlock()
         }
     }
