@@ -125,15 +125,16 @@ import Testing
             contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/usage.md"), encoding: .utf8)
         #expect(readme.contains(manifest), "the manual shows the manifest as it is in examples/")
         let script = try #require(FleetTests.blockScalar(after: "args:", in: manifest))
-        #expect(script.contains("--shard \"$((JOB_COMPLETION_INDEX + 1))/$SHARDS\""))
+        #expect(script.contains("--shard auto/8"))
+        #expect(!script.contains("$(("), "no shell arithmetic on the index")
+        #expect(manifest.contains("completions: 8 "))
 
         let h = try PrefetchHarness()
         let urls = (0..<15).map { h.url("/img/\(FleetTests.images[$0 % FleetTests.images.count])?n=\($0)") }
         let list = try h.temp.write("feed.txt", Data((urls.joined(separator: "\n") + "\n").utf8))
-        let shards = 3
+        let shards = 8
         var environment = CLI.environment(home: h.temp.path)
         environment["PATH"] = Fixtures.productsFolder.path + ":/usr/bin:/bin"
-        environment["SHARDS"] = String(shards)
         environment["IMGWARM_CACHE_DIR"] = h.temp.path("caches")
         environment["LIST"] = list
         environment["REPORTS"] = h.temp.path("reports")
@@ -161,10 +162,24 @@ import Testing
                     )
                 }))
         #expect(h.server.requests.count == urls.count)
-        for k in 1...shards {
-            #expect(
-                FileManager.default.fileExists(atPath: h.temp.path("reports/shard-\(k).json")), "shard \(k)'s report")
+        // Pod i ran as shard i+1 of 8, read from its JOB_COMPLETION_INDEX.
+        var otherShards = 0
+        for index in 0..<shards {
+            let data = try #require(FileManager.default.contents(atPath: h.temp.path("reports/pod-\(index).json")))
+            let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let totals = try #require(report["totals"] as? [String: Any])
+            let shard = try #require(totals["shard"] as? [String: Any], "pod \(index)'s report names its shard")
+            #expect(shard["index"] as? Int == index + 1)
+            #expect(shard["count"] as? Int == shards)
+            let scheduler = try #require(shard["scheduler"] as? [String: Any])
+            #expect(scheduler["id"] as? String == "kubernetes")
+            #expect(scheduler["variables"] as? [String: String] == ["JOB_COMPLETION_INDEX": String(index)])
+            #expect((report["options"] as? [String: Any])?["shard"] as? String == "\(index + 1)/\(shards)")
+            let own = urls.filter { Shard.of(key: $0, count: shards) == index + 1 }.count
+            #expect(totals["downloaded"] as? Int == own)
+            otherShards += totals["otherShard"] as? Int ?? 0
         }
+        #expect(otherShards == urls.count * (shards - 1))
     }
 
     /// The text of the YAML block scalar (`- |`) that follows the line holding `marker`.
@@ -205,4 +220,4 @@ import Testing
 }
 
 /// "1 line", "2 lines", as the summary says them.
-private func plural(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+func plural(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }

@@ -8,6 +8,8 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     public let index: Int
     /// Number of shards, at most 65536.
     public let count: Int
+    /// The scheduler `--shard auto` read K and N from; nil for a `K/N` given.
+    public let origin: ShardScheduler.Origin?
 
     public static let maxCount = 65536
 
@@ -17,7 +19,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
         public var description: String { message }
     }
 
-    public init(index: Int, count: Int) throws(SyntaxError) {
+    public init(index: Int, count: Int, origin: ShardScheduler.Origin? = nil) throws(SyntaxError) {
         guard (1...Shard.maxCount).contains(count), (1...count).contains(index) else {
             throw SyntaxError(
                 message:
@@ -26,6 +28,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
         }
         self.index = index
         self.count = count
+        self.origin = origin
     }
 
     /// Parses `K/N`, e.g. `2/8`.
@@ -36,7 +39,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
         else {
             throw SyntaxError(
                 message:
-                    "invalid shard '\(text)': write K/N with 1 ≤ K ≤ N ≤ \(Shard.maxCount), e.g. \(Setting.shard) 2/8 (the second of eight)"
+                    "invalid shard '\(text)': write K/N with 1 ≤ K ≤ N ≤ \(Shard.maxCount), e.g. \(Setting.shard) 2/8 (the second of eight), or auto under a scheduler that numbers its tasks"
             )
         }
         try self.init(index: index, count: count)
@@ -62,4 +65,41 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
 
     /// `K/N`.
     public var description: String { "\(index)/\(count)" }
+}
+
+/// What `--shard` asks for: a shard given as `K/N`, or `auto` and `auto/N`, whose K (and N) the
+/// scheduler's variables give when the command starts (`ShardScheduler`).
+public enum ShardRequest: Sendable, Equatable {
+    case given(Shard)
+    case automatic(count: Int?)
+
+    /// Parses `K/N`, `auto` or `auto/N`.
+    public init(parsing text: String) throws(Shard.SyntaxError) {
+        guard text == "auto" || text.hasPrefix("auto/") else {
+            self = .given(try Shard(parsing: text))
+            return
+        }
+        guard text != "auto" else {
+            self = .automatic(count: nil)
+            return
+        }
+        let digits = text.dropFirst("auto/".count)
+        guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+            let count = Int(digits), (1...Shard.maxCount).contains(count)
+        else {
+            throw Shard.SyntaxError(
+                message:
+                    "invalid shard '\(text)': write auto/N with 1 ≤ N ≤ \(Shard.maxCount), N being the number of tasks, e.g. \(Setting.shard) auto/8"
+            )
+        }
+        self = .automatic(count: count)
+    }
+
+    /// The shard: the one given, or the one the scheduler's variables in `environment` give.
+    public func shard(environment: [String: String]) throws(ShardScheduler.Refusal) -> Shard {
+        switch self {
+        case .given(let shard): return shard
+        case .automatic(let count): return try ShardScheduler.shard(environment: environment, count: count)
+        }
+    }
 }

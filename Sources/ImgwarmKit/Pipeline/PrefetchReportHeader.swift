@@ -16,7 +16,7 @@ extension PrefetchReport.Header {
                     (location.format as? any ExpiryStampingFormat).map { .int(Int($0.expiresIn)) } ?? .string(nil)
                 )
             ],
-            startedAt: startedAt, dryRun: configuration.dryRun)
+            startedAt: startedAt, dryRun: configuration.dryRun, shard: configuration.shard)
     }
 
     /// The report's `options`: the settings that change what a run does, in the documented order

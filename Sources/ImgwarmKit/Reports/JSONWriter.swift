@@ -124,6 +124,31 @@ public struct JSONWriter: Sendable {
         if let cacheFormat { field("cacheFormat", cacheFormat) }
     }
 
+    /// `totals.shard` of the prefetch and verify reports: null without `--shard`, else
+    /// `{"index": K, "count": N, "scheduler": null}` for a `K/N` given, or the scheduler `--shard
+    /// auto` read them from: `{"id": "slurm", "name": "Slurm job array", "variables": {...}}`.
+    public mutating func shardField(_ shard: Shard?) {
+        key("shard")
+        guard let shard else { return null() }
+        beginObject()
+        field("index", shard.index)
+        field("count", shard.count)
+        key("scheduler")
+        if let origin = shard.origin {
+            beginObject()
+            field("id", origin.scheduler.rawValue)
+            field("name", origin.scheduler.name)
+            key("variables")
+            beginObject()
+            for variable in origin.variables { field(variable.name, variable.value) }
+            endObject()
+            endObject()
+        } else {
+            null()
+        }
+        endObject()
+    }
+
     // MARK: Internals
 
     private mutating func beginValue() {

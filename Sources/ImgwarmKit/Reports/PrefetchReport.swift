@@ -20,11 +20,14 @@ public final class PrefetchReport {
         public var options: [(String, OptionValue)]
         public var startedAt: Timestamp
         public var dryRun: Bool
+        /// The run's shard, which `totals.shard` describes; nil without `--shard`.
+        public var shard: Shard?
 
         public init(
             cacheFolder: String, cacheFormat: String, inputs: [ListSource], options: [(String, OptionValue)],
-            startedAt: Timestamp, dryRun: Bool
+            startedAt: Timestamp, dryRun: Bool, shard: Shard? = nil
         ) {
+            self.shard = shard
             self.cacheFolder = cacheFolder
             self.cacheFormat = cacheFormat
             self.inputs = inputs
@@ -42,9 +45,13 @@ public final class PrefetchReport {
         case strings([String])
     }
 
+    /// `totals.shard`, written at the end (the header is written at the first entry).
+    private let shard: Shard?
+
     public init(file: ReportFile, header: Header) {
         self.file = file
         self.header = header
+        shard = header.shard
         writer = JSONWriter(pretty: false, capacity: 1 << 16)
     }
 
@@ -171,6 +178,7 @@ public final class PrefetchReport {
         writer.field("noBody", totals.noBody)
         writer.field("unsupported", totals.unsupported)
         writer.field("otherShard", totals.otherShard)
+        writer.shardField(shard)
         writer.field("notImages", totals.notImages)
         writer.field("bytesReceived", totals.bytesReceived)
         writer.key("errorClasses")

@@ -13,10 +13,16 @@ public final class VerifyReport {
     private var writer: JSONWriter
     private var invalid: JSONWriter
     private var ignored: JSONWriter
+    /// The keys' shard, which `totals.shard` describes.
+    private let shard: Shard?
 
-    /// Writes the header of a verify of `location`, with keys from `sources` (none: the folder's entries).
-    public init(file: ReportFile, location: CacheLocation, sources: [ListSource], checkedAt: Timestamp) {
+    /// Writes the header of a verify of `location`, with keys from `sources` (none: the folder's
+    /// entries), of `shard` (nil: every key).
+    public init(
+        file: ReportFile, location: CacheLocation, sources: [ListSource], checkedAt: Timestamp, shard: Shard? = nil
+    ) {
         self.file = file
+        self.shard = shard
         self.sources = sources
         writer = JSONWriter(pretty: false, capacity: 1 << 16)
         invalid = JSONWriter(pretty: false, capacity: 256)
@@ -125,6 +131,7 @@ public final class VerifyReport {
         writer.field("invalid", totals.invalid)
         writer.field("duplicates", totals.duplicates)
         writer.field("otherShard", totals.otherShard)
+        writer.shardField(shard)
         writer.field("unsupported", totals.unsupported)
         writer.field("ignored", totals.ignored)
         writer.endObject()

@@ -76,7 +76,7 @@ extension Prefetch {
         configuration.statePath = stateOptions.state
         configuration.lockTimeout = stateOptions.lockTimeout
         configuration.keyFilters = keyOptions.chain
-        configuration.shard = shardOptions.shard
+        configuration.shard = try shardOptions.shard(environment: environment)
         configuration.fileRules = filesRoot.rules
         configuration.offline = offline.offline
         return configuration

@@ -15,7 +15,7 @@ struct Prefetch: ParsableCommand {
             exactly as written, unless its line gives a \
             "key" or --key-filter computes keys the way the app's cacheKeyFilter does; the key \
             names the file, the URL is fetched (and blacklisted). --shard K/N handles only the \
-            lines of one shard of a fleet. A URL already in the cache is a \
+            lines of one shard of a fleet (--shard auto: the shard the scheduler's task index names). A URL already in the cache is a \
             hit: no request, its access time is set (Kingfisher: a new expiry date); a cached \
             file the app would not decode (cut short, or not an image) is a miss and is \
             downloaded again. Every \
@@ -46,7 +46,10 @@ struct Prefetch: ParsableCommand {
               imgwarm prefetch home.txt --high hero.txt --low archive.txt
               generate-urls | imgwarm prefetch --quiet -
               imgwarm prefetch --key-filter drop-params:token,expires signed.txt
-              imgwarm prefetch --shard "$((JOB_COMPLETION_INDEX + 1))/8" feed.txt
+              imgwarm prefetch --shard 3/8 feed.txt
+              # shard from the scheduler's task index (Slurm, GitLab, ...)
+              imgwarm prefetch --shard auto feed.txt
+              imgwarm prefetch --shard auto/8 feed.txt  # Kubernetes: 8 completions
               # CI, before UI tests: fail the job if any image is missing
               imgwarm prefetch --report prefetch.json \\
                   --disk-cache-path "$SIM_CACHES/com.hackemist.SDImageCache/default" \\
@@ -341,7 +344,8 @@ struct Prefetch: ParsableCommand {
         // A first stop signal stops the run cleanly, whenever it came; a second ends it at once.
         configuration.stop = StopSource.installSignalHandlers()
         let console = PrefetchConsole(
-            output: output, sources: sources, dryRun: dryRun, reportPath: report, offline: offline.offline)
+            output: output, sources: sources, dryRun: dryRun, reportPath: report, offline: offline.offline,
+            shard: configuration.shard)
         // Under --quiet too: warnings are always printed (docs/usage.md), and this one most of all.
         if insecure {
             Console.warning("--insecure: TLS certificates are not verified; anyone on the path can substitute images")

@@ -93,7 +93,7 @@ struct Verify: ParsableCommand {
         if lists.filter({ $0 == "-" }).count > 1 {
             throw ValidationError("standard input (-) can be read only once")
         }
-        if lists.isEmpty && shardOptions.shard != nil {
+        if lists.isEmpty && shardOptions.request != nil {
             throw ValidationError("--shard applies to the keys of lists: give a list, or drop --shard")
         }
     }
@@ -103,15 +103,17 @@ struct Verify: ParsableCommand {
         let sources = lists.map { ListSource(path: $0, format: listFormat.format ?? .auto) }
         var configuration = VerifyJob.Configuration()
         configuration.keyFilters = keyOptions.chain
-        configuration.shard = shardOptions.shard
+        configuration.shard = try shardOptions.shard(environment: CurrentProcess.environment)
         let destination = json ? "-" : report
         try OutputTargets.check(report: report, metrics: nil, location: location, statePath: nil)
         let reportFile = try destination.map(ReportFile.openForCommand)
         let text = VerifyConsole(
             location: location, sources: sources, printsText: destination != "-", quiet: quiet, verbose: verbose,
-            notAFolder: FileSystem.nonFolder(onPath: location.folder))
+            notAFolder: FileSystem.nonFolder(onPath: location.folder), shard: configuration.shard)
         let now = Timestamp.now()
-        let document = reportFile.map { VerifyReport(file: $0, location: location, sources: sources, checkedAt: now) }
+        let document = reportFile.map {
+            VerifyReport(file: $0, location: location, sources: sources, checkedAt: now, shard: configuration.shard)
+        }
         let result: VerifyJob.Result
         do {
             let job = VerifyJob(location: location, sources: sources, configuration: configuration)

@@ -23,16 +23,33 @@ struct KeyFilterOptions: ParsableArguments {
     }
 }
 
-/// `--shard K/N`: one process of a fleet (docs/usage.md, "Running on many machines"), for `prefetch`.
+/// `--shard K/N` and `--shard auto[/N]`: one process of a fleet (docs/usage.md, "Running on many
+/// machines"), for `prefetch` and `verify`.
 struct ShardOptions: ParsableArguments {
     @Option(
+        name: .customLong("shard"),
         help: ArgumentHelp(
-            "Handle only the lines whose key falls in shard K of N (1 <= K <= N <= 65536); the others are counted, not fetched.",
-            valueName: "K/N"),
+            """
+            Handle only the lines whose key falls in shard K of N (1 <= K <= N <= 65536); the others \
+            are counted, not fetched. auto reads K and N from the scheduler that started the process \
+            (Kubernetes Indexed Job, Slurm array, GitLab, CircleCI, Buildkite, Cloud Run, AWS Batch); \
+            auto/N gives N where the scheduler does not (Kubernetes, AWS Batch).
+            """,
+            valueName: "K/N|auto[/N]"),
         transform: ShardOptions.parse)
-    var shard: Shard?
+    var request: ShardRequest?
 
-    static func parse(_ text: String) throws -> Shard {
-        do { return try Shard(parsing: text) } catch { throw ValidationError(error.message) }
+    static func parse(_ text: String) throws -> ShardRequest {
+        do { return try ShardRequest(parsing: text) } catch { throw ValidationError(error.message) }
+    }
+
+    /// The shard this process handles: nil without `--shard`; `auto` read from `environment` (the
+    /// command's), refused with exit 2 when the scheduler's variables give no single shard.
+    func shard(environment: [String: String]) throws(CommandFailure) -> Shard? {
+        do {
+            return try request?.shard(environment: environment)
+        } catch {
+            throw CommandFailure.usage(error.message)
+        }
     }
 }

@@ -1,3 +1,4 @@
+import ImgwarmKit
 import ImgwarmSystem
 
 /// Standard error for people, standard output for results (paths, JSON), so `imgwarm … | jq` works.
@@ -13,6 +14,13 @@ enum Console {
     /// Writes `imgwarm: warning: message` to standard error.
     /// A count with its noun, in the plural but for one: "1 line", "2 lines".
     static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+
+    /// `shard 2/3`, and where `--shard auto` read it: `shard 2/3 of the Slurm job array
+    /// (SLURM_ARRAY_TASK_ID=4, ...)`.
+    static func shardText(_ shard: Shard) -> String {
+        guard let origin = shard.origin else { return "shard \(shard)" }
+        return "shard \(shard) of the \(origin.description)"
+    }
 
     /// A list's name in a message: its path, or "standard input" for `-`.
     static func listName(_ path: String) -> String { path == "-" ? "standard input" : path }

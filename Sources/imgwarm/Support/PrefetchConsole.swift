@@ -29,8 +29,15 @@ final class PrefetchConsole: PrefetchJob.Observer {
     private var unprintedProblems = 0
     private var retryFailedHinted = false
 
-    init(output: OutputOptions, sources: [ListSource], dryRun: Bool, reportPath: String?, offline: Bool = false) {
+    /// This run's shard (`--shard`), which the summary names.
+    let shard: Shard?
+
+    init(
+        output: OutputOptions, sources: [ListSource], dryRun: Bool, reportPath: String?, offline: Bool = false,
+        shard: Shard? = nil
+    ) {
         self.output = output
+        self.shard = shard
         self.sources = sources
         self.dryRun = dryRun
         self.offline = offline
@@ -165,7 +172,8 @@ final class PrefetchConsole: PrefetchJob.Observer {
         }
         Console.writeError(
             PrefetchConsole.summaryText(
-                summary, dryRun: dryRun, reportPath: reportPath, sources: sources, offline: offline) + "\n")
+                summary, dryRun: dryRun, reportPath: reportPath, sources: sources, offline: offline, shard: shard)
+                + "\n")
         if summary.storedStale > 0 { Console.writeError(PrefetchConsole.staleText(summary.storedStale) + "\n") }
     }
 
@@ -193,7 +201,7 @@ final class PrefetchConsole: PrefetchJob.Observer {
 
     static func summaryText(
         _ summary: PrefetchJob.Summary, dryRun: Bool, reportPath: String?, sources: [ListSource] = [],
-        offline: Bool = false
+        offline: Bool = false, shard: Shard? = nil
     ) -> String {
         let t = summary.totals
         let seconds = Quantities.formatDecimal(summary.duration, digits: 2)
@@ -253,7 +261,11 @@ final class PrefetchConsole: PrefetchJob.Observer {
                 text += finished > 0 && summary.duration > 0 ? " (\(rate) lines/s)." : "."
             }
         }
-        if t.otherShard > 0 { text += " \(Console.count(t.otherShard, "line")) left to other shards." }
+        if let shard {
+            text += " Ran as \(Console.shardText(shard)): \(Console.count(t.otherShard, "line")) left to other shards."
+        } else if t.otherShard > 0 {
+            text += " \(Console.count(t.otherShard, "line")) left to other shards."
+        }
         // A list named otherwise whose content is a HAR capture: its lines are its entries.
         for (given, read) in zip(sources, summary.inputs) where read.format == .har && given.effectiveFormat != .har {
             text += " \(Console.listName(given.path)) was read as a HAR capture (its content is one)."

@@ -17,11 +17,14 @@ final class VerifyConsole {
     /// (`--cache-dir somefile`): the run says that once, as every command does, and prints no
     /// line per key (each would be a miss of no use). nil otherwise.
     let notAFolder: String?
+    /// The keys' shard (`--shard`), which the summary names.
+    let shard: Shard?
 
     init(
         location: CacheLocation, sources: [ListSource], printsText: Bool, quiet: Bool, verbose: Bool,
-        notAFolder: String? = nil
+        notAFolder: String? = nil, shard: Shard? = nil
     ) {
+        self.shard = shard
         self.location = location
         self.sources = sources
         self.printsText = printsText
@@ -145,7 +148,11 @@ final class VerifyConsole {
         if !reasons.isEmpty { summary += " (\(reasons.joined(separator: ", ")))" }
         if totals.invalid > 0 { summary += ", \(Console.count(totals.invalid, "invalid line"))" }
         if totals.duplicates > 0 { summary += ", \(Console.count(totals.duplicates, "duplicate"))" }
-        if totals.otherShard > 0 { summary += ", \(totals.otherShard) of other shards" }
+        if let shard {
+            summary += ", \(totals.otherShard) of other shards (checked as \(Console.shardText(shard)))"
+        } else if totals.otherShard > 0 {
+            summary += ", \(totals.otherShard) of other shards"
+        }
         if totals.unsupported > 0 {
             summary += ", \(totals.unsupported) unsupported (SVG; not counted as missing)"
         }
