@@ -120,7 +120,7 @@ import Testing
             env: [
                 "SLURM_ARRAY_TASK_ID": "7", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "7",
                 "SLURM_ARRAY_TASK_COUNT": "3",
-            ], shard: "auto", words: ["not evenly spaced", "SLURM_ARRAY_TASK_ID=7", "--array=MIN-MAX"]),
+            ], shard: "auto", words: ["not evenly spaced", "SLURM_ARRAY_TASK_ID=7", "sbatch -a 0-7"]),
         Refused(
             why: "K outside 1...N", env: ["CI_NODE_INDEX": "0", "CI_NODE_TOTAL": "2"], shard: "auto",
             words: ["gives shard 0/2", "CI_NODE_INDEX=0"]),

@@ -151,7 +151,7 @@ public enum ShardScheduler: String, CaseIterable, Sendable, Equatable {
             guard rawIndex >= minimum, (rawIndex - minimum) % step == 0, evenlySpaced else {
                 throw Refusal(
                     message:
-                        "\(spelling): the indexes of this \(name) are not evenly spaced (\(origin.values)), so its task IDs do not number the shards; submit it as --array=MIN-MAX or --array=MIN-MAX:STEP, or give the shard, e.g. \(Setting.shard) 2/8"
+                        "\(spelling): the indexes of this \(name) are not evenly spaced (\(origin.values)), so its task IDs do not number the shards; submit the array as a range (sbatch -a 0-7, or -a 0-14:2), or give the shard, e.g. \(Setting.shard) 2/8"
                 )
             }
             index = (rawIndex - minimum) / step + 1

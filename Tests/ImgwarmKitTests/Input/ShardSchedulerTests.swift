@@ -153,7 +153,7 @@ import Testing
             environment: [
                 "SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "7",
                 "SLURM_ARRAY_TASK_STEP": "1", "SLURM_ARRAY_TASK_COUNT": "3",
-            ], given: nil, words: ["not evenly spaced", "SLURM_ARRAY_TASK_MAX=7", "--array=MIN-MAX"]),
+            ], given: nil, words: ["not evenly spaced", "SLURM_ARRAY_TASK_MAX=7", "sbatch -a 0-7"]),
         Refused(
             why: "Slurm ID off the step",
             environment: [
