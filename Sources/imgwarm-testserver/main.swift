@@ -13,6 +13,9 @@ import LoopbackServer
 // GET /_capacity/stats answers {"peakHeld": …, "peakConnections": …, "served": …} (the most
 // requests held at once, queued and served, and the most connections open at once, since the
 // start or the last GET /_capacity/reset), outside the limit.
+//
+// --request-log FILE appends one line per request received, "METHOD TARGET" (the path and query
+// as sent), as it arrives: scripts/test-slurm.sh counts the requests of each URL with it.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 func value(_ flag: String, in arguments: [String] = arguments) -> String? {
@@ -20,7 +23,7 @@ func value(_ flag: String, in arguments: [String] = arguments) -> String? {
     return arguments[index + 1]
 }
 let usage =
-    "usage: imgwarm-testserver (--root DIR | --fixtures DIR) [--port N] [--port-file FILE] [--capacity K [--service-time S]]\n"
+    "usage: imgwarm-testserver (--root DIR | --fixtures DIR) [--port N] [--port-file FILE] [--capacity K [--service-time S]] [--request-log FILE]\n"
 
 var router: @Sendable (Request) -> LoopbackServer.Handler?
 if let root = value("--root") {
@@ -55,6 +58,21 @@ if let capacity = value("--capacity").flatMap(Int.init) {
         default:
             return limited(request)
         }
+    }
+}
+if let requestLog = value("--request-log") {
+    let fd = open(requestLog, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+    guard fd >= 0 else {
+        FileHandle.standardError.write(Data("imgwarm-testserver: cannot open \(requestLog)\n".utf8))
+        exit(2)
+    }
+    let logged = router
+    router = { request in
+        // One write(2) a line on an O_APPEND descriptor: lines from concurrent connections never mix.
+        let target = request.target.replacingOccurrences(of: "\n", with: "%0A")
+        let line = Array("\(request.method) \(target)\n".utf8)
+        _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        return logged(request)
     }
 }
 let server = LoopbackServer(router: router)
