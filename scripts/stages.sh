@@ -2,6 +2,11 @@
 # and `report_stages` ends the output with one verdict line a stage, then the totals, and
 # returns 1 when any stage failed. A skipped stage says why and is never counted as passed.
 #   stage NAME COMMAND...     runs COMMAND; passed or failed by its exit status
+#   stage_or_skip NAME COMMAND...
+#                             the same, but a COMMAND that exits 77 (automake's "skipped") is
+#                             recorded as skipped, for the reason its last standard-output line
+#                             `skipped: REASON` gives (failed without one): for a stage that
+#                             finds out only by trying that it cannot run here (test-slurm.sh)
 #   skip_stage NAME REASON    records NAME as skipped
 #   stage_failed NAME...      true when one of the NAMEs failed
 #   report_stages             the verdicts; 1 when any stage failed
@@ -17,6 +22,29 @@ stage() {
   local status=$?
   stage_names+=("$name")
   if [ "$status" -eq 0 ]; then stage_verdicts+=("passed"); else stage_verdicts+=("failed (exit $status)"); fi
+  return 0
+}
+
+stage_or_skip() {
+  local name=$1 output status reason
+  shift
+  echo "== stage $name: $*"
+  output=$(mktemp "${TMPDIR:-/tmp}/stage-output.XXXXXX") || output=/dev/null
+  # Standard output through tee (for the reason), standard error as it is.
+  "$@" | tee "$output"
+  status=${PIPESTATUS[0]}
+  stage_names+=("$name")
+  reason=$(sed -n 's/^skipped: //p' "$output" | tail -n 1)
+  if [ "$status" -eq 77 ] && [ -n "$reason" ]; then
+    stage_verdicts+=("skipped ($reason)")
+  elif [ "$status" -eq 77 ]; then
+    stage_verdicts+=("failed (exit 77 without a 'skipped: REASON' line)")
+  elif [ "$status" -eq 0 ]; then
+    stage_verdicts+=("passed")
+  else
+    stage_verdicts+=("failed (exit $status)")
+  fi
+  [ "$output" = /dev/null ] || rm -f "$output"
   return 0
 }
 

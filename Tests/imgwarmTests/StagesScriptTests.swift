@@ -36,6 +36,28 @@ import Testing
         #expect(run.stdoutText.hasSuffix("stages: 1 passed, 0 failed, 1 skipped\n"), "\(run.stdoutText)")
     }
 
+    /// `stage_or_skip` (the slurm stage's): exit 77 with a `skipped: REASON` line is a skip for
+    /// that reason; exit 77 without one, or that line with another status, is no skip.
+    @Test func aStageThatCannotRunHereSaysSkippedWithItsReason() throws {
+        let run = try Self.run(
+            """
+            stage_or_skip slurm bash -c 'echo starting; echo "skipped: slurmd exited"; exit 77'
+            stage_or_skip mute bash -c 'exit 77'
+            stage_or_skip liar bash -c 'echo "skipped: not really"; exit 1'
+            stage_or_skip fine true
+            report_stages
+            """)
+        #expect(run.status == 1, "\(run.stdoutText)")
+        #expect(run.stdoutText.contains("starting\n"), "the command's output is shown: \(run.stdoutText)")
+        let lines = run.stdoutText.split(separator: "\n").suffix(5).map(String.init)
+        #expect(
+            lines == [
+                "stage slurm    skipped (slurmd exited)",
+                "stage mute     failed (exit 77 without a 'skipped: REASON' line)",
+                "stage liar     failed (exit 1)", "stage fine     passed", "stages: 1 passed, 2 failed, 1 skipped",
+            ], "\(run.stdoutText)")
+    }
+
     @Test func stageFailedNamesTheFailedStagesOnly() throws {
         let run = try Self.run(
             "stage build false; stage format true; stage_failed build && echo B; stage_failed format || echo F")
