@@ -4,13 +4,16 @@
 #   format    checks the formatting (swift format, configured by .swift-format)
 #   build     builds imgwarm and its tests
 #   tests     runs every unit and integration test (swift test)
+#   slurm     a one-node Slurm cluster runs an array job of `imgwarm prefetch --shard auto`, then
+#             merge and verify (scripts/test-slurm.sh); skipped, saying why, where the cluster
+#             cannot start
 #   install   checks scripts/install.sh and the Debian package (scripts/test-install.sh)
 # The output ends with each stage's verdict: passed, failed, or skipped with the reason (a stage
-# whose prerequisite failed, or that a filter leaves out; never counted as passed), then
-# "stages: N passed, N failed, N skipped" (scripts/stages.sh). A failed stage does not stop the
-# others; the script exits 1 when any stage failed, 0 otherwise.
+# whose prerequisite failed, that a filter leaves out, or that cannot run on this machine; never
+# counted as passed), then "stages: N passed, N failed, N skipped" (scripts/stages.sh). A failed
+# stage does not stop the others; the script exits 1 when any stage failed, 0 otherwise.
 #   scripts/test.sh                 # every stage
-#   scripts/test.sh --filter Clean  # extra arguments go to `swift test`; the install stage is skipped
+#   scripts/test.sh --filter Clean  # extra arguments go to `swift test`; slurm and install are skipped
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
@@ -26,6 +29,15 @@ if stage_failed build; then
 else
   # --disable-xctest: the tests are Swift Testing only; XCTest would print "Executed 0 tests" first.
   stage tests swift test --skip-build --disable-xctest "$@"
+fi
+if [ $# -gt 0 ]; then
+  skip_stage slurm "a filter was given: $*"
+elif stage_failed build; then
+  skip_stage slurm "the build failed"
+else
+  # The debug build's imgwarm and imgwarm-testserver; exit 77 and its `skipped: REASON` line
+  # when the cluster cannot start here (not root, no slurmctld, a daemon that fails).
+  stage_or_skip slurm bash scripts/test-slurm.sh
 fi
 if [ $# -gt 0 ]; then
   skip_stage install "a filter was given: $*"
