@@ -358,6 +358,11 @@ shard=1
 for task in 0 2 4; do
   sources+=("$work/caches/task-$task")
   status=$(cat "$work/status/task-$task" 2>/dev/null) || status="none (the task did not run to its end)"
+  if [ ! -s "$work/reports/task-$task.json" ]; then
+    check "task $task exited $status and wrote no report (jobs/task-$task.err says why)"
+    shard=$((shard + 1))
+    continue
+  fi
   mapfile -t fields < <(json_fields "$work/reports/task-$task.json" options.shard totals.lines totals.downloaded totals.otherShard totals.failed)
   echo "   task $task: exit $status, shard ${fields[0]}, ${fields[2]} downloaded, ${fields[3]} of other shards"
   [ "$status" = 0 ] || check "task $task exited $status"
