@@ -9,7 +9,8 @@
 #
 # The array is --array=0-4:2 (task ids 0, 2, 4): SLURM_ARRAY_TASK_MIN and _STEP matter, so a
 # --shard auto that took the task id for the shard number would fail. It passes when every task
-# exits 0 and its report names its own shard (task 0: 1/3, task 2: 2/3, task 4: 3/3), the shards
+# exits 0 and its report names its own shard (task 0: 1/3, task 2: 2/3, task 4: 3/3) and the
+# Slurm job array as where it came from (totals.shard.scheduler, with its task id), the shards
 # together fetch every URL, the merged cache holds every URL (verify: every key a hit, no miss),
 # and the server saw each URL exactly once and nothing else.
 #
@@ -363,10 +364,15 @@ for task in 0 2 4; do
     shard=$((shard + 1))
     continue
   fi
-  mapfile -t fields < <(json_fields "$work/reports/task-$task.json" options.shard totals.lines totals.downloaded totals.otherShard totals.failed)
-  echo "   task $task: exit $status, shard ${fields[0]}, ${fields[2]} downloaded, ${fields[3]} of other shards"
+  mapfile -t fields < <(json_fields "$work/reports/task-$task.json" options.shard totals.lines totals.downloaded \
+    totals.otherShard totals.failed totals.shard.scheduler.id totals.shard.scheduler.variables.SLURM_ARRAY_TASK_ID)
+  echo "   task $task: exit $status, shard ${fields[0]} (scheduler ${fields[5]}, SLURM_ARRAY_TASK_ID=${fields[6]})," \
+    "${fields[2]} downloaded, ${fields[3]} of other shards"
   [ "$status" = 0 ] || check "task $task exited $status"
   [ "${fields[0]}" = "$shard/3" ] || check "task $task's report names shard ${fields[0]}, not $shard/3"
+  if [ "${fields[5]}" != slurm ] || [ "${fields[6]}" != "$task" ]; then
+    check "task $task's report says its shard came from scheduler ${fields[5]}, SLURM_ARRAY_TASK_ID=${fields[6]}"
+  fi
   [ "${fields[1]}" = "$count" ] || check "task $task read ${fields[1]} lines, not $count"
   if [[ ${fields[2]} =~ ^[0-9]+$ && ${fields[3]} =~ ^[0-9]+$ ]]; then
     downloaded_total=$((downloaded_total + fields[2]))
