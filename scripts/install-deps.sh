@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(libcurl4-openssl-dev libidn2-dev libssl-dev zlib1g-dev libmagickwand-dev libsqlite3-dev libarchive-dev sqlite3 pkg-config openssl ca-certificates
-  default-jdk-headless libokhttp-java busybox python3 nodejs curl slurm-wlm munge)
+  default-jdk-headless libokhttp-java busybox python3 nodejs curl slurm-wlm munge procps)
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

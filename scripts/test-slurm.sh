@@ -12,7 +12,9 @@
 # exits 0 and its report names its own shard (task 0: 1/3, task 2: 2/3, task 4: 3/3) and the
 # Slurm job array as where it came from (totals.shard.scheduler, with its task id), the shards
 # together fetch every URL, the merged cache holds every URL (verify: every key a hit, no miss),
-# and the server saw each URL exactly once and nothing else.
+# and the server saw each URL exactly once and nothing else. A second array, --array=1,2,7 (Slurm
+# gives its tasks MIN 1, MAX 7, STEP 1, COUNT 3), checks every task refuses --shard auto (exit 2,
+# "not evenly spaced") and makes no cache.
 #
 #   scripts/test-slurm.sh                              # the debug build's binaries, glide
 #   scripts/test-slurm.sh --cache-format sdwebimage .build/release
@@ -101,6 +103,11 @@ node=$(hostname -s 2>/dev/null) || node=""
 while read -r variable; do
   case $variable in SLURM_* | SBATCH_* | SQUEUE_* | SINFO_* | SCANCEL_*) unset "$variable" ;; esac
 done < <(compgen -e)
+# The other schedulers' task variables (a CI job running this stage under GitLab's parallel, say)
+# would reach the tasks through sbatch and make --shard auto refuse two disagreeing schedulers.
+unset JOB_COMPLETION_INDEX CI_NODE_INDEX CI_NODE_TOTAL CIRCLE_NODE_INDEX CIRCLE_NODE_TOTAL \
+  BUILDKITE_PARALLEL_JOB BUILDKITE_PARALLEL_JOB_COUNT CLOUD_RUN_TASK_INDEX CLOUD_RUN_TASK_COUNT \
+  AWS_BATCH_JOB_ARRAY_INDEX
 # The loopback server, never a proxy.
 unset http_proxy https_proxy all_proxy HTTPS_PROXY ALL_PROXY
 
@@ -404,6 +411,32 @@ if cmp -s "$work/expected-requests" "$work/requests.sorted"; then
 else
   check "the server's requests are not each URL once (< expected, > seen): $(diff "$work/expected-requests" "$work/requests.sorted" | grep '^[<>]' | head -n 5 | tr '\n' ' ')"
 fi
+
+# A real array whose indexes are not evenly spaced: every task refuses --shard auto (exit 2,
+# naming the Slurm variables) instead of numbering shards from ids 1, 2, 7.
+cat >"$work/uneven.sh" <<'EOF'
+#!/bin/bash
+# Arguments: IMGWARM WORK LIST
+echo "SLURM_ARRAY_TASK_ID=$SLURM_ARRAY_TASK_ID SLURM_ARRAY_TASK_MIN=${SLURM_ARRAY_TASK_MIN-unset} SLURM_ARRAY_TASK_MAX=${SLURM_ARRAY_TASK_MAX-unset} SLURM_ARRAY_TASK_STEP=${SLURM_ARRAY_TASK_STEP-unset} SLURM_ARRAY_TASK_COUNT=${SLURM_ARRAY_TASK_COUNT-unset}"
+status=0
+"$1" prefetch --shard auto --dry-run --cache-dir "$2/caches/uneven-$SLURM_ARRAY_TASK_ID" "$3" || status=$?
+echo "$status" >"$2/status/uneven-$SLURM_ARRAY_TASK_ID"
+EOF
+chmod 0755 "$work/uneven.sh"
+echo "== sbatch --wait --array=1,2,7: imgwarm prefetch --shard auto refuses an array not evenly spaced"
+uneven_status=0
+timeout 120 sbatch --wait --quiet --array=1,2,7 --job-name=imgwarm-uneven --chdir="$work" \
+  --output="$work/jobs/uneven-%a.out" --error="$work/jobs/uneven-%a.err" \
+  "$work/uneven.sh" "$bin/imgwarm" "$work" "$list" >"$work/sbatch-uneven.out" 2>&1 || uneven_status=$?
+[ "$uneven_status" -ne 124 ] || check "sbatch --wait: the uneven job was not done in 120 s"
+for task in 1 2 7; do
+  status=$(cat "$work/status/uneven-$task" 2>/dev/null) || status="none"
+  echo "   task $task: $(head -n 1 "$work/jobs/uneven-$task.out" 2>/dev/null), exit $status"
+  [ "$status" = 2 ] || check "uneven task $task exited $status, not 2"
+  grep -q "not evenly spaced" "$work/jobs/uneven-$task.err" 2>/dev/null ||
+    check "uneven task $task did not say the array is not evenly spaced (jobs/uneven-$task.err)"
+done
+[ ! -e "$work/caches/uneven-1" ] || check "an uneven task made its cache folder"
 
 echo "== $(seconds_since "$started") s in all, the array job $job_seconds s"
 if [ ${#failures[@]} -gt 0 ]; then
