@@ -179,6 +179,12 @@ public enum CacheLocationError: Error, Equatable, Sendable, CustomStringConverti
     case noHome
     /// `--namespace` was given for a format whose folder has a fixed name.
     case noNamespace(String)
+    /// `--namespace` was given for several formats, none of which has one.
+    case noNamespaceInAny([String])
+    /// A folder named directly for several formats: it is one format's folder.
+    case oneFolderForSeveralFormats([String])
+    /// Two formats of one run whose folders (or private folders) are one, or one inside the other.
+    case sameFolder(String, String, String)
 
     public var description: String {
         switch self {
@@ -198,6 +204,15 @@ public enum CacheLocationError: Error, Equatable, Sendable, CustomStringConverti
         case .noNamespace(let format):
             return
                 "\(Setting.namespace) does not apply to \(format): its cache folder has one fixed name; drop \(Setting.namespace), or name another folder with \(Setting.diskCachePath)"
+        case .noNamespaceInAny(let formats):
+            return
+                "\(Setting.namespace) does not apply to \(formats.joined(separator: ", ")): each keeps its cache in a folder of one fixed name; drop \(Setting.namespace)"
+        case .oneFolderForSeveralFormats(let formats):
+            return
+                "\(Setting.diskCachePath) names one format's folder, and \(Setting.cacheFormat) gives \(formats.joined(separator: ", ")): give the caches root with \(Setting.cacheDir) (each format's folder is where its library keeps it), or one format"
+        case .sameFolder(let first, let second, let folder):
+            return
+                "\(first) and \(second) keep their caches in one folder (\(folder)): an app uses one of them: give only one"
         case .noHome:
             return "no cache location: set \(Setting.cacheDir), IMGWARM_CACHE_DIR, XDG_CACHE_HOME or HOME"
         }

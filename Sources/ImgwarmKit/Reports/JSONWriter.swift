@@ -108,9 +108,10 @@ public struct JSONWriter: Sendable {
         double(value, digits: digits)
     }
 
-    /// The opening every imgwarm document shares: schema version, tool, command, cache folder.
+    /// The opening every imgwarm document shares: schema version, tool, command, cache folder
+    /// (none for a document of several caches).
     public mutating func reportHeader(
-        schemaVersion: Int, command: String, cacheFolder: String, cacheFormat: String? = nil
+        schemaVersion: Int, command: String, cacheFolder: String?, cacheFormat: String? = nil
     ) {
         field("schemaVersion", schemaVersion)
         key("tool")
@@ -119,9 +120,35 @@ public struct JSONWriter: Sendable {
         field("version", ImgwarmVersion.current)
         endObject()
         field("command", command)
-        field("cacheFolder", cacheFolder)
+        if let cacheFolder { field("cacheFolder", cacheFolder) }
         // The format whose folder this is (docs/cache-formats.md), for the reports that have it.
         if let cacheFormat { field("cacheFormat", cacheFormat) }
+    }
+
+    /// The document of a command run on several formats' folders (`--cache-format a,b`):
+    /// `{"schemaVersion", "tool", "command", "caches": [...]}`, `caches` holding the document the
+    /// command writes for one folder, one a format, in the order given.
+    public static func severalCaches(
+        schemaVersion: Int, command: String, documents: [[UInt8]], pretty: Bool = true
+    ) -> [UInt8] {
+        var writer = JSONWriter(pretty: pretty)
+        writer.beginObject()
+        writer.reportHeader(schemaVersion: schemaVersion, command: command, cacheFolder: nil)
+        writer.key("caches")
+        writer.beginArray()
+        for document in documents {
+            var document = document
+            while document.last == UInt8(ascii: "\n") { document.removeLast() }
+            guard pretty else {
+                writer.raw(document)
+                continue
+            }
+            // Indented as an item of `caches` (a JSON text breaks lines only between tokens).
+            writer.raw(document.flatMap { $0 == UInt8(ascii: "\n") ? Array("\n    ".utf8) : [$0] })
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.take()
     }
 
     /// `totals.shard` of the prefetch and verify reports: null without `--shard`, else

@@ -50,8 +50,9 @@ struct Push: ParsableCommand {
     @OptionGroup var quietOption: QuietOption
 
     func run() throws {
-        _ = try AdbOptions.androidFormat(location.givenFormat, command: "push")
+        let given = location.givenFormat
         let location = try location.location()
+        _ = try AdbOptions.androidFormat(given, command: "push")
         var device = try adbOptions.device()
         device.root = root
         let job = PushJob(location: location, device: device, lockTimeout: lockTimeoutOption.lockTimeout)

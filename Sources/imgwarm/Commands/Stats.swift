@@ -55,7 +55,38 @@ struct Stats: ParsableCommand {
     var json = false
 
     func run() throws {
-        let location = try location.location()
+        let locations = try location.locations()
+        if locations.count > 1, stateOptions.state != nil {
+            throw CommandFailure.usage(
+                "--state names one database, and --cache-format gives \(locations.map(\.format.name).joined(separator: ", ")): each format's state is its own; drop --state"
+            )
+        }
+        var texts: [String] = []
+        var documents: [[UInt8]] = []
+        for location in locations {
+            let (stats, state) = try statistics(of: location)
+            if let problem = state.problem { Console.warning(problem) }
+            if json {
+                documents.append(
+                    StatsReport(location: location, expireType: expireType, statistics: stats, state: state).json())
+            } else {
+                texts.append(text(location: location, stats: stats, state: state))
+            }
+        }
+        if json {
+            Console.output(
+                documents.count == 1
+                    ? documents[0]
+                    : JSONWriter.severalCaches(
+                        schemaVersion: StatsReport.schemaVersion, command: "stats", documents: documents))
+        } else {
+            // Several formats: one block a format, as one format's stats prints it.
+            Console.output(texts.joined(separator: "\n"))
+        }
+    }
+
+    /// The statistics of one format's folder and its state.
+    private func statistics(of location: CacheLocation) throws -> (DiskCache.Statistics, StateStore.Summary) {
         var configuration = StatsJob.Configuration()
         configuration.expireType = expireType
         configuration.statePath = stateOptions.state
@@ -63,9 +94,9 @@ struct Stats: ParsableCommand {
         if let home = CurrentProcess.environment["HOME"], !home.isEmpty {
             configuration.refusedFolders[CacheLocation.absolute(home)] = "the home folder"
         }
-        let result: StatsJob.Result
         do {
-            result = try StatsJob(location: location, configuration: configuration).run()
+            let result = try StatsJob(location: location, configuration: configuration).run()
+            return (result.statistics, result.state)
         } catch {
             if case .protectedFolder(let folder, let what) = error {
                 throw CommandFailure.usage(
@@ -73,15 +104,6 @@ struct Stats: ParsableCommand {
                 )
             }
             throw CommandFailure.cache(error.description)
-        }
-        let stats = result.statistics
-        let state = result.state
-        if let problem = state.problem { Console.warning(problem) }
-        if json {
-            Console.output(
-                StatsReport(location: location, expireType: expireType, statistics: stats, state: state).json())
-        } else {
-            Console.output(text(location: location, stats: stats, state: state))
         }
     }
 

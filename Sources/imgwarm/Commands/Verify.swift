@@ -99,21 +99,49 @@ struct Verify: ParsableCommand {
     }
 
     func run() throws {
-        let location = try location.location()
+        let locations = try location.locations()
         let sources = lists.map { ListSource(path: $0, format: listFormat.format ?? .auto) }
+        if locations.count > 1 && lists.contains("-") {
+            throw CommandFailure.usage(
+                "standard input (-) can be read once, and each of the \(locations.count) formats reads the lists: give the list as a file"
+            )
+        }
         var configuration = VerifyJob.Configuration()
         configuration.keyFilters = keyOptions.chain
         configuration.shard = try shardOptions.shard(environment: CurrentProcess.environment)
         let destination = json ? "-" : report
-        try OutputTargets.check(report: report, metrics: nil, location: location, statePath: nil)
-        let reportFile = try destination.map(ReportFile.openForCommand)
-        let text = VerifyConsole(
-            location: location, sources: sources, printsText: destination != "-", quiet: quiet, verbose: verbose,
-            notAFolder: FileSystem.nonFolder(onPath: location.folder), shard: configuration.shard)
-        let now = Timestamp.now()
-        let document = reportFile.map {
-            VerifyReport(file: $0, location: location, sources: sources, checkedAt: now, shard: configuration.shard)
+        for location in locations {
+            try OutputTargets.check(report: report, metrics: nil, location: location, statePath: nil)
         }
+        let reportFile = try destination.map(ReportFile.openForCommand)
+        let now = Timestamp.now()
+        // Several formats: one document of today's documents, one a format, in the given order.
+        let several = locations.count > 1 ? reportFile.map(VerifyReport.Several.init) : nil
+        var worst = ExitStatus.success
+        for location in locations {
+            let document =
+                several?.document(location: location, sources: sources, checkedAt: now, shard: configuration.shard)
+                ?? reportFile.map {
+                    VerifyReport(
+                        file: $0, location: location, sources: sources, checkedAt: now, shard: configuration.shard)
+                }
+            let status = try verify(
+                location, sources: sources, configuration: configuration, now: now, document: document)
+            if status.rawValue > worst.rawValue { worst = status }
+        }
+        try finishDocument { () throws(ReportFile.OpenError) in try several?.finish() }
+        throw worst
+    }
+
+    /// Verifies one format's folder: its lines and summary printed, its document written; the
+    /// exit status it calls for (`VerifyConsole.exitStatus`).
+    private func verify(
+        _ location: CacheLocation, sources: [ListSource], configuration: VerifyJob.Configuration, now: Timestamp,
+        document: VerifyReport?
+    ) throws -> ExitStatus {
+        let text = VerifyConsole(
+            location: location, sources: sources, printsText: !json && report != "-", quiet: quiet, verbose: verbose,
+            notAFolder: FileSystem.nonFolder(onPath: location.folder), shard: configuration.shard)
         let result: VerifyJob.Result
         do {
             let job = VerifyJob(location: location, sources: sources, configuration: configuration)
@@ -127,16 +155,19 @@ struct Verify: ParsableCommand {
         } catch {
             throw CommandFailure(message: error.description, status: .of(error))
         }
-        if let document {
-            do {
-                try document.finish(result)
-            } catch  where error.readerWentAway {
-                // `--json | head`: the reader has what it wanted; the verdict stands.
-            } catch {
-                throw CommandFailure.cache(error.description)
-            }
-        }
+        if let document { try finishDocument { () throws(ReportFile.OpenError) in try document.finish(result) } }
         text.finish(result)
-        throw VerifyConsole.exitStatus(result)
+        return VerifyConsole.exitStatus(result)
+    }
+
+    /// Runs `finish` (a document's end), a reader that went away being no error.
+    private func finishDocument(_ finish: () throws(ReportFile.OpenError) -> Void) throws {
+        do {
+            try finish()
+        } catch  where error.readerWentAway {
+            // `--json | head`: the reader has what it wanted; the verdict stands.
+        } catch {
+            throw CommandFailure.cache(error.description)
+        }
     }
 }

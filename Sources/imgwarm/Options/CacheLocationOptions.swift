@@ -8,15 +8,40 @@ struct CacheLocationOptions: ParsableArguments {
     @Option(
         name: .customLong("cache-format"),
         help: ArgumentHelp(
-            "The image library whose disk cache this is: \(CacheFormats.names.joined(separator: ", ")) (default \(CacheFormats.all[0].name); push: one of Android's, no default).",
+            "The image library whose disk cache this is: \(CacheFormats.names.joined(separator: ", ")) (default \(CacheFormats.all[0].name); push: one of Android's, no default). verify and stats take several, comma-separated or repeated.",
             discussion: "docs/cache-formats.md says where each keeps its folder and how it names its files.",
             valueName: "name"),
         // Shell completion offers the registry's names, never a list kept by hand.
-        completion: .list(CacheFormats.names), transform: CacheLocationOptions.format)
-    var givenFormat: (any CacheFormat)?
+        completion: .list(CacheFormats.names), transform: CacheLocationOptions.formats)
+    var givenFormatLists: [[any CacheFormat]] = []
+
+    /// The formats given, in their order, each once (`--cache-format a,b --cache-format c`).
+    var givenFormats: [any CacheFormat] {
+        var formats: [any CacheFormat] = []
+        for format in givenFormatLists.joined() where !formats.contains(where: { $0.name == format.name }) {
+            formats.append(format)
+        }
+        return formats
+    }
+
+    /// The one format given (the first, for the commands that take one: `location()` refuses
+    /// several); nil when none was.
+    var givenFormat: (any CacheFormat)? { givenFormats.first }
 
     /// The format in force: the one given, else SDWebImage's.
     var format: any CacheFormat { givenFormat ?? CacheFormats.all[0] }
+
+    /// `a,b`: the formats of one `--cache-format`.
+    static func formats(_ text: String) throws -> [any CacheFormat] {
+        try text.split(separator: ",", omittingEmptySubsequences: false).map { name in
+            guard !name.isEmpty else {
+                throw ValidationError(
+                    "--cache-format '\(text)' has an empty name: separate names with one comma, e.g. sdwebimage,kingfisher"
+                )
+            }
+            return try format(String(name))
+        }
+    }
 
     static func format(_ text: String) throws -> any CacheFormat {
         guard let format = CacheFormats.named(text.lowercased()) else {
@@ -58,22 +83,46 @@ struct CacheLocationOptions: ParsableArguments {
             valueName: "path"), completion: .file())
     var database: String?
 
-    /// The resolved location, or a usage failure.
+    /// The resolved location, or a usage failure: for the commands that work on one cache, which
+    /// refuse several formats.
     func location() throws -> CacheLocation {
-        var format = format
+        let given = givenFormats
+        guard given.count <= 1 else {
+            throw CommandFailure.usage(
+                "--cache-format gives \(given.map(\.name).joined(separator: ", ")): this command works on one cache; give one format (verify and stats take several)"
+            )
+        }
+        return try locations()[0]
+    }
+
+    /// The resolved locations, one a format given (SDWebImage's when none was), or a usage
+    /// failure: for `verify` and `stats`, which take several formats.
+    func locations() throws -> [CacheLocation] {
+        var formats = givenFormats.isEmpty ? [CacheFormats.all[0]] : givenFormats
         if let database {
             guard !database.isEmpty else { throw CommandFailure.usage("--database needs a path") }
-            do {
-                format = try CacheFormats.format(format, withDatabaseAt: database)
-            } catch {
+            var taken = false
+            var firstRefusal: OptionNotApplicable?
+            for (index, format) in formats.enumerated() {
+                do {
+                    formats[index] = try CacheFormats.format(format, withDatabaseAt: database)
+                    taken = true
+                } catch {
+                    firstRefusal = firstRefusal ?? error
+                }
+            }
+            if !taken, let firstRefusal {
                 throw CommandFailure.usage(
-                    "--database does not apply to \(error.format): its library keeps no database")
+                    formats.count == 1
+                        ? "--database does not apply to \(firstRefusal.format): its library keeps no database"
+                        : "--database does not apply to \(formats.map(\.name).joined(separator: ", ")): their libraries keep no database"
+                )
             }
         }
         do {
             return try CacheLocation.resolve(
                 cacheDir: cacheDir, namespace: namespace, diskCachePath: diskCachePath,
-                environment: CurrentProcess.environment, format: format)
+                environment: CurrentProcess.environment, formats: formats)
         } catch {
             throw CommandFailure.usage(error.description)
         }
