@@ -18,11 +18,14 @@ struct Stats: ParsableCommand {
             \(Stats.allocatedFormats); the others count logical bytes). Formats are sniffed from \
             each cache file's first bytes, and dates are those of --expire-type. Reading the \
             files does not move their access times. Like clean, it refuses / and the home folder \
-            (exit 2), even through a symbolic link: it would walk all of them.
+            (exit 2), even through a symbolic link: it would walk all of them. Several formats \
+            (--cache-format sdwebimage,glide): a block a format, each as that format alone prints \
+            it; --json: one document holding each format's document in "caches".
 
             Examples:
               imgwarm stats
               imgwarm stats --namespace avatars --json | jq .totals
+              imgwarm stats --cache-format sdwebimage,glide --cache-dir seed
 
             \(ExitStatus.helpText)
             """)

@@ -29,6 +29,10 @@ struct Verify: ParsableCommand {
             stale): its line says since when and whether a validator lets the app revalidate it \
             cheaply; it is no hit for the exit status. prefetch --freshness stores a max-age.
 
+            Several formats (--cache-format sdwebimage,glide): each format's folder is verified \
+            in turn, printed as a run of that format alone; the exit code is the worst; the JSON \
+            document holds each format's document in "caches".
+
             Output: one line per miss (the key, its file and why) and a summary on standard \
             output; --verbose lists the hits too, --quiet only the misses, stale entries and invalid lines. \
             --json prints the JSON document (docs/verify-report.schema.json) on standard output \
@@ -50,6 +54,8 @@ struct Verify: ParsableCommand {
               imgwarm verify --cache-dir pulled/Library/Caches ci/images.txt
               # every entry of a folder, no list:
               imgwarm verify --cache-format nuke --cache-dir pulled/Library/Caches
+              # the iOS and the Android app's caches of one seed, a summary each:
+              imgwarm verify --cache-format sdwebimage,glide --cache-dir seed ci/images.txt
 
             Exit codes:
               0    every key hits
