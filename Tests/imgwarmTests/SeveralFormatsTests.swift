@@ -56,6 +56,14 @@ import Testing
         #expect(withAbsent.status == 1)
         #expect(withAbsent.result.stdoutText.contains("3 keys: 3 hit, 0 missing; SDWebImage"))
         #expect(withAbsent.result.stdoutText.contains("3 keys: 0 hit, 3 missing (3 absent)"))
+
+        // A file where nuke's folder should be: the library cannot use it (3), worse than 1, in
+        // any order of the formats.
+        try h.temp.write("caches/com.github.kean.Nuke.DataCache", Data("not a folder".utf8))
+        for formats in ["kingfisher,nuke,sdwebimage", "nuke,kingfisher"] {
+            let unusable = try h.run(["verify", "--cache-format", formats, "--cache-dir", root, list])
+            #expect(unusable.status == 3, "\(formats): \(unusable.stderr)")
+        }
     }
 
     /// `--json` with several: one document whose `caches` are the one-format documents.
