@@ -48,7 +48,12 @@ import Testing
             "--cache-dir", root, list,
         ])
         #expect(several.status == 0, "\(several.stderr)")
-        #expect(several.result.stdoutText == singles.map(\.result.stdoutText).joined())
+        // Each key's line names its format; the rest is the one-format run's text.
+        let tagged = zip(["glide", "sdwebimage", "flutter"], singles).map { format, run in
+            run.result.stdoutText.replacingOccurrences(of: ": hit: ", with: ": hit in \(format): ")
+        }
+        #expect(several.result.stdoutText == tagged.joined())
+        #expect(several.result.stdoutText.components(separatedBy: ": hit in glide: ").count == 4)
         #expect(several.result.stdoutText.components(separatedBy: "3 keys: 3 hit, 0 missing").count == 4)
 
         // kingfisher was never seeded: its folder is absent, every key misses (exit 1, the worst).
@@ -56,6 +61,8 @@ import Testing
         #expect(withAbsent.status == 1)
         #expect(withAbsent.result.stdoutText.contains("3 keys: 3 hit, 0 missing; SDWebImage"))
         #expect(withAbsent.result.stdoutText.contains("3 keys: 0 hit, 3 missing (3 absent)"))
+        #expect(withAbsent.result.stdoutText.components(separatedBy: ": miss in kingfisher: ").count == 4)
+        #expect(!withAbsent.result.stdoutText.contains(": miss: "))
 
         // A file where nuke's folder should be: the library cannot use it (3), worse than 1, in
         // any order of the formats.

@@ -30,8 +30,9 @@ struct Verify: ParsableCommand {
             cheaply; it is no hit for the exit status. prefetch --freshness stores a max-age.
 
             Several formats (--cache-format sdwebimage,glide): each format's folder is verified \
-            in turn, printed as a run of that format alone; the exit code is the worst; the JSON \
-            document holds each format's document in "caches".
+            in turn, printed as a run of that format alone, each key's line naming the format \
+            (miss in glide: ...); the exit code is the worst; the JSON document holds each \
+            format's document in "caches".
 
             Output: one line per miss (the key, its file and why) and a summary on standard \
             output; --verbose lists the hits too, --quiet only the misses, stale entries and invalid lines. \
@@ -122,20 +123,21 @@ struct Verify: ParsableCommand {
         let reportFile = try destination.map(ReportFile.openForCommand)
         let now = Timestamp.now()
         // Several formats: one document of today's documents, one a format, in the given order.
-        let several = locations.count > 1 ? reportFile.map(VerifyReport.Several.init) : nil
+        let combined = locations.count > 1 ? reportFile.map(VerifyReport.Several.init) : nil
         var worst = ExitStatus.success
         for location in locations {
             let document =
-                several?.document(location: location, sources: sources, checkedAt: now, shard: configuration.shard)
+                combined?.document(location: location, sources: sources, checkedAt: now, shard: configuration.shard)
                 ?? reportFile.map {
                     VerifyReport(
                         file: $0, location: location, sources: sources, checkedAt: now, shard: configuration.shard)
                 }
             let status = try verify(
-                location, sources: sources, configuration: configuration, now: now, document: document)
+                location, sources: sources, configuration: configuration, now: now, document: document,
+                several: locations.count > 1)
             if status.rawValue > worst.rawValue { worst = status }
         }
-        try finishDocument { () throws(ReportFile.OpenError) in try several?.finish() }
+        try finishDocument { () throws(ReportFile.OpenError) in try combined?.finish() }
         throw worst
     }
 
@@ -143,11 +145,12 @@ struct Verify: ParsableCommand {
     /// exit status it calls for (`VerifyConsole.exitStatus`).
     private func verify(
         _ location: CacheLocation, sources: [ListSource], configuration: VerifyJob.Configuration, now: Timestamp,
-        document: VerifyReport?
+        document: VerifyReport?, several: Bool
     ) throws -> ExitStatus {
         let text = VerifyConsole(
             location: location, sources: sources, printsText: !json && report != "-", quiet: quiet, verbose: verbose,
-            notAFolder: FileSystem.nonFolder(onPath: location.folder), shard: configuration.shard)
+            notAFolder: FileSystem.nonFolder(onPath: location.folder), shard: configuration.shard,
+            namesFormat: several)
         let result: VerifyJob.Result
         do {
             let job = VerifyJob(location: location, sources: sources, configuration: configuration)

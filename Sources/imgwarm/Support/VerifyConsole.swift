@@ -19,12 +19,15 @@ final class VerifyConsole {
     let notAFolder: String?
     /// The keys' shard (`--shard`), which the summary names.
     let shard: Shard?
+    /// True in a verify of several formats: each key's line names the format (`miss in glide:`).
+    let namesFormat: Bool
 
     init(
         location: CacheLocation, sources: [ListSource], printsText: Bool, quiet: Bool, verbose: Bool,
-        notAFolder: String? = nil, shard: Shard? = nil
+        notAFolder: String? = nil, shard: Shard? = nil, namesFormat: Bool = false
     ) {
         self.shard = shard
+        self.namesFormat = namesFormat
         self.location = location
         self.sources = sources
         self.printsText = printsText
@@ -45,7 +48,7 @@ final class VerifyConsole {
         switch event {
         case .checked(let check):
             guard check.isMiss || (check.unsupported != nil && !quiet) || verbose else { return nil }
-            return VerifyConsole.line(for: check, sources: sources)
+            return VerifyConsole.line(for: check, sources: sources, format: namesFormat ? location.format.name : nil)
         case .invalid(let invalid):
             return "\(sources[invalid.input].place(invalid.line)): invalid: \(Redaction.redact(invalid.reason))"
         case .ignored(let entry):
@@ -60,7 +63,8 @@ final class VerifyConsole {
     /// `list:line: key: miss: file: reason` (no `file: ` for a key without a file name), or without
     /// lists `file: miss: reason`; a hit `… hit: file (format, size)` with the library's note, a
     /// stale entry `… stale: file (format, size): stale since …` with how the app revalidates it.
-    static func line(for check: VerifyJob.Check, sources: [ListSource]) -> String {
+    /// With `format` (a verify of several formats), the verdict says whose cache: `miss in glide:`.
+    static func line(for check: VerifyJob.Check, sources: [ListSource], format: String? = nil) -> String {
         var head = ""
         if let input = check.input, let line = check.line { head += "\(sources[input].place(line)): " }
         if let key = check.key {
@@ -69,20 +73,21 @@ final class VerifyConsole {
             head += shown + ": "
         }
         let file = EscapedText.escaped(check.fileName)
+        let whose = format.map { " in \($0)" } ?? ""
         switch check.read {
         case .hit(let size):
             let format = check.imageFormat.map { "\($0.rawValue), " } ?? ""
             let note = check.detail.map { ": " + $0 } ?? ""
             return
-                "\(head)\(check.verdict.rawValue): \(file) (\(format)\(Quantities.formatBytes(UInt64(size))))\(note)"
+                "\(head)\(check.verdict.rawValue)\(whose): \(file) (\(format)\(Quantities.formatBytes(UInt64(size))))\(note)"
         case .miss where check.unsupported != nil:
             // Not a miss: the library does not decode it without a plugin.
-            return "\(head)unsupported: \(Redaction.redact(check.unsupported ?? ""))"
+            return "\(head)unsupported\(whose): \(Redaction.redact(check.unsupported ?? ""))"
         case .miss(let reason):
             let detail = check.detail.map { ": " + Redaction.redact($0) } ?? ""
             // A format whose index names the files gives a key it does not list no file name.
             return
-                "\(head)miss: \(file.isEmpty ? "" : file + ": ")\(reason.description)\(detail) (\(repair(reason, fromList: check.key != nil)))"
+                "\(head)miss\(whose): \(file.isEmpty ? "" : file + ": ")\(reason.description)\(detail) (\(repair(reason, fromList: check.key != nil)))"
         }
     }
 
