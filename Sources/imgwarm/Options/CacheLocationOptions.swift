@@ -36,7 +36,7 @@ struct CacheLocationOptions: ParsableArguments {
         try text.split(separator: ",", omittingEmptySubsequences: false).map { name in
             guard !name.isEmpty else {
                 throw ValidationError(
-                    "--cache-format '\(text)' has an empty name: separate names with one comma, e.g. sdwebimage,kingfisher"
+                    "--cache-format '\(text)' has an empty name: separate names with one comma, e.g. --cache-format sdwebimage,kingfisher"
                 )
             }
             return try format(String(name))
