@@ -116,20 +116,24 @@ struct Verify: ParsableCommand {
         let reportFile = try destination.map(ReportFile.openForCommand)
         let now = Timestamp.now()
         // Several formats: one document of today's documents, one a format, in the given order.
-        let several = locations.count > 1 ? reportFile.map(VerifyReport.Several.init) : nil
+        let several =
+            locations.count > 1
+            ? reportFile.map {
+                SeveralDocuments(file: $0, schemaVersion: VerifyReport.schemaVersion, command: "verify")
+            }
+            : nil
         var worst = ExitStatus.success
         for location in locations {
-            let document =
-                several?.document(location: location, sources: sources, checkedAt: now, shard: configuration.shard)
-                ?? reportFile.map {
-                    VerifyReport(
-                        file: $0, location: location, sources: sources, checkedAt: now, shard: configuration.shard)
-                }
+            let document = (several?.next() ?? reportFile).map {
+                VerifyReport(
+                    file: $0, location: location, sources: sources, checkedAt: now, shard: configuration.shard,
+                    embedded: several != nil)
+            }
             let status = try verify(
                 location, sources: sources, configuration: configuration, now: now, document: document)
             if status.rawValue > worst.rawValue { worst = status }
         }
-        try finishDocument { () throws(ReportFile.OpenError) in try several?.finish() }
+        try ReportFile.finishForCommand { () throws(ReportFile.OpenError) in try several?.finish() }
         throw worst
     }
 
@@ -155,19 +159,11 @@ struct Verify: ParsableCommand {
         } catch {
             throw CommandFailure(message: error.description, status: .of(error))
         }
-        if let document { try finishDocument { () throws(ReportFile.OpenError) in try document.finish(result) } }
+        if let document {
+            try ReportFile.finishForCommand { () throws(ReportFile.OpenError) in try document.finish(result) }
+        }
         text.finish(result)
         return VerifyConsole.exitStatus(result)
     }
 
-    /// Runs `finish` (a document's end), a reader that went away being no error.
-    private func finishDocument(_ finish: () throws(ReportFile.OpenError) -> Void) throws {
-        do {
-            try finish()
-        } catch  where error.readerWentAway {
-            // `--json | head`: the reader has what it wanted; the verdict stands.
-        } catch {
-            throw CommandFailure.cache(error.description)
-        }
-    }
 }

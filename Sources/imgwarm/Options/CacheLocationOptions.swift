@@ -145,6 +145,15 @@ struct StateOptions: ParsableArguments {
     func path(for location: CacheLocation) -> String {
         StateStore.path(state, for: location)
     }
+
+    /// Refuses `--state` with several formats' caches (`stats`): it names one database,
+    /// and each format's state is its own.
+    func refuseWithSeveral(_ locations: [CacheLocation]) throws {
+        guard locations.count > 1, state != nil else { return }
+        throw CommandFailure.usage(
+            "--state names one database, and --cache-format gives \(locations.map(\.format.name).joined(separator: ", ")): each format's state is its own; drop --state"
+        )
+    }
 }
 
 /// How long to wait for another process's cache lock (`--lock-timeout`), for the commands that
