@@ -31,11 +31,12 @@ public final class SeveralDocuments {
 }
 
 extension ReportFile {
-    /// Writes a document's last bytes: alone in the file, with a line feed, and commits it;
-    /// `embedded` in a `SeveralDocuments`, as they are (that document commits the file).
-    func finishDocument(_ bytes: [UInt8], embedded: Bool) throws(OpenError) {
+    /// Writes a document's last bytes: alone in the file, with a line feed (when `lineFeed`: a
+    /// clean report has always ended without one), and commits it; `embedded` in a
+    /// `SeveralDocuments`, as they are (that document commits the file).
+    func finishDocument(_ bytes: [UInt8], embedded: Bool, lineFeed: Bool = true) throws(OpenError) {
         guard !embedded else { return write(bytes) }
-        write(bytes + [UInt8(ascii: "\n")])
+        write(lineFeed ? bytes + [UInt8(ascii: "\n")] : bytes)
         try commit()
     }
 }
