@@ -8,7 +8,7 @@ struct CacheLocationOptions: ParsableArguments {
     @Option(
         name: .customLong("cache-format"),
         help: ArgumentHelp(
-            "The image library whose disk cache this is: \(CacheFormats.names.joined(separator: ", ")) (default \(CacheFormats.all[0].name); push: one of Android's, no default). verify, stats and clean take several, comma-separated or repeated.",
+            "The image library whose disk cache this is: \(CacheFormats.names.joined(separator: ", ")) (default \(CacheFormats.all[0].name); push: one of Android's, no default). verify, stats, clean and pack take several, comma-separated or repeated.",
             discussion: "docs/cache-formats.md says where each keeps its folder and how it names its files.",
             valueName: "name"),
         // Shell completion offers the registry's names, never a list kept by hand.
@@ -89,14 +89,14 @@ struct CacheLocationOptions: ParsableArguments {
         let given = givenFormats
         guard given.count <= 1 else {
             throw CommandFailure.usage(
-                "--cache-format gives \(given.map(\.name).joined(separator: ", ")): this command works on one cache; give one format (verify, stats and clean take several)"
+                "--cache-format gives \(given.map(\.name).joined(separator: ", ")): this command works on one cache; give one format (verify, stats, clean and pack take several)"
             )
         }
         return try locations()[0]
     }
 
     /// The resolved locations, one a format given (SDWebImage's when none was), or a usage
-    /// failure: for `verify`, `stats` and `clean`, which take several formats.
+    /// failure: for `verify`, `stats`, `clean` and `pack`, which take several formats.
     func locations() throws -> [CacheLocation] {
         var formats = givenFormats.isEmpty ? [CacheFormats.all[0]] : givenFormats
         if let database {
