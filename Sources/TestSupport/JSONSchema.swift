@@ -134,3 +134,20 @@ public struct JSONSchema {
         }
     }
 }
+
+extension JSONSchema {
+    /// The schema of one cache's document in the schema `root`: `root` itself, or for a report
+    /// that is one of several documents (`oneOf`: one format's, several formats'), its
+    /// `$defs.document`; and its `cacheFormat` property, a local `$ref` followed (nil: none).
+    public static func oneCacheDocument(_ root: [String: Any]) -> (
+        schema: [String: Any], cacheFormat: [String: Any]?
+    ) {
+        let defs = root["$defs"] as? [String: Any]
+        let schema = root["oneOf"] == nil ? root : defs?["document"] as? [String: Any] ?? [:]
+        var format = (schema["properties"] as? [String: Any])?["cacheFormat"] as? [String: Any]
+        if let ref = format?["$ref"] as? String, ref.hasPrefix("#/$defs/") {
+            format = defs?[String(ref.dropFirst("#/$defs/".count))] as? [String: Any]
+        }
+        return (schema, format)
+    }
+}

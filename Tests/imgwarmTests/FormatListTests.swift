@@ -17,11 +17,12 @@ import Testing
     }
 
     /// The string literals of `source` that name two formats or more: a hand-written list. A
-    /// format given to `--cache-format` in an example is a value, not an item of a list.
+    /// format given to `--cache-format` in an example is a value, not an item of a list (nor
+    /// are the formats of `--cache-format a,b`).
     static func handWrittenLists(in source: String) -> [SwiftSource.Literal] {
         SwiftSource.stringLiterals(in: source).filter {
             let prose = $0.text.replacingOccurrences(
-                of: "--cache-format[ =][a-z0-9.]+", with: "", options: .regularExpression)
+                of: "--cache-format[ =][a-z0-9.,]+", with: "", options: .regularExpression)
             return formatNames(in: prose).count >= 2
         }
     }

@@ -428,9 +428,8 @@ enum ReaderModel {
     @Test func schemasNameEveryFormat() throws {
         for name in ["prefetch-report", "clean-report", "stats"] {
             let data = try Data(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/\(name).schema.json"))
-            let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-            let properties = schema["properties"] as? [String: Any]
-            let format = properties?["cacheFormat"] as? [String: Any]
+            let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let (schema, format) = JSONSchema.oneCacheDocument(root)
             #expect(format?["enum"] as? [String] == CacheFormats.names, "\(name)")
             #expect((schema["required"] as? [String])?.contains("cacheFormat") == true, "\(name)")
         }

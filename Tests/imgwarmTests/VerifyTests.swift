@@ -300,6 +300,30 @@ import Testing
         #expect(kingfisher.status == 1, "another format's folder does not exist")
     }
 
+    /// Several formats (`SeveralDocuments`): one document holding each format's, in the order
+    /// given, each as a verify of that format alone writes it; the exit status is the worst.
+    @Test func severalFormatsWriteOneDocumentOfEachFormats() throws {
+        let harness = try PrefetchHarness()
+        let list = try harness.temp.write("list.txt", Data((harness.url("/img/gradient.png") + "\n").utf8))
+        let root = harness.temp.path("caches")
+        #expect(try harness.run(["prefetch", "--cache-dir", root, "--quiet", list]).status == 0)
+        let several = try harness.run([
+            "verify", "--cache-dir", root, "--cache-format", "kingfisher,sdwebimage", "--json", list,
+        ])
+        #expect(several.status == 1, "kingfisher's folder does not exist")
+        #expect(try Set(several.report.keys) == ["schemaVersion", "tool", "command", "caches"])
+        #expect(try several.report["command"] as? String == "verify")
+        let caches = try #require(try several.report["caches"] as? [[String: Any]])
+        #expect(caches.map { $0["cacheFormat"] as? String } == ["kingfisher", "sdwebimage"])
+        #expect(caches.map { $0["allHit"] as? Bool } == [false, true])
+        let alone = try harness.run(["verify", "--cache-dir", root, "--json", list])
+        let one = try #require(try JSONSerialization.jsonObject(with: alone.result.stdout) as? NSDictionary)
+        var last = caches[1]
+        last["checkedAt"] = one["checkedAt"]
+        #expect(NSDictionary(dictionary: last) == one)
+        #expect(several.result.stdout.last == UInt8(ascii: "\n") && alone.result.stdout.last == UInt8(ascii: "\n"))
+    }
+
     @Test func helpTellsTheCaveatsAndExitCodes() throws {
         let temp = try TemporaryFolder()
         let help = try CLI.run(["verify", "--help"], home: temp.path)

@@ -21,10 +21,21 @@ extension PackJob {
     public static func checkBundleID(_ id: String, platform: AppContainer.Platform, format: any CacheFormat)
         throws(BundleIDProblem)
     {
+        try checkBundleID(id, platform: platform, formats: [format])
+    }
+
+    /// Checks `id` for a pack of `formats`' caches on `platform`: it applies to those of them
+    /// whose library reads the app's preferences, and is refused only when none does (the
+    /// refusal's `format` names them all, comma-separated).
+    public static func checkBundleID(_ id: String, platform: AppContainer.Platform, formats: [any CacheFormat])
+        throws(BundleIDProblem)
+    {
         guard platform == .ios else { throw .notForPlatform(platform) }
-        guard format is any AppPreferencesFormat else {
+        guard formats.contains(where: { $0 is any AppPreferencesFormat }) else {
             throw .notApplicable(
-                OptionNotApplicable(setting: .bundleID, format: format.name, appliesTo: bundleIDFormats))
+                OptionNotApplicable(
+                    setting: .bundleID, format: formats.map(\.name).joined(separator: ", "),
+                    appliesTo: bundleIDFormats))
         }
         guard AppContainer.isBundleID(id) else { throw .notABundleID(id) }
     }

@@ -3,11 +3,15 @@ import ImgwarmSystem
 /// `imgwarm pack`: a cache as one pax archive laid out relative to an app's data container
 /// (docs/pack.md). The first member is the manifest (`imgwarm-manifest.json`,
 /// docs/pack-manifest.schema.json); then the cache folder and everything below it, and the files
-/// its format keeps outside it (`OutsideFilesFormat`: flutter's database), by name.
+/// its format keeps outside it (`OutsideFilesFormat`: flutter's database), by name. Several
+/// formats' caches (`--cache-format a,b`) go into one archive, each folder where its library
+/// keeps it, all members sorted by name.
 ///
 /// Reads only, under the cache lock held exclusively (no prefetch renames a file or appends to a
-/// journal meanwhile, no clean deletes): nothing is created, and reading a file leaves its access
-/// time as it was. The same cache packs to the same bytes (`PaxArchive`).
+/// journal meanwhile, no clean deletes; with several caches, every cache's lock, taken in the
+/// order of their paths, so that two packs of overlapping lists never hold one each while
+/// waiting for the other's): nothing is created, and reading a file leaves its access time as it
+/// was. The same cache packs to the same bytes (`PaxArchive`).
 public struct PackJob {
     public struct Configuration: Sendable {
         /// Whose container layout the archive follows.
@@ -37,8 +41,11 @@ public struct PackJob {
         public var files: Int
         /// Their bytes.
         public var bytes: UInt64
-        /// The cache folder's path in the container.
+        /// The cache folder's path in the container (the first cache's, with several).
         public var containerFolder: String
+        /// Each cache's part, in the order given: its folder here and in the container, its
+        /// files (its outside files counted) and their bytes.
+        public var caches: [(folder: String, containerFolder: String, files: Int, bytes: UInt64)]
         /// The manifest, as it is in the archive.
         public var manifest: [UInt8]
         /// What the manifest lists: each file's path in the archive, size and modification time.
@@ -91,11 +98,18 @@ public struct PackJob {
         }
     }
 
-    let location: CacheLocation
+    /// The caches packed, in the order given (several: `--cache-format a,b`).
+    let locations: [CacheLocation]
     let configuration: Configuration
 
     public init(location: CacheLocation, configuration: Configuration) {
-        self.location = location
+        self.init(locations: [location], configuration: configuration)
+    }
+
+    /// A pack of several caches into one archive (their folders, as `CacheLocation.resolve`
+    /// gives them, are apart).
+    public init(locations: [CacheLocation], configuration: Configuration) {
+        self.locations = locations
         self.configuration = configuration
     }
 
@@ -106,21 +120,71 @@ public struct PackJob {
         var info: FileStatus
         /// The folder it is in on this machine, and its name there.
         var source: (folder: String, name: String)
+        /// The cache it belongs to: its index in `locations`.
+        var cache = 0
     }
 
-    /// Checks the folder, takes the lock and writes the archive to `sink`.
+    /// A cache checked for packing: its folder in the container, the folder's status, the files
+    /// its format keeps outside it.
+    struct Part {
+        var location: CacheLocation
+        var containerFolder: String
+        var folderInfo: FileStatus
+        var outside: [AppContainer.OutsideFile]
+    }
+
+    /// Checks the folders, takes the locks and writes the archive to `sink`.
     public func run(sink: @escaping PaxArchive.Sink) throws(Error) -> Result {
-        let containerFolder: String
+        // Every cache's layout and platform first: a format of the other platform is refused
+        // before anything is read.
+        var containerFolders: [String] = []
+        for location in locations {
+            do {
+                containerFolders.append(try location.containerPath(on: configuration.platform))
+            } catch {
+                throw .layout(error)
+            }
+            guard location.format.platforms.contains(configuration.platform) else {
+                throw .otherPlatform(
+                    location.format.name, configuration.platform,
+                    AppContainer.Platform.allCases.filter(location.format.platforms.contains))
+            }
+        }
+        var parts: [Part] = []
+        for (location, containerFolder) in zip(locations, containerFolders) {
+            parts.append(try check(location, as: containerFolder))
+        }
+        let locks = try lockAll()
+        defer { for lock in locks { lock.unlock() } }
+        var members: [Member] = []
+        // The keys the state database beside each cache records, by entry name (none without one).
+        var keys: [String: String] = [:]
+        for (cache, part) in parts.enumerated() {
+            try collect(part, cache: cache, into: &members)
+            if let state = try? StateStore.openExisting(path: StateStore.defaultPath(for: part.location)) {
+                try? state.forEachKeyAndFileName { key, name in keys[part.containerFolder + "/" + name] = key }
+            }
+        }
+        members.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        let manifest = PackManifest.document(
+            members: members, keys: keys, platform: configuration.platform,
+            caches: parts.map { ($0.location, $0.containerFolder) })
+        // Each write first asks whether a stop came: a large file stops within one chunk.
+        let stop = configuration.stop
+        let stoppable: PaxArchive.Sink = { bytes throws(SystemError) in
+            if stop.signal != 0 { throw SystemError(code: PackJob.interrupted) }
+            try sink(bytes)
+        }
         do {
-            containerFolder = try location.containerPath(on: configuration.platform)
+            return try write(members, manifest: manifest, parts: parts, to: stoppable)
         } catch {
-            throw .layout(error)
+            if stop.signal != 0 { throw .stopped(stop.signal) }
+            throw error
         }
-        guard location.format.platforms.contains(configuration.platform) else {
-            throw .otherPlatform(
-                location.format.name, configuration.platform,
-                AppContainer.Platform.allCases.filter(location.format.platforms.contains))
-        }
+    }
+
+    /// Checks that `location`'s folder is a folder and its outside files are there.
+    private func check(_ location: CacheLocation, as containerFolder: String) throws(Error) -> Part {
         let folderInfo: FileStatus
         do {
             folderInfo = try FileSystem.status(ofPath: location.folder)
@@ -132,18 +196,38 @@ public struct PackJob {
         for file in outside where !FileSystem.exists(file.path) {
             throw .missingOutsideFile(file.path, location.format.library)
         }
+        return Part(location: location, containerFolder: containerFolder, folderInfo: folderInfo, outside: outside)
+    }
+
+    /// Takes every cache's lock exclusively, in the order of the locks' paths (two packs of
+    /// overlapping lists take them in one order, and never hold one each while waiting for the
+    /// other's); on a failure, those taken are released.
+    private func lockAll() throws(Error) -> [CacheLock] {
         // Without a private folder no imgwarm can be writing here, and no lock is needed (as clean).
-        let lock = try? CacheLock(location: location)
-        do {
-            try lock?.lockExclusive(timeout: configuration.lockTimeout, untilStop: configuration.stop.descriptor != nil)
-        } catch {
-            if configuration.stop.signal != 0 { throw .stopped(configuration.stop.signal) }
-            throw .locked(error)
+        let locks = locations.compactMap { try? CacheLock(location: $0) }.sorted {
+            $0.path.utf8.lexicographicallyPrecedes($1.path.utf8)
         }
-        defer { lock?.unlock() }
-        var members = [Member(path: containerFolder, isFolder: true, info: folderInfo, source: (location.folder, "."))]
-        try walk(location.folder, as: containerFolder, into: &members)
-        for file in outside {
+        for (taken, lock) in locks.enumerated() {
+            do {
+                try lock.lockExclusive(
+                    timeout: configuration.lockTimeout, untilStop: configuration.stop.descriptor != nil)
+            } catch {
+                for held in locks.prefix(taken) { held.unlock() }
+                if configuration.stop.signal != 0 { throw .stopped(configuration.stop.signal) }
+                throw .locked(error)
+            }
+        }
+        return locks
+    }
+
+    /// Adds `part`'s folder, everything below it and its outside files to `members`.
+    private func collect(_ part: Part, cache: Int, into members: inout [Member]) throws(Error) {
+        let location = part.location
+        let start = members.count
+        members.append(
+            Member(path: part.containerFolder, isFolder: true, info: part.folderInfo, source: (location.folder, ".")))
+        try walk(location.folder, as: part.containerFolder, into: &members)
+        for file in part.outside {
             let (parent, name) = CacheLocation.split(file.path)
             let info: FileStatus
             do {
@@ -155,27 +239,7 @@ public struct PackJob {
             let folder = AppContainer.path(of: file.folder, on: configuration.platform)
             members.append(Member(path: folder + "/" + file.name, isFolder: false, info: info, source: (parent, name)))
         }
-        members.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-        // The keys the state database beside the cache records, by entry name (none without one).
-        var keys: [String: String] = [:]
-        if let state = try? StateStore.openExisting(path: StateStore.defaultPath(for: location)) {
-            try? state.forEachKeyAndFileName { key, name in keys[containerFolder + "/" + name] = key }
-        }
-        let manifest = PackManifest.document(
-            members: members, keys: keys, platform: configuration.platform, location: location,
-            containerFolder: containerFolder)
-        // Each write first asks whether a stop came: a large file stops within one chunk.
-        let stop = configuration.stop
-        let stoppable: PaxArchive.Sink = { bytes throws(SystemError) in
-            if stop.signal != 0 { throw SystemError(code: PackJob.interrupted) }
-            try sink(bytes)
-        }
-        do {
-            return try write(members, manifest: manifest, containerFolder: containerFolder, to: stoppable)
-        } catch {
-            if stop.signal != 0 { throw .stopped(stop.signal) }
-            throw error
-        }
+        for index in start..<members.count { members[index].cache = cache }
     }
 
     /// `EINTR`: what a write fails with once a stop came.
@@ -220,22 +284,30 @@ public struct PackJob {
         }
     }
 
-    /// The app's preferences file the archive holds last, if any (`Configuration.bundleID`).
+    /// The app's preferences file the archive holds last, if any (`Configuration.bundleID`):
+    /// what the formats whose library reads them want (each key once, the first format's value).
     private var preferences: (path: String, bytes: [UInt8])? {
-        guard configuration.platform == .ios, let bundleID = configuration.bundleID,
-            let format = location.format as? any AppPreferencesFormat
-        else { return nil }
-        return (AppContainer.preferencesPath(bundleID: bundleID), AppContainer.preferencesPlist(format.appPreferences))
+        guard configuration.platform == .ios, let bundleID = configuration.bundleID else { return nil }
+        var values: [(key: String, value: Int)] = []
+        for location in locations {
+            for value in (location.format as? any AppPreferencesFormat)?.appPreferences ?? []
+            where !values.contains(where: { $0.key == value.key }) {
+                values.append(value)
+            }
+        }
+        guard !values.isEmpty else { return nil }
+        return (AppContainer.preferencesPath(bundleID: bundleID), AppContainer.preferencesPlist(values))
     }
 
     private func write(
-        _ members: [Member], manifest: [UInt8], containerFolder: String, to sink: @escaping PaxArchive.Sink
+        _ members: [Member], manifest: [UInt8], parts: [Part], to sink: @escaping PaxArchive.Sink
     ) throws(Error) -> Result {
         var archive = PaxArchive(sink: sink)
         // The manifest's times are the newest member's, so that it too is the same each time.
         let newest = members.map(\.info.modified).max() ?? Timestamp(seconds: 0)
-        var files = 0
-        var bytes: UInt64 = 0
+        var caches = parts.map {
+            (folder: $0.location.folder, containerFolder: $0.containerFolder, files: 0, bytes: UInt64(0))
+        }
         do {
             try archive.addFile(path: PackJob.manifestName, bytes: manifest, modified: newest, accessed: newest)
             for member in members {
@@ -245,8 +317,8 @@ public struct PackJob {
                         path: member.path, modified: member.info.modified, accessed: member.info.modified)
                 } else {
                     try addFile(member, to: &archive)
-                    files += 1
-                    bytes += member.info.size
+                    caches[member.cache].files += 1
+                    caches[member.cache].bytes += member.info.size
                 }
             }
             if let preferences {
@@ -263,7 +335,8 @@ public struct PackJob {
         }
         let entries = members.filter { !$0.isFolder }.map { ($0.path, $0.info.size, $0.info.modified) }
         return Result(
-            files: files, bytes: bytes, containerFolder: containerFolder, manifest: manifest, entries: entries)
+            files: caches.reduce(0) { $0 + $1.files }, bytes: caches.reduce(0) { $0 + $1.bytes },
+            containerFolder: caches.first?.containerFolder ?? "", caches: caches, manifest: manifest, entries: entries)
     }
 
     /// Opens the file `name` of `folder` to pack it: its type was read without following a link

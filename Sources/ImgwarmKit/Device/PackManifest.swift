@@ -3,12 +3,14 @@ import ImgwarmSystem
 /// The manifest of a pack (docs/pack-manifest.schema.json): what the archive holds, for `push`'s
 /// check of what arrived and for a user's diff. It names no local path and no time of packing,
 /// so the same cache gives the same manifest. A file's key comes from imgwarm's state database
-/// beside the cache, where it records the entry.
+/// beside the cache, where it records the entry. With several caches, `format`, `library` and
+/// `folder` are the first's, and `caches` lists each one's, in the order given.
 enum PackManifest {
     static func document(
-        members: [PackJob.Member], keys: [String: String], platform: AppContainer.Platform, location: CacheLocation,
-        containerFolder: String
+        members: [PackJob.Member], keys: [String: String], platform: AppContainer.Platform,
+        caches: [(location: CacheLocation, containerFolder: String)]
     ) -> [UInt8] {
+        let (location, containerFolder) = caches[0]
         var json = JSONWriter(pretty: true)
         json.beginObject()
         json.field("schemaVersion", 1)
@@ -22,6 +24,18 @@ enum PackManifest {
         json.field("format", location.format.name)
         json.field("library", location.format.library)
         json.field("folder", containerFolder)
+        if caches.count > 1 {
+            json.key("caches")
+            json.beginArray()
+            for cache in caches {
+                json.beginObject()
+                json.field("format", cache.location.format.name)
+                json.field("library", cache.location.format.library)
+                json.field("folder", cache.containerFolder)
+                json.endObject()
+            }
+            json.endArray()
+        }
         json.key("files")
         json.beginArray()
         var bytes: UInt64 = 0

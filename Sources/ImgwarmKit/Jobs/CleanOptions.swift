@@ -39,6 +39,19 @@ public struct CleanOptions: Sendable, Equatable {
         CacheFormats.all.filter { format($0, takes: setting) }.map(\.name)
     }
 
+    /// `format`'s refusal of `setting`, with the rule that says why.
+    private static func refusal(of setting: Setting, by format: any CacheFormat) -> CleanOptionError {
+        .notApplicable(
+            OptionNotApplicable(setting: setting, format: format.name, appliesTo: formats(taking: setting)),
+            expiry: format.cleanRules.expiry)
+    }
+
+    /// The format-dependent settings given, in the order a refusal names them: age, size, date.
+    private var given: [Setting] {
+        [(Setting.maxAge, maxAge != nil), (.maxSize, maxSize != nil), (.expireType, expireType != nil)]
+            .filter(\.1).map(\.0)
+    }
+
     /// The policy a clean of `format`'s cache runs with these options: an option left out takes
     /// the format's rule (its trim date, its size limit), else the engine's default
     /// (`DiskCache.CleanPolicy()`); an age is `.never` for a format whose files do not expire by
@@ -46,15 +59,7 @@ public struct CleanOptions: Sendable, Equatable {
     /// `removeAllWithLimit` when `removeAll` comes with an age or a size limit.
     public func policy(for format: any CacheFormat) throws(CleanOptionError) -> DiskCache.CleanPolicy {
         if removeAll && (maxAge != nil || maxSize != nil) { throw .removeAllWithLimit }
-        let given: [(Setting, Bool)] = [
-            (.maxAge, maxAge != nil), (.maxSize, maxSize != nil), (.expireType, expireType != nil),
-        ]
-        for (setting, isGiven) in given where isGiven && !Self.format(format, takes: setting) {
-            throw .notApplicable(
-                OptionNotApplicable(
-                    setting: setting, format: format.name, appliesTo: Self.formats(taking: setting)),
-                expiry: format.cleanRules.expiry)
-        }
+        for setting in given where !Self.format(format, takes: setting) { throw Self.refusal(of: setting, by: format) }
         let rules = format.cleanRules
         var policy = DiskCache.CleanPolicy()
         policy.expireType = rules.trimDate ?? expireType ?? policy.expireType
@@ -62,6 +67,27 @@ public struct CleanOptions: Sendable, Equatable {
         policy.maxSize = maxSize ?? rules.defaultMaxSize
         policy.removeAll = removeAll
         return policy
+    }
+
+    /// The policies a clean of several formats' caches runs with these options
+    /// (`--cache-format a,b`), one a format, in their order: each format takes the options its
+    /// rules take and `policy(for:)`'s defaults for the others (its own size limit, its trim
+    /// date). An option is refused only when no format of `formats` takes it
+    /// (`notApplicableToAny`, each format's refusal in the order given; age, then size, then
+    /// date). With one format it is `policy(for:)`, its errors included.
+    public func policies(for formats: [any CacheFormat]) throws(CleanOptionError) -> [DiskCache.CleanPolicy] {
+        guard formats.count > 1 else { return [try policy(for: formats.first ?? CacheFormats.standard)] }
+        if removeAll && (maxAge != nil || maxSize != nil) { throw .removeAllWithLimit }
+        for setting in given where !formats.contains(where: { Self.format($0, takes: setting) }) {
+            throw .notApplicableToAny(formats.map { Self.refusal(of: setting, by: $0) })
+        }
+        return try formats.map { (format) throws(CleanOptionError) in
+            var taken = self
+            if !Self.format(format, takes: .maxAge) { taken.maxAge = nil }
+            if !Self.format(format, takes: .maxSize) { taken.maxSize = nil }
+            if !Self.format(format, takes: .expireType) { taken.expireType = nil }
+            return try taken.policy(for: format)
+        }
     }
 }
 
@@ -72,4 +98,7 @@ public enum CleanOptionError: Error, Sendable, Equatable {
     /// The format does not take the option; `expiry` is its rule, which says why (its index
     /// decides, its files carry their own expiry, or nothing expires by age).
     case notApplicable(OptionNotApplicable, expiry: CleanRules.Expiry)
+    /// A clean of several formats: none of them takes the option; each one's `notApplicable`,
+    /// in the order given.
+    case notApplicableToAny([CleanOptionError])
 }

@@ -8,12 +8,17 @@ public final class CleanReport {
     private let file: ReportFile
     private var writer: JSONWriter
     private var failures: JSONWriter
+    /// True when this document is one of several in the file (`SeveralDocuments`), which
+    /// commits the file; false: `finish` commits it.
+    private let embedded: Bool
 
     /// Writes the header of a clean of `location` under `policy` (a dry run when `dryRun`).
     public init(
-        file: ReportFile, location: CacheLocation, policy: DiskCache.CleanPolicy, dryRun: Bool, startedAt: Timestamp
+        file: ReportFile, location: CacheLocation, policy: DiskCache.CleanPolicy, dryRun: Bool, startedAt: Timestamp,
+        embedded: Bool = false
     ) {
         self.file = file
+        self.embedded = embedded
         writer = JSONWriter(pretty: false, capacity: 1 << 16)
         failures = JSONWriter(pretty: false, capacity: 256)
         writer.beginObject()
@@ -61,10 +66,7 @@ public final class CleanReport {
     public func finish(_ result: DiskCache.CleanResult, startedAt: Timestamp, finishedAt: Timestamp)
         throws(ReportFile.OpenError)
     {
-        writer.endArray()
-        failures.endArray()
-        writer.key("failures")
-        writer.raw(failures.take())
+        closeRemovals()
         writer.field("folderExists", result.folderExists)
         writer.field("finishedAt", finishedAt.iso8601)
         writer.field("durationSeconds", finishedAt.secondsSinceEpoch - startedAt.secondsSinceEpoch)
@@ -84,8 +86,25 @@ public final class CleanReport {
         writer.field("skipped", result.skipped)
         writer.endObject()
         writer.endObject()
+        try file.finishDocument(writer.take(), embedded: embedded, lineFeed: false)
+    }
+
+    /// Closes the document of a clean that a run-level error ended (one of several formats'
+    /// documents, `SeveralDocuments`, the others going on): the removals made so far, the
+    /// failures, and `error`, the message that ended it.
+    public func fail(_ error: String) {
+        closeRemovals()
+        writer.field("error", error)
+        writer.endObject()
         file.write(writer.take())
-        try file.commit()
+    }
+
+    /// Ends `removed` and writes `failures`.
+    private func closeRemovals() {
+        writer.endArray()
+        failures.endArray()
+        writer.key("failures")
+        writer.raw(failures.take())
     }
 
     static func write(_ totals: DiskTotals, to w: inout JSONWriter) {

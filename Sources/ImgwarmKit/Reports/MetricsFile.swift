@@ -40,17 +40,42 @@ public struct MetricsFile {
     }
 
     /// The file's text: `# HELP`, `# TYPE` and the samples of each family, in the order added.
-    public var text: String {
+    public var text: String { MetricsFile.text(of: [self]) }
+
+    /// The text of one file holding `files`' figures (a command run on several formats'
+    /// folders, each file labelled with its own): each family once, in the order it first
+    /// appears, with the samples of every file that has it, in the order of `files` (the text
+    /// format wants a family's samples together).
+    public static func text(of files: [MetricsFile]) -> String {
+        var order: [String] = []
+        var merged: [String: (help: String, samples: [Sample])] = [:]
+        for family in files.flatMap(\.families) {
+            if merged[family.name] == nil { order.append(family.name) }
+            merged[family.name, default: (family.help, [])].samples += family.samples
+        }
         var lines: [String] = []
-        for family in families {
-            lines.append("# HELP \(family.name) \(MetricsFile.escapeHelp(family.help))")
-            lines.append("# TYPE \(family.name) gauge")
+        for name in order {
+            guard let family = merged[name] else { continue }
+            lines.append("# HELP \(name) \(MetricsFile.escapeHelp(family.help))")
+            lines.append("# TYPE \(name) gauge")
             for sample in family.samples {
                 let labels = sample.labels.map { "\($0.0)=\"\(MetricsFile.escapeLabel($0.1))\"" }.joined(separator: ",")
                 lines.append("\(sample.name){\(labels)} \(MetricsFile.format(sample.value))")
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The lines of `text` (a previous file) whose first label is `cache` = `folder`: that
+    /// cache's samples, where the file holds several caches'.
+    public static func lines(ofCache folder: String, in text: String) -> String {
+        let label = "{cache=\"\(escapeLabel(folder))\""
+        return text.split(separator: "\n").filter { line in
+            guard let range = line.firstRange(of: label), line.firstIndex(of: "{") == range.lowerBound else {
+                return false
+            }
+            return line[range.upperBound...].first.map { $0 == "}" || $0 == "," } ?? false
+        }.joined(separator: "\n")
     }
 
     /// A label value with `\`, `"` and line feeds escaped, as the text format requires.

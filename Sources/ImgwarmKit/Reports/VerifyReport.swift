@@ -15,7 +15,7 @@ public final class VerifyReport {
     private var ignored: JSONWriter
     /// The keys' shard, which `totals.shard` describes.
     private let shard: Shard?
-    /// True when this document is one of several in the file (`VerifyReport.Several`), which
+    /// True when this document is one of several in the file (`SeveralDocuments`), which
     /// commits the file; false: `finish` commits it.
     private let embedded: Bool
 
@@ -142,43 +142,6 @@ public final class VerifyReport {
         writer.endObject()
         writer.field("allHit", result.allHit)
         writer.endObject()
-        guard !embedded else { return file.write(writer.take()) }
-        file.write(writer.take() + [UInt8(ascii: "\n")])
-        try file.commit()
-    }
-}
-
-extension VerifyReport {
-    /// The document of a verify of several formats (`--cache-format a,b`): `{"schemaVersion",
-    /// "tool", "command", "caches": [...]}`, each of `caches` the document one format's verify
-    /// writes (docs/verify-report.schema.json).
-    public final class Several {
-        private let file: ReportFile
-        private var documents = 0
-
-        public init(file: ReportFile) {
-            self.file = file
-            var writer = JSONWriter(pretty: false, capacity: 256)
-            writer.beginObject()
-            writer.reportHeader(schemaVersion: VerifyReport.schemaVersion, command: "verify", cacheFolder: nil)
-            writer.key("caches")
-            file.write(writer.take() + Array("[".utf8))
-        }
-
-        /// The document of the next format, written into this one.
-        public func document(
-            location: CacheLocation, sources: [ListSource], checkedAt: Timestamp, shard: Shard?
-        ) -> VerifyReport {
-            if documents > 0 { file.write(Array(",".utf8)) }
-            documents += 1
-            return VerifyReport(
-                file: file, location: location, sources: sources, checkedAt: checkedAt, shard: shard, embedded: true)
-        }
-
-        /// Closes the list and the document; the file appears complete only now.
-        public func finish() throws(ReportFile.OpenError) {
-            file.write(Array("]}\n".utf8))
-            try file.commit()
-        }
+        try file.finishDocument(writer.take(), embedded: embedded)
     }
 }

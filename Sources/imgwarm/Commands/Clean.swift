@@ -34,6 +34,14 @@ struct Clean: ParsableCommand {
             caches root. A cache folder given as a symbolic link is followed; links inside it \
             never are.
 
+            Several formats (--cache-format sdwebimage,glide, or the option repeated), each \
+            folder under one caches root: each is cleaned in turn, in the order given, as a \
+            clean of it alone cleans it and prints it (one cache lock at a time), with the \
+            options its format takes and its own defaults for the others; an option is refused \
+            only when no format given takes it. A format whose clean fails is said and the \
+            others go on; the exit code is the worst. --report writes {"caches": [...]}, each \
+            format's document; --metrics one file with each folder's samples; --state is refused.
+
             Sizes: bytes, or K M G T and KiB MiB GiB TiB (powers of 1024), KB MB GB TB (powers of \
             1000). Ages: s m h d w, 'never' or a negative value (no age pass), 0 (everything expires).
 
@@ -41,6 +49,7 @@ struct Clean: ParsableCommand {
               imgwarm clean --max-size 500M
               imgwarm clean --max-age 30d --expire-type modification --report clean.json
               imgwarm clean --dry-run --max-size 1GiB --report - | jq '.removed[].name'
+              imgwarm clean --cache-format sdwebimage,kingfisher --max-size 500M
               # cron, every night at 03:15:
               15 3 * * * /usr/local/bin/imgwarm clean --max-age 14d --max-size 2G --quiet
 
@@ -108,13 +117,18 @@ struct Clean: ParsableCommand {
         if quiet && verbose { throw ValidationError("--quiet and --verbose contradict each other: use one") }
     }
 
-    /// The policy of this clean, from the engine (`CleanOptions.policy(for:)`), which decides
-    /// which option the format's rules take; resolved once, `run`'s first step. An option the
-    /// rules do not take is a usage error (exit 2), worded as `run`'s other usage errors are.
-    func policy() throws(CommandFailure) -> DiskCache.CleanPolicy {
+    /// The policies of this clean, one a format of `formats`, from the engine
+    /// (`CleanOptions.policies(for:)`), which decides which option each format's rules take;
+    /// resolved once, `run`'s first step. An option the rules do not take (with several formats:
+    /// that none of them takes) is a usage error (exit 2), worded as `run`'s other usage errors
+    /// are: one line a format that refuses it.
+    func policies(for formats: [any CacheFormat]) throws(CommandFailure) -> [DiskCache.CleanPolicy] {
         let options = CleanOptions(expireType: expireOption.given, maxAge: maxAge, maxSize: maxSize, removeAll: all)
         do {
-            return try options.policy(for: location.format)
+            return try options.policies(for: formats)
+        } catch .notApplicableToAny(let refusals) {
+            for refusal in refusals.dropLast() { Console.error(Self.message(refusal)) }
+            throw CommandFailure.usage(refusals.last.map(Self.message) ?? "")
         } catch {
             throw CommandFailure.usage(Self.message(error))
         }
@@ -135,28 +149,56 @@ struct Clean: ParsableCommand {
             case .age: why = "it applies to \(option.appliesTo.joined(separator: ", ")) only"
             }
             return "\(SettingFlags.flag(for: option.setting)) does not apply to \(option.format): \(why)"
+        case .notApplicableToAny(let refusals):
+            return refusals.map(message).joined(separator: "\n")
         }
     }
 
     func run() throws {
-        let policy = try policy()
-        let location = try location.location()
-        try OutputTargets.check(report: report, metrics: metrics, location: location, statePath: stateOptions.state)
-        let metricsOutput = try MetricsOutput.open(metrics)
-        var result: DiskCache.CleanResult?
-        var duration = 0.0
-        do {
-            try clean(location: location, policy: policy, result: &result, duration: &duration)
-        } catch {
-            if let metricsOutput {
-                metricsOutput.write(
-                    metricsFile(result, duration: duration, location: location),
-                    status: MetricsOutput.status(of: error),
-                    location: location)
-            }
-            throw error
+        let given = location.givenFormats
+        let policies = try policies(for: given.isEmpty ? [location.format] : given)
+        let locations = try location.locations()
+        try stateOptions.refuseWithSeveral(locations)
+        for location in locations {
+            try OutputTargets.check(
+                report: report, metrics: metrics, location: location, statePath: stateOptions.state)
         }
-        metricsOutput?.write(metricsFile(result, duration: duration, location: location), status: 0, location: location)
+        let metricsOutput = try MetricsOutput.open(metrics)
+        let reportFile = try report.map(ReportFile.openForCommand)
+        // Several formats: one document of today's documents, one a format, in the given order.
+        let several =
+            locations.count > 1
+            ? reportFile.map { SeveralDocuments(file: $0, schemaVersion: CleanReport.schemaVersion, command: "clean") }
+            : nil
+        var runs: [(metrics: MetricsFile, status: Int32, location: CacheLocation)] = []
+        var failure: Error?
+        var worst = ExitStatus.success
+        // One format after another, each as a clean of it alone (one cache lock at a time). A
+        // format whose clean fails is said, and the others go on: their folders are their own.
+        for (location, policy) in zip(locations, policies) {
+            var result: DiskCache.CleanResult?
+            var duration = 0.0
+            var status: Int32 = 0
+            do {
+                let file = several?.next() ?? reportFile
+                try clean(
+                    location: location, policy: policy, reportFile: file, embedded: several != nil, result: &result,
+                    duration: &duration)
+            } catch {
+                status = MetricsOutput.status(of: error)
+                if locations.count == 1 {
+                    failure = error
+                } else {
+                    if let failure = error as? CommandFailure { Console.error(failure.message) }
+                    if let exit = ExitStatus(rawValue: status), exit.rawValue > worst.rawValue { worst = exit }
+                }
+            }
+            runs.append((metricsFile(result, duration: duration, location: location), status, location))
+        }
+        metricsOutput?.write(runs)
+        if let failure { throw failure }
+        try ReportFile.finishForCommand { () throws(ReportFile.OpenError) in try several?.finish() }
+        if worst != .success { throw worst }
     }
 
     /// The clean figures (the run and cache ones are added by `MetricsOutput.write`).
@@ -176,9 +218,11 @@ struct Clean: ParsableCommand {
         return file
     }
 
+    /// Cleans one format's folder, its document written into `reportFile` (`embedded`: one of
+    /// several formats', closed with the error when the clean fails).
     private func clean(
-        location: CacheLocation, policy: DiskCache.CleanPolicy, result outcome: inout DiskCache.CleanResult?,
-        duration: inout Double
+        location: CacheLocation, policy: DiskCache.CleanPolicy, reportFile: ReportFile?, embedded: Bool,
+        result outcome: inout DiskCache.CleanResult?, duration: inout Double
     ) throws {
         var configuration = CleanJob.Configuration()
         configuration.policy = policy
@@ -189,13 +233,11 @@ struct Clean: ParsableCommand {
         configuration.statePath = stateOptions.state
         configuration.lockTimeout = stateOptions.lockTimeout
 
-        let reportFile = try report.map(ReportFile.openForCommand)
-
         let started = Timestamp.now()
         let document = reportFile.map {
             CleanReport(
                 file: $0, location: location, policy: configuration.policy, dryRun: configuration.dryRun,
-                startedAt: started)
+                startedAt: started, embedded: embedded)
         }
         let result: DiskCache.CleanResult
         do {
@@ -218,6 +260,7 @@ struct Clean: ParsableCommand {
                 }
             }
         } catch {
+            if embedded { document?.fail(error.description) }
             throw CommandFailure(message: error.description, status: .ofClean(error))
         }
         let finished = Timestamp.now()
@@ -225,12 +268,9 @@ struct Clean: ParsableCommand {
         duration = finished.secondsSinceEpoch - started.secondsSinceEpoch
 
         if let document {
-            do {
+            // `--report - | head`: the reader has what it wanted; the clean's verdict stands.
+            try ReportFile.finishForCommand { () throws(ReportFile.OpenError) in
                 try document.finish(result, startedAt: started, finishedAt: finished)
-            } catch  where error.readerWentAway {
-                // `--report - | head`: the reader has what it wanted; the clean's verdict stands.
-            } catch {
-                throw CommandFailure.cache(error.description)
             }
         }
         printSummary(result, location: location)

@@ -28,6 +28,13 @@ struct Pack: ParsableCommand {
             and exits with 128+N. With --output -, a reader that goes away before the archive's \
             end (a closed pipe) ends it with exit code 141, as SIGPIPE would: the cache is fine.
 
+            Several formats (--cache-format sdwebimage,kingfisher, or the option repeated), \
+            each folder under one caches root: one archive holds every format's folder (and the \
+            files it keeps outside it) where its library keeps it, and the manifest lists them \
+            (caches); every cache's lock is held while packing, taken in the order of their \
+            paths. Each format must be one of --platform's (another is refused, naming it), and \
+            --bundle-id applies to the formats whose library reads the app's preferences.
+
             On an iOS simulator (on the Mac, not imgwarm: tar there keeps the times):
               tar -x -p -f seed.tar -C "$(xcrun simctl get_app_container booted BUNDLE data)"
             On Android, imgwarm push puts the cache into a debuggable app's container.
@@ -37,6 +44,8 @@ struct Pack: ParsableCommand {
                 --output seed.tar
               imgwarm pack --platform android --cache-format glide \\
                 --cache-dir seed --output - | tar -t
+              imgwarm pack --platform ios --cache-format sdwebimage,kingfisher \\
+                --cache-dir seed --output seed.tar
             """)
 
     @OptionGroup var location: CacheLocationOptions
@@ -81,11 +90,13 @@ struct Pack: ParsableCommand {
     }
 
     func run() throws {
-        let location = try location.location()
+        let locations = try location.locations()
         for (option, path) in [("--output", output), ("--manifest", manifest ?? "-")] where path != "-" {
             if path.isEmpty { throw CommandFailure.usage("\(option) '' names no file: give a path") }
-            if let inside = location.forbiddenOutput(path, statePath: StateStore.path(nil, for: location)) {
-                throw CommandFailure.usage("\(option) \(path) is inside \(inside): choose a path outside it")
+            for location in locations {
+                if let inside = location.forbiddenOutput(path, statePath: StateStore.path(nil, for: location)) {
+                    throw CommandFailure.usage("\(option) \(path) is inside \(inside): choose a path outside it")
+                }
             }
         }
         if output == "-" && manifest == "-" {
@@ -97,12 +108,15 @@ struct Pack: ParsableCommand {
         }
         if let bundleID {
             do {
-                try PackJob.checkBundleID(bundleID, platform: platform, format: location.format)
+                try PackJob.checkBundleID(bundleID, platform: platform, formats: locations.map(\.format))
             } catch .notForPlatform {
                 throw CommandFailure.usage("--bundle-id is for --platform ios (an app's preferences file on iOS)")
             } catch .notApplicable(let option) {
+                let readers =
+                    locations.count > 1
+                    ? "the libraries of \(option.format) read" : "\(option.format)'s library reads"
                 throw CommandFailure.usage(
-                    "--bundle-id applies to \(option.appliesTo.joined(separator: ", ")) only: \(option.format)'s library reads nothing from the app's preferences"
+                    "--bundle-id applies to \(option.appliesTo.joined(separator: ", ")) only: \(readers) nothing from the app's preferences"
                 )
             } catch .notABundleID(let id) {
                 throw CommandFailure.usage(
@@ -112,7 +126,7 @@ struct Pack: ParsableCommand {
         }
         let archive = try ReportFile.openForCommand(output, what: "the archive")
         let result = try Pack.pack(
-            location: location, platform: platform, bundleID: bundleID, lockTimeout: lockTimeoutOption.lockTimeout
+            locations: locations, platform: platform, bundleID: bundleID, lockTimeout: lockTimeoutOption.lockTimeout
         ) {
             archive.write($0)
         }
@@ -134,16 +148,17 @@ struct Pack: ParsableCommand {
             }
             throw CommandFailure.cache(error.description)
         }
-        if output != "-" && !quietOption.quiet {
+        // One line a cache, in the order given.
+        for cache in result.caches where output != "-" && !quietOption.quiet {
             Console.error(
-                "packed \(result.files) files (\(Quantities.formatBytes(result.bytes))) of \(location.folder) as \(result.containerFolder) into \(output)"
+                "packed \(cache.files) files (\(Quantities.formatBytes(cache.bytes))) of \(cache.folder) as \(cache.containerFolder) into \(output)"
             )
         }
     }
 
     /// Runs the job, its failures worded with their exit codes.
     static func pack(
-        location: CacheLocation, platform: AppContainer.Platform, bundleID: String? = nil, lockTimeout: Double,
+        locations: [CacheLocation], platform: AppContainer.Platform, bundleID: String? = nil, lockTimeout: Double,
         sink: @escaping PaxArchive.Sink
     ) throws -> PackJob.Result {
         var configuration = PackJob.Configuration(platform: platform)
@@ -151,7 +166,7 @@ struct Pack: ParsableCommand {
         configuration.bundleID = bundleID
         configuration.stop = StopSource.installSignalHandlers()
         do {
-            return try PackJob(location: location, configuration: configuration).run(sink: sink)
+            return try PackJob(locations: locations, configuration: configuration).run(sink: sink)
         } catch {
             switch error {
             case .layout, .otherPlatform: throw CommandFailure.usage(error.description)

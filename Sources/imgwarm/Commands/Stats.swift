@@ -59,11 +59,7 @@ struct Stats: ParsableCommand {
 
     func run() throws {
         let locations = try location.locations()
-        if locations.count > 1, stateOptions.state != nil {
-            throw CommandFailure.usage(
-                "--state names one database, and --cache-format gives \(locations.map(\.format.name).joined(separator: ", ")): each format's state is its own; drop --state"
-            )
-        }
+        try stateOptions.refuseWithSeveral(locations)
         var texts: [String] = []
         var documents: [[UInt8]] = []
         for location in locations {

@@ -31,7 +31,7 @@ struct Verify: ParsableCommand {
 
             Several formats (--cache-format sdwebimage,glide): each format's folder is verified \
             in turn, printed as a run of that format alone, each key's line naming the format \
-            (miss in glide: ...); the exit code is the worst; the JSON document holds each \
+            (miss in FORMAT: ...); the exit code is the worst; the JSON document holds each \
             format's document in "caches".
 
             Output: one line per miss (the key, its file and why) and a summary on standard \
@@ -123,21 +123,25 @@ struct Verify: ParsableCommand {
         let reportFile = try destination.map(ReportFile.openForCommand)
         let now = Timestamp.now()
         // Several formats: one document of today's documents, one a format, in the given order.
-        let combined = locations.count > 1 ? reportFile.map(VerifyReport.Several.init) : nil
+        let several =
+            locations.count > 1
+            ? reportFile.map {
+                SeveralDocuments(file: $0, schemaVersion: VerifyReport.schemaVersion, command: "verify")
+            }
+            : nil
         var worst = ExitStatus.success
         for location in locations {
-            let document =
-                combined?.document(location: location, sources: sources, checkedAt: now, shard: configuration.shard)
-                ?? reportFile.map {
-                    VerifyReport(
-                        file: $0, location: location, sources: sources, checkedAt: now, shard: configuration.shard)
-                }
+            let document = (several?.next() ?? reportFile).map {
+                VerifyReport(
+                    file: $0, location: location, sources: sources, checkedAt: now, shard: configuration.shard,
+                    embedded: several != nil)
+            }
             let status = try verify(
                 location, sources: sources, configuration: configuration, now: now, document: document,
                 several: locations.count > 1)
             if status.rawValue > worst.rawValue { worst = status }
         }
-        try finishDocument { () throws(ReportFile.OpenError) in try combined?.finish() }
+        try ReportFile.finishForCommand { () throws(ReportFile.OpenError) in try several?.finish() }
         throw worst
     }
 
@@ -164,19 +168,11 @@ struct Verify: ParsableCommand {
         } catch {
             throw CommandFailure(message: error.description, status: .of(error))
         }
-        if let document { try finishDocument { () throws(ReportFile.OpenError) in try document.finish(result) } }
+        if let document {
+            try ReportFile.finishForCommand { () throws(ReportFile.OpenError) in try document.finish(result) }
+        }
         text.finish(result)
         return VerifyConsole.exitStatus(result)
     }
 
-    /// Runs `finish` (a document's end), a reader that went away being no error.
-    private func finishDocument(_ finish: () throws(ReportFile.OpenError) -> Void) throws {
-        do {
-            try finish()
-        } catch  where error.readerWentAway {
-            // `--json | head`: the reader has what it wanted; the verdict stands.
-        } catch {
-            throw CommandFailure.cache(error.description)
-        }
-    }
 }

@@ -8,7 +8,7 @@ struct CacheLocationOptions: ParsableArguments {
     @Option(
         name: .customLong("cache-format"),
         help: ArgumentHelp(
-            "The image library whose disk cache this is: \(CacheFormats.names.joined(separator: ", ")) (default \(CacheFormats.all[0].name); push: one of Android's, no default). verify and stats take several, comma-separated or repeated.",
+            "The image library whose disk cache this is: \(CacheFormats.names.joined(separator: ", ")) (default \(CacheFormats.all[0].name); push: one of Android's, no default). verify, stats, clean and pack take several, comma-separated or repeated.",
             discussion: "docs/cache-formats.md says where each keeps its folder and how it names its files.",
             valueName: "name"),
         // Shell completion offers the registry's names, never a list kept by hand.
@@ -36,7 +36,7 @@ struct CacheLocationOptions: ParsableArguments {
         try text.split(separator: ",", omittingEmptySubsequences: false).map { name in
             guard !name.isEmpty else {
                 throw ValidationError(
-                    "--cache-format '\(text)' has an empty name: separate names with one comma, e.g. sdwebimage,kingfisher"
+                    "--cache-format '\(text)' has an empty name: separate names with one comma, e.g. --cache-format sdwebimage,kingfisher"
                 )
             }
             return try format(String(name))
@@ -89,14 +89,14 @@ struct CacheLocationOptions: ParsableArguments {
         let given = givenFormats
         guard given.count <= 1 else {
             throw CommandFailure.usage(
-                "--cache-format gives \(given.map(\.name).joined(separator: ", ")): this command works on one cache; give one format (verify and stats take several)"
+                "--cache-format gives \(given.map(\.name).joined(separator: ", ")): this command works on one cache; give one format (verify, stats, clean and pack take several)"
             )
         }
         return try locations()[0]
     }
 
     /// The resolved locations, one a format given (SDWebImage's when none was), or a usage
-    /// failure: for `verify` and `stats`, which take several formats.
+    /// failure: for `verify`, `stats`, `clean` and `pack`, which take several formats.
     func locations() throws -> [CacheLocation] {
         var formats = givenFormats.isEmpty ? [CacheFormats.all[0]] : givenFormats
         if let database {
@@ -144,6 +144,15 @@ struct StateOptions: ParsableArguments {
 
     func path(for location: CacheLocation) -> String {
         StateStore.path(state, for: location)
+    }
+
+    /// Refuses `--state` with several formats' caches (`stats`, `clean`): it names one database,
+    /// and each format's state is its own.
+    func refuseWithSeveral(_ locations: [CacheLocation]) throws {
+        guard locations.count > 1, state != nil else { return }
+        throw CommandFailure.usage(
+            "--state names one database, and --cache-format gives \(locations.map(\.format.name).joined(separator: ", ")): each format's state is its own; drop --state"
+        )
     }
 }
 

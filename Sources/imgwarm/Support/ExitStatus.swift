@@ -131,6 +131,20 @@ extension ReportFile {
     }
 }
 
+extension ReportFile {
+    /// Runs `finish` (a document's end): a reader that went away is no error (`--json | head`:
+    /// the reader has what it wanted; the verdict stands), another failure is the cache's.
+    static func finishForCommand(_ finish: () throws(OpenError) -> Void) throws {
+        do {
+            try finish()
+        } catch  where error.readerWentAway {
+            // Nobody to tell: the command's own exit code stands.
+        } catch {
+            throw CommandFailure.cache(error.description)
+        }
+    }
+}
+
 extension ReportFile.OpenError {
     /// The report went to standard output and its reader went away (`| head`, EPIPE): there is
     /// nobody to tell, and the command's own exit code stands.

@@ -33,12 +33,26 @@ struct MetricsOutput {
     /// (walked now; none when it does not exist). A metrics file that cannot be written is a
     /// warning: the run's own exit code stands.
     func write(_ metrics: MetricsFile, status: Int32, location: CacheLocation) {
-        var metrics = metrics
+        write([(metrics, status, location)])
+    }
+
+    /// Writes the figures of a run on several formats' folders in one file (`clean
+    /// --cache-format a,b`), each completed as `write(_:status:location:)` completes one, with
+    /// the status of its own format's part and the last success of its own folder (read from
+    /// the samples the file held for that folder); each family once, with every folder's samples.
+    func write(_ runs: [(metrics: MetricsFile, status: Int32, location: CacheLocation)]) {
         let previous = FileSystem.readSmallRegularFile(path, limit: 1 << 20)
-        let totals = try? DiskCache(location: location).totals()
-        metrics.addRunAndCache(
-            finishedAt: .now(), exitStatus: status, succeeded: status == 0, previous: previous, cache: totals ?? nil)
-        file.write(Array(metrics.text.utf8))
+        let files = runs.map { run in
+            var metrics = run.metrics
+            let totals = try? DiskCache(location: run.location).totals()
+            let own =
+                runs.count > 1 ? previous.map { MetricsFile.lines(ofCache: run.location.folder, in: $0) } : previous
+            metrics.addRunAndCache(
+                finishedAt: .now(), exitStatus: run.status, succeeded: run.status == 0, previous: own,
+                cache: totals ?? nil)
+            return metrics
+        }
+        file.write(Array(MetricsFile.text(of: files).utf8))
         do {
             try file.commit()
         } catch {

@@ -75,7 +75,9 @@ import Testing
     // MARK: - schemas
 
     /// Every schema of docs/ with a `cacheFormat` property enumerates the registry, in its order;
-    /// the five reports that name a format are those schemas (none dropped the property).
+    /// the five reports that name a format are those schemas (none dropped the property). A
+    /// schema that is one of several documents (`oneOf`: one format's, several formats') has it
+    /// in its one-format `document`, the enumeration in `$defs.cacheFormat`.
     @Test func everySchemasCacheFormatIsTheRegistry() throws {
         let docs = Self.root.appendingPathComponent("docs")
         let schemas = try FileManager.default.contentsOfDirectory(atPath: docs.path).filter {
@@ -84,10 +86,9 @@ import Testing
         var withFormat: [String] = []
         for name in schemas {
             let data = try Data(contentsOf: docs.appendingPathComponent(name))
-            let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(name)")
-            guard let format = (schema["properties"] as? [String: Any])?["cacheFormat"] as? [String: Any] else {
-                continue
-            }
+            let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(name)")
+            let (schema, cacheFormat) = JSONSchema.oneCacheDocument(root)
+            guard let format = cacheFormat else { continue }
             withFormat.append(name)
             #expect(format["enum"] as? [String] == CacheFormats.names, "\(name)")
             #expect((schema["required"] as? [String])?.contains("cacheFormat") == true, "\(name)")
@@ -127,13 +128,13 @@ import Testing
     }
 
     /// The format docs speak of every registered format, and every `--cache-format` value written
-    /// anywhere in the docs is a registered one (`glide|coil|coil2` counts each).
+    /// anywhere in the docs is a registered one (`glide|coil|coil2` and `sdwebimage,glide` count each).
     @Test func docsNameOnlyRegisteredFormats() throws {
         let formatDocs = try Self.text("docs/cache-formats.md") + Self.text("docs/cache-formats-android.md")
         #expect(Set(Self.codeNames(formatDocs)) == Set(CacheFormats.names))
         for file in ["README.md", "docs/usage.md", "docs/cache-formats.md", "docs/cache-formats-android.md"] {
-            for match in try Self.text(file).matches(of: #/--cache-format[ =]([a-z0-9.|]+)/#) {
-                for name in match.output.1.split(separator: "|") where name != "NAME" {
+            for match in try Self.text(file).matches(of: #/--cache-format[ =]([a-z0-9.|,]+)/#) {
+                for name in match.output.1.split(whereSeparator: { $0 == "|" || $0 == "," }) where name != "NAME" {
                     #expect(CacheFormats.names.contains(String(name)), "\(file): --cache-format \(name)")
                 }
             }

@@ -88,6 +88,51 @@ import Testing
         #expect(try CleanOptions(removeAll: true).policy(for: format).removeAll)
     }
 
+    /// A clean of several formats (issue 54): each format takes the options its rules take and
+    /// its own defaults for the others (Glide's and Coil's size limit each); an option is refused
+    /// only when no format of the list takes it, with each one's refusal in the order given; one
+    /// format is `policy(for:)`, its errors included.
+    @Test func severalFormatsTakeWhatEachTakes() throws {
+        let all = CacheFormats.all
+        let given: [(Setting, CleanOptions)] = [
+            (.maxAge, CleanOptions(maxAge: .after(seconds: 60))),
+            (.maxSize, CleanOptions(maxSize: 1 << 20)),
+            (.expireType, CleanOptions(expireType: .modification)),
+            (.maxAge, CleanOptions()),
+        ]
+        for (setting, options) in given {
+            let policies = try options.policies(for: all)
+            #expect(policies.count == all.count)
+            for (format, policy) in zip(all, policies) {
+                let own = Self.cleanTakes(format, setting) ? options : CleanOptions()
+                #expect(policy == (try own.policy(for: format)), "\(format.name) \(setting)")
+            }
+            let refusing = all.filter { !Self.cleanTakes($0, setting) }
+            let refusals = refusing.map {
+                CleanOptionError.notApplicable(Self.refusal(setting, $0), expiry: $0.cleanRules.expiry)
+            }
+            // Every format of those that refuse it (flutter alone for a size limit: its error).
+            if options != CleanOptions() {
+                #expect(throws: refusals.count == 1 ? refusals[0] : .notApplicableToAny(refusals)) {
+                    _ = try options.policies(for: refusing)
+                }
+            }
+            // One format: `policy(for:)`'s answer, or its error.
+            for format in all {
+                let one = Result { () throws(CleanOptionError) in try options.policies(for: [format]) }
+                let alone = Result { () throws(CleanOptionError) in [try options.policy(for: format)] }
+                #expect(one == alone, "\(format.name) \(setting)")
+            }
+        }
+        let glide = try #require(CacheFormats.named("glide"))
+        let coil = try #require(CacheFormats.named("coil"))
+        let sizes = try CleanOptions().policies(for: [CacheFormats.standard, glide, coil]).map(\.maxSize)
+        #expect(sizes == [CacheFormats.standard.cleanRules.defaultMaxSize, 250 << 20, 250 << 20])
+        #expect(throws: CleanOptionError.removeAllWithLimit) {
+            _ = try CleanOptions(maxSize: 1, removeAll: true).policies(for: [glide, coil])
+        }
+    }
+
     @Test(arguments: names) func prefetchTakesAnOptionOnlyWhereTheFormatDoes(name: String) throws {
         let format = try #require(CacheFormats.named(name))
         let plain = try PrefetchOptions().policy(for: format)

@@ -35,6 +35,16 @@ import Testing
         #expect(throws: PackJob.BundleIDProblem.notABundleID("com/example")) {
             try PackJob.checkBundleID("com/example", platform: .ios, format: pin)
         }
+        // Several formats: it goes to those that read the preferences, refused when none does.
+        try PackJob.checkBundleID("com.example.app", platform: .ios, formats: [sd, pin])
+        let kingfisher = try #require(CacheFormats.named("kingfisher"))
+        #expect(
+            throws: PackJob.BundleIDProblem.notApplicable(
+                OptionNotApplicable(
+                    setting: .bundleID, format: "sdwebimage, kingfisher", appliesTo: ["pinremoteimage"]))
+        ) {
+            try PackJob.checkBundleID("com.example.app", platform: .ios, formats: [sd, kingfisher])
+        }
     }
 
     /// A prefetch's format policy carries the size limit a run warns above; a format whose app
