@@ -56,7 +56,7 @@ struct Clean: ParsableCommand {
             \(ExitStatus.helpText)
             """)
 
-    @OptionGroup var location: CacheLocationOptions
+    @OptionGroup var location: CacheLocationsOptions
     @OptionGroup var stateOptions: StateOptions
 
     @OptionGroup var expireOption: ExpireTypeOption

@@ -48,7 +48,7 @@ struct Pack: ParsableCommand {
                 --cache-dir seed --output seed.tar
             """)
 
-    @OptionGroup var location: CacheLocationOptions
+    @OptionGroup var location: CacheLocationsOptions
 
     @Option(
         help: ArgumentHelp(

@@ -48,7 +48,7 @@ struct Stats: ParsableCommand {
         }.map(\.name).joined(separator: ", ")
     }
 
-    @OptionGroup var location: CacheLocationOptions
+    @OptionGroup var location: CacheLocationsOptions
     @OptionGroup var stateOptions: StateOptions
 
     @OptionGroup var expireOption: ExpireTypeOption

@@ -67,7 +67,7 @@ struct Verify: ParsableCommand {
               128+N  stopped by signal N: 130 SIGINT, 143 SIGTERM
             """)
 
-    @OptionGroup var location: CacheLocationOptions
+    @OptionGroup var location: CacheLocationsOptions
 
     @Argument(
         help: ArgumentHelp(

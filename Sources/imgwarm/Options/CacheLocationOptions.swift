@@ -2,55 +2,10 @@ import ArgumentParser
 import ImgwarmKit
 import ImgwarmSystem
 
-/// The cache location options every command accepts (docs/cache-contract.md §1,
-/// docs/cache-formats.md for the formats).
-struct CacheLocationOptions: ParsableArguments {
-    @Option(
-        name: .customLong("cache-format"),
-        help: ArgumentHelp(
-            "The image library whose disk cache this is: \(CacheFormats.names.joined(separator: ", ")) (default \(CacheFormats.all[0].name); push: one of Android's, no default). verify, stats, clean and pack take several, comma-separated or repeated.",
-            discussion: "docs/cache-formats.md says where each keeps its folder and how it names its files.",
-            valueName: "name"),
-        // Shell completion offers the registry's names, never a list kept by hand.
-        completion: .list(CacheFormats.names), transform: CacheLocationOptions.formats)
-    var givenFormatLists: [[any CacheFormat]] = []
-
-    /// The formats given, in their order, each once (`--cache-format a,b --cache-format c`).
-    var givenFormats: [any CacheFormat] {
-        var formats: [any CacheFormat] = []
-        for format in givenFormatLists.joined() where !formats.contains(where: { $0.name == format.name }) {
-            formats.append(format)
-        }
-        return formats
-    }
-
-    /// The one format given (the first, for the commands that take one: `location()` refuses
-    /// several); nil when none was.
-    var givenFormat: (any CacheFormat)? { givenFormats.first }
-
-    /// The format in force: the one given, else SDWebImage's.
-    var format: any CacheFormat { givenFormat ?? CacheFormats.all[0] }
-
-    /// `a,b`: the formats of one `--cache-format`.
-    static func formats(_ text: String) throws -> [any CacheFormat] {
-        try text.split(separator: ",", omittingEmptySubsequences: false).map { name in
-            guard !name.isEmpty else {
-                throw ValidationError(
-                    "--cache-format '\(text)' has an empty name: separate names with one comma, e.g. --cache-format sdwebimage,kingfisher"
-                )
-            }
-            return try format(String(name))
-        }
-    }
-
-    static func format(_ text: String) throws -> any CacheFormat {
-        guard let format = CacheFormats.named(text.lowercased()) else {
-            throw ValidationError(
-                "unknown cache format '\(text)': use one of \(CacheFormats.names.joined(separator: ", "))")
-        }
-        return format
-    }
-
+/// The cache location options every command accepts, but the format (docs/cache-contract.md §1,
+/// docs/cache-formats.md for the formats): `CacheLocationOptions` takes one format,
+/// `CacheLocationsOptions` several.
+struct CacheFolderOptions: ParsableArguments {
     @Option(
         name: .customLong("cache-dir"),
         help: ArgumentHelp(
@@ -83,22 +38,10 @@ struct CacheLocationOptions: ParsableArguments {
             valueName: "path"), completion: .file())
     var database: String?
 
-    /// The resolved location, or a usage failure: for the commands that work on one cache, which
-    /// refuse several formats.
-    func location() throws -> CacheLocation {
-        let given = givenFormats
-        guard given.count <= 1 else {
-            throw CommandFailure.usage(
-                "--cache-format gives \(given.map(\.name).joined(separator: ", ")): this command works on one cache; give one format (verify, stats, clean and pack take several)"
-            )
-        }
-        return try locations()[0]
-    }
-
-    /// The resolved locations, one a format given (SDWebImage's when none was), or a usage
-    /// failure: for `verify`, `stats`, `clean` and `pack`, which take several formats.
-    func locations() throws -> [CacheLocation] {
-        var formats = givenFormats.isEmpty ? [CacheFormats.all[0]] : givenFormats
+    /// The folders of `formats` (`CacheLocation.resolve(formats:)`), `--database` given to the
+    /// formats that take it (refused only when none does), or a usage failure.
+    func locations(of formats: [any CacheFormat]) throws -> [CacheLocation] {
+        var formats = formats
         if let database {
             guard !database.isEmpty else { throw CommandFailure.usage("--database needs a path") }
             var taken = false
@@ -126,6 +69,98 @@ struct CacheLocationOptions: ParsableArguments {
         } catch {
             throw CommandFailure.usage(error.description)
         }
+    }
+}
+
+/// The one-format `--cache-format` and the folder options: for the commands that work on one
+/// cache (`prefetch`, `path`, `keys detect`, `merge`, `blacklist`, `push`).
+struct CacheLocationOptions: ParsableArguments {
+    @Option(
+        name: .customLong("cache-format"),
+        help: ArgumentHelp(
+            "The image library whose disk cache this is: \(CacheFormats.names.joined(separator: ", ")) (default \(CacheFormats.all[0].name); push: one of Android's, no default).",
+            discussion: "docs/cache-formats.md says where each keeps its folder and how it names its files.",
+            valueName: "name"),
+        // Shell completion offers the registry's names, never a list kept by hand.
+        completion: .list(CacheFormats.names), transform: CacheLocationOptions.oneFormat)
+    var givenFormat: (any CacheFormat)?
+
+    @OptionGroup var folder: CacheFolderOptions
+
+    /// The format in force: the one given, else SDWebImage's.
+    var format: any CacheFormat { givenFormat ?? CacheFormats.all[0] }
+
+    var cacheDir: String? { folder.cacheDir }
+    var namespace: String? { folder.namespace }
+    var diskCachePath: String? { folder.diskCachePath }
+
+    /// One format's name; a list (`a,b`) is refused: this command works on one cache.
+    static func oneFormat(_ text: String) throws -> any CacheFormat {
+        guard text.contains(",") else { return try format(text) }
+        let names = try CacheLocationsOptions.formats(text).map(\.name)
+        throw ValidationError(
+            "--cache-format gives \(names.joined(separator: ", ")): this command works on one cache; give one format (verify, stats, clean and pack take several)"
+        )
+    }
+
+    static func format(_ text: String) throws -> any CacheFormat {
+        guard let format = CacheFormats.named(text.lowercased()) else {
+            throw ValidationError(
+                "unknown cache format '\(text)': use one of \(CacheFormats.names.joined(separator: ", "))")
+        }
+        return format
+    }
+
+    /// The resolved location, or a usage failure.
+    func location() throws -> CacheLocation {
+        try folder.locations(of: [format])[0]
+    }
+}
+
+/// `--cache-format` of several formats (comma-separated or repeated) and the folder options: for
+/// `verify`, `stats`, `clean` and `pack` (docs/usage.md, "Several formats").
+struct CacheLocationsOptions: ParsableArguments {
+    @Option(
+        name: .customLong("cache-format"),
+        help: ArgumentHelp(
+            "The image library whose disk cache this is: \(CacheFormats.names.joined(separator: ", ")) (default \(CacheFormats.all[0].name)); several, comma-separated or repeated, each folder in turn.",
+            discussion: "docs/cache-formats.md says where each keeps its folder and how it names its files.",
+            valueName: "name"),
+        // Shell completion offers the registry's names, never a list kept by hand.
+        completion: .list(CacheFormats.names), transform: CacheLocationsOptions.formats)
+    var givenFormatLists: [[any CacheFormat]] = []
+
+    @OptionGroup var folder: CacheFolderOptions
+
+    /// The formats given, in their order, each once (`--cache-format a,b --cache-format c`).
+    var givenFormats: [any CacheFormat] {
+        var formats: [any CacheFormat] = []
+        for format in givenFormatLists.joined() where !formats.contains(where: { $0.name == format.name }) {
+            formats.append(format)
+        }
+        return formats
+    }
+
+    /// The first format given, else SDWebImage's.
+    var format: any CacheFormat { givenFormats.first ?? CacheFormats.all[0] }
+
+    var cacheDir: String? { folder.cacheDir }
+
+    /// `a,b`: the formats of one `--cache-format`.
+    static func formats(_ text: String) throws -> [any CacheFormat] {
+        try text.split(separator: ",", omittingEmptySubsequences: false).map { name in
+            guard !name.isEmpty else {
+                throw ValidationError(
+                    "--cache-format '\(text)' has an empty name: separate names with one comma, e.g. --cache-format sdwebimage,kingfisher"
+                )
+            }
+            return try CacheLocationOptions.format(String(name))
+        }
+    }
+
+    /// The resolved locations, one a format given (SDWebImage's when none was), or a usage failure.
+    func locations() throws -> [CacheLocation] {
+        try folder.locations(of: givenFormats.isEmpty ? [CacheFormats.all[0]] : givenFormats)
     }
 }
 
