@@ -30,21 +30,22 @@ else
   # --disable-xctest: the tests are Swift Testing only; XCTest would print "Executed 0 tests" first.
   stage tests swift test --skip-build --disable-xctest "$@"
 fi
-if [ $# -gt 0 ]; then
-  skip_stage slurm "a filter was given: $*"
-elif stage_failed build; then
-  skip_stage slurm "the build failed"
-else
-  # The debug build's imgwarm and imgwarm-testserver; exit 77 and its `skipped: REASON` line
-  # when the cluster cannot start here (not root, no slurmctld, a daemon that fails).
-  stage_or_skip slurm bash scripts/test-slurm.sh
-fi
-if [ $# -gt 0 ]; then
-  skip_stage install "a filter was given: $*"
-elif stage_failed build; then
-  skip_stage install "the build failed"
-else
-  # scripts/install.sh and the .deb, end to end (a release build; skipped parts say why).
-  stage install bash scripts/test-install.sh
-fi
+# The stages after the tests need the whole run and the build: true when stage NAME may run,
+# else it is recorded as skipped, saying why.
+runs_after_tests() {
+  if [ "$filter" != "" ]; then
+    skip_stage "$1" "a filter was given: $filter"
+  elif stage_failed build; then
+    skip_stage "$1" "the build failed"
+  else
+    return 0
+  fi
+  return 1
+}
+filter="$*"
+# The debug build's imgwarm and imgwarm-testserver; exit 77 and its `skipped: REASON` line
+# when the cluster cannot start here (not root, no slurmctld, a daemon that fails).
+runs_after_tests slurm && stage_or_skip slurm bash scripts/test-slurm.sh
+# scripts/install.sh and the .deb, end to end (a release build; skipped parts say why).
+runs_after_tests install && stage install bash scripts/test-install.sh
 report_stages

@@ -77,10 +77,8 @@ struct CacheFolderOptions: ParsableArguments {
 struct CacheLocationOptions: ParsableArguments {
     @Option(
         name: .customLong("cache-format"),
-        help: ArgumentHelp(
-            "The image library whose disk cache this is: \(CacheFormats.names.joined(separator: ", ")) (default \(CacheFormats.all[0].name); push: one of Android's, no default).",
-            discussion: "docs/cache-formats.md says where each keeps its folder and how it names its files.",
-            valueName: "name"),
+        help: CacheLocationOptions.formatHelp(
+            "(default \(CacheFormats.all[0].name); push: one of Android's, no default)."),
         // Shell completion offers the registry's names, never a list kept by hand.
         completion: .list(CacheFormats.names), transform: CacheLocationOptions.oneFormat)
     var givenFormat: (any CacheFormat)?
@@ -103,6 +101,15 @@ struct CacheLocationOptions: ParsableArguments {
         )
     }
 
+    /// `--cache-format`'s help, the same for one format and several but for `rule` (the default,
+    /// and what the command takes).
+    static func formatHelp(_ rule: String) -> ArgumentHelp {
+        ArgumentHelp(
+            "The image library whose disk cache this is: \(CacheFormats.names.joined(separator: ", ")) \(rule)",
+            discussion: "docs/cache-formats.md says where each keeps its folder and how it names its files.",
+            valueName: "name")
+    }
+
     static func format(_ text: String) throws -> any CacheFormat {
         guard let format = CacheFormats.named(text.lowercased()) else {
             throw ValidationError(
@@ -122,10 +129,8 @@ struct CacheLocationOptions: ParsableArguments {
 struct CacheLocationsOptions: ParsableArguments {
     @Option(
         name: .customLong("cache-format"),
-        help: ArgumentHelp(
-            "The image library whose disk cache this is: \(CacheFormats.names.joined(separator: ", ")) (default \(CacheFormats.all[0].name)); several, comma-separated or repeated, each folder in turn.",
-            discussion: "docs/cache-formats.md says where each keeps its folder and how it names its files.",
-            valueName: "name"),
+        help: CacheLocationOptions.formatHelp(
+            "(default \(CacheFormats.all[0].name)); several, comma-separated or repeated, each folder in turn."),
         // Shell completion offers the registry's names, never a list kept by hand.
         completion: .list(CacheFormats.names), transform: CacheLocationsOptions.formats)
     var givenFormatLists: [[any CacheFormat]] = []
