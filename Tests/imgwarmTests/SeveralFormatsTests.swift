@@ -179,7 +179,7 @@ import Testing
 
     /// The commands that work on one cache refuse several formats, saying which take several.
     @Test(arguments: [
-        ["prefetch", "list.txt"], ["path", "https://a.com/x.jpg"], ["keys", "detect", "list.txt"], ["merge", "m1"],
+        ["path", "https://a.com/x.jpg"], ["keys", "detect", "list.txt"], ["merge", "m1"],
         ["blacklist", "list"], ["push", "--package", "com.example.app"],
     ])
     func oneCacheCommandsRefuseSeveral(arguments: [String]) throws {

@@ -17,6 +17,8 @@ final class LocalBodies {
     /// `--offline`: the scratch file of the HAR captures' recorded bodies (`PrefetchIngest`
     /// keeps it open for the run).
     let recorded: HARBodies?
+    /// Several formats in one run: the bodies this run downloaded for the other formats.
+    let shared: SharedBodies?
     private var finished: [Downloader.Finished] = []
 
     /// The largest local body held in memory (256 KiB); a larger one is copied to a temporary file.
@@ -27,10 +29,13 @@ final class LocalBodies {
     /// rename into the cache.
     static let memoryLimit = 256 << 10
 
-    init(maxBytes: Int, memoryLimit: Int, spillFolder: String, spillPrefix: String, recorded: HARBodies? = nil) {
+    init(
+        maxBytes: Int, memoryLimit: Int, spillFolder: String, spillPrefix: String, recorded: HARBodies? = nil,
+        shared: SharedBodies? = nil
+    ) {
         (self.maxBytes, self.memoryLimit) = (maxBytes, memoryLimit)
         (self.spillFolder, self.spillPrefix) = (spillFolder, spillPrefix)
-        self.recorded = recorded
+        (self.recorded, self.shared) = (recorded, shared)
     }
 
     /// Entries read and not yet returned by `completions` or `abortAll`.
@@ -42,6 +47,12 @@ final class LocalBodies {
         var done = Downloader.Finished(
             entry: entry, result: .failure(Failure(.transferFailed, "")), headers: ResponseHeaders(), httpStatus: nil,
             duration: 0, startedAt: started)
+        if let copy = entry.copy {
+            read(copy, entry: entry, into: &done)
+            done.duration = Monotonic.now() - started
+            finished.append(done)
+            return
+        }
         switch entry.body {
         case .file(let path):
             done.result = read(path, entry: entry)
@@ -82,6 +93,33 @@ final class LocalBodies {
         }
         defer { finished.removeAll() }
         return finished.map(\.entry)
+    }
+
+    /// Another format's bytes (`CopiedBody`): this run's download with its response, or a hit's
+    /// file of another format's folder with none (the status a file has).
+    private func read(_ copy: CopiedBody, entry: PendingEntry, into done: inout Downloader.Finished) {
+        if let path = copy.path {
+            done.result = read(path, entry: entry)
+            return
+        }
+        guard let shared, let index = copy.shared, let (headers, length) = shared.response(index) else {
+            done.result = .failure(Failure(.transferFailed, "this run's body for \(copy.format) is gone"))
+            return
+        }
+        guard length <= Int64(maxBytes) else {
+            done.result = .failure(
+                Failure(.tooLarge, "the body is larger than \(Setting.maxBytes) (\(maxBytes) bytes)"))
+            return
+        }
+        var position: Int64 = 0
+        done.headers = headers
+        done.httpStatus = 200
+        done.result = collect(entry: entry, what: "the body kept for \(copy.format)", noun: "the body", status: 200) {
+            () throws(SystemError) in
+            let bytes = try shared.read(index, at: position, count: 1 << 20)
+            position += Int64(bytes.count)
+            return bytes[...]
+        }
     }
 
     /// A HAR's recorded body as a body: at most `maxBytes`, not empty (ingest made sure).

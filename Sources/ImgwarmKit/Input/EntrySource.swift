@@ -17,14 +17,17 @@
 /// nothing, is not stopped by its host nor by its URL's blacklist entry (the blacklist is of
 /// URLs' answers), and its failure is the body's, not the URL's: final, never blacklisted.
 ///
-/// Room is left for a source that is neither: another cache's entry, else the network (a
-/// fallback that would be requested only when the other cache misses). It is not a case yet;
-/// adding it means answering each rule below for it.
+/// - `copied`: several formats in one run: another format's bytes of the same URL (this run's
+///   download for an earlier format, or a hit of another format's folder: `CopiedBody`). Read,
+///   not requested, like the others; but a copy that cannot be stored is not the URL's failure:
+///   the entry goes back to the scheduler and is requested (`fallsBackToNetwork`).
 public enum EntrySource: Sendable, Equatable {
     case network
     case localFile
     case recordedBody
     case noRecordedBody(reason: String)
+    /// The bytes of another format, named.
+    case copied(from: String)
 
     /// The source of an entry with `body` (nil: its URL is fetched).
     init(_ body: BodySource?) {
@@ -61,8 +64,19 @@ public enum EntrySource: Sendable, Equatable {
     /// failure, not the URL's answer.
     public var failuresBlacklistTheURL: Bool { isRequested }
 
-    /// It had a response, with a status: all but a local file.
-    public var hasHTTPStatus: Bool { self != .localFile }
+    /// It had a response, with a status: all but a local file and another format's copy (whose
+    /// response, if any, was another entry's).
+    public var hasHTTPStatus: Bool {
+        if case .copied = self { return false }
+        return self != .localFile
+    }
+
+    /// A failure to store it sends the entry to the network instead (once): another format's
+    /// copy, whose failure says nothing of the URL.
+    public var fallsBackToNetwork: Bool {
+        if case .copied = self { return true }
+        return false
+    }
 
     /// The status the report and a failure give it: `status` when it had a response, else nil.
     public func reportedStatus(_ status: Int?) -> Int? { hasHTTPStatus ? status : nil }
@@ -76,6 +90,9 @@ public enum EntrySource: Sendable, Equatable {
 }
 
 extension PendingEntry {
-    /// Where its bytes come from (`EntrySource`), from its `body`.
-    public var source: EntrySource { EntrySource(body) }
+    /// Where its bytes come from (`EntrySource`): another format's copy, else its `body`.
+    public var source: EntrySource {
+        if let copy { return .copied(from: copy.format) }
+        return EntrySource(body)
+    }
 }

@@ -29,6 +29,11 @@ public struct PendingEntry: Sendable {
     public var isRefresh = false
     /// Where its body comes from without a request (a JSON Lines `"file"`); nil: its URL is fetched.
     public var body: BodySource?
+    /// Another format's bytes stored instead of a request (several formats in one run); nil by
+    /// default. Set when the entry starts, never spooled.
+    public internal(set) var copy: CopiedBody?
+    /// A copy of this entry could not be stored: it is requested, never copied again.
+    public internal(set) var copyRefused = false
 
     public init(line: Int, input: Int, url: String, key: String? = nil, priority: Priority) {
         self.line = line

@@ -2,6 +2,9 @@
 public enum Outcome: String, Codable, Sendable, CaseIterable {
     /// Downloaded, validated and stored.
     case downloaded
+    /// Several formats in one run: stored from another format's bytes of the same URL (this
+    /// run's download for it, or its cached file), validated, with no request of its own.
+    case copied
     /// Already in the cache: no request; its access time was set.
     case cached
     /// `--refresh`: the server answered 304 Not Modified; the file was kept.
@@ -31,7 +34,9 @@ public enum Outcome: String, Codable, Sendable, CaseIterable {
     case unsupported
 
     /// In the cache at the end of the run.
-    public var isInCache: Bool { self == .downloaded || self == .cached || self == .revalidated }
+    public var isInCache: Bool {
+        self == .downloaded || self == .copied || self == .cached || self == .revalidated
+    }
 
     /// How a line that ends with `failure` ends: `no-body` and `unsupported` have outcomes of
     /// their own, every other failure is `failed` (the run's `PrefetchRecorder` and the dry run).
@@ -66,6 +71,8 @@ public struct EntryResult: Sendable {
     public var attempts = 0
     public var duration = 0.0
     public var failure: Failure?
+    /// `copied`: the format whose bytes were stored (several formats in one run).
+    public var copiedFrom: String?
 
     /// A result whose key is `key`, or the URL itself when nil.
     public init(line: Int, input: Int, url: String, key: String? = nil, outcome: Outcome) {
@@ -89,6 +96,8 @@ public struct PrefetchTotals: Sendable, Equatable {
     /// Lines that hold a URL or an invalid entry (blank and comment lines are not counted).
     public var lines = 0
     public var downloaded = 0
+    /// Several formats in one run: stored from another format's bytes (`Outcome.copied`).
+    public var copied = 0
     public var cached = 0
     public var revalidated = 0
     public var failed = 0
@@ -138,6 +147,7 @@ public struct PrefetchTotals: Sendable, Equatable {
         case .downloaded:
             downloaded += 1
             bytesReceived += Int64(result.bytes ?? 0)
+        case .copied: copied += 1
         case .cached: cached += 1
         case .revalidated: revalidated += 1
         case .failed: failed += 1

@@ -51,6 +51,9 @@ extension PrefetchJob {
         /// `--offline`: no request at all; HAR entries store their recorded bodies, and an entry
         /// without one (or a plain URL line) is `no-body`.
         public var offline = false
+        /// Several formats in one run: what the formats' jobs share so that each URL is requested
+        /// once (`FormatFanOut`). nil (one format) by default.
+        public var fanOut: FormatFanOut?
 
         public init() {}
     }

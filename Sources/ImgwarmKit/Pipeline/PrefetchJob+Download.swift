@@ -20,7 +20,8 @@ extension PrefetchJob {
         do {
             downloader = TransferRouter(
                 network: try parts.downloader(configuration, scheduler.policy, store.cache),
-                fetch: configuration.fetch, cache: store.cache, recorded: recordedBodies)
+                fetch: configuration.fetch, cache: store.cache, recorded: recordedBodies,
+                shared: configuration.fanOut?.shared)
         } catch {
             throw .curl(error)
         }
@@ -113,7 +114,8 @@ extension PrefetchJob {
 
     /// Acts on the entry's `EntryStart`: a hit is touched and recorded (or revalidated with
     /// `--refresh`), a blacklisted or blocked entry or one of an unavailable host is recorded,
-    /// anything else starts a transfer. True when a transfer started.
+    /// anything else starts a transfer (or, with several formats, stores another format's copy:
+    /// `FormatFanOut`). True when a transfer that takes a slot of its host started.
     @discardableResult
     func start(
         _ entry: PendingEntry, downloader: any TransferStarting, store: PrefetchStore, policy: SlotPolicy?
@@ -154,13 +156,13 @@ extension PrefetchJob {
             entry.isRefresh = true
             validators = stored
         case .fetch:
-            break
+            if let copy = configuration.fanOut?.copy(of: entry, into: location) { entry.take(copy) }
         }
         entry.attempts += 1
         if entry.firstStarted == 0 { entry.firstStarted = Monotonic.now() }
         do {
             try downloader.start(entry, validators: validators)
-            return true
+            return entry.source.usesHostSlot
         } catch {
             var result = EntryResult(entry, outcome: .failed)
             result.attempts = entry.attempts
@@ -216,6 +218,7 @@ extension PrefetchJob {
     /// server's `Retry-After`); anything else is final, reported and, when permanent, blacklisted.
     func retryOrRecord(_ entry: PendingEntry, _ failure: Failure, retryAfter: String?, scheduler: Scheduler) {
         let source = entry.source  // a body read, not requested, fails for good (`EntrySource`)
+        if source.fallsBackToNetwork { return scheduler.retry(entry.droppingCopy(), at: Monotonic.now()) }
         guard source.isRetried else { return recordFailure(entry, failure, blacklist: nil) }
         let policy = FailurePolicy(retry: configuration.retry, clientFingerprint: state.clientFingerprint)
         switch policy.verdict(
@@ -230,18 +233,6 @@ extension PrefetchJob {
             }
         case .final(let failure, let blacklist):
             recordFailure(entry, failure, blacklist: source.failuresBlacklistTheURL ? blacklist : nil)
-        }
-    }
-}
-
-extension PrefetchJob {
-    /// Tells the observer what the slot policy saw.
-    func announce(_ event: SlotPolicy.Event) {
-        switch event {
-        case .limitChanged(let change):
-            observer?.prefetchHostLimitChanged(change)
-        case .unavailable(let host, let reason):
-            observer?.prefetchHostUnavailable(host, reason: SlotPolicy.unavailableMessage(host, reason: reason))
         }
     }
 }

@@ -59,3 +59,15 @@ extension PrefetchJob.Observer {
     public func prefetchHostLimitChanged(_ change: HostLimitChange) {}
     public func prefetchHostUnavailable(_ host: String, reason: String) {}
 }
+
+extension PrefetchJob {
+    /// Tells the observer what the slot policy saw.
+    func announce(_ event: SlotPolicy.Event) {
+        switch event {
+        case .limitChanged(let change):
+            observer?.prefetchHostLimitChanged(change)
+        case .unavailable(let host, let reason):
+            observer?.prefetchHostUnavailable(host, reason: SlotPolicy.unavailableMessage(host, reason: reason))
+        }
+    }
+}

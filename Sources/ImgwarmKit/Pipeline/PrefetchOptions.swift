@@ -74,6 +74,34 @@ public struct PrefetchOptions: Sendable, Equatable {
     }
 }
 
+extension PrefetchOptions {
+    /// `policy(for:)` of each of several formats filled in one run: each option goes to every
+    /// format that takes it, with each format's own default where left out; one that none of
+    /// them takes is refused as for the first format (`notApplicable`). One format: its policy.
+    public func policies(for formats: [any CacheFormat]) throws(PrefetchOptionError) -> [PrefetchPolicy] {
+        guard formats.count > 1 else { return [try policy(for: formats.first ?? CacheFormats.standard)] }
+        let given: [Setting] = [
+            maxSize != nil ? .maxSize : nil, expiresIn != nil ? .expiresIn : nil, freshness != nil ? .freshness : nil,
+        ].compactMap { $0 }
+        for setting in given where !formats.contains(where: { Self.format($0, takes: setting) }) {
+            var alone = PrefetchOptions()
+            switch setting {
+            case .maxSize: alone.maxSize = maxSize
+            case .expiresIn: alone.expiresIn = expiresIn
+            default: alone.freshness = freshness
+            }
+            _ = try alone.policy(for: formats[0])
+        }
+        return try formats.map { (format) throws(PrefetchOptionError) in
+            var taken = self
+            if !Self.format(format, takes: .maxSize) { taken.maxSize = nil }
+            if !Self.format(format, takes: .expiresIn) { taken.expiresIn = nil }
+            if !Self.format(format, takes: .freshness) { taken.freshness = nil }
+            return try taken.policy(for: format)
+        }
+    }
+}
+
 /// A prefetch's format-dependent options, resolved for one format.
 public struct PrefetchPolicy: Sendable {
     /// The format the run stores in: the one given, with its entries' freshness when one was.

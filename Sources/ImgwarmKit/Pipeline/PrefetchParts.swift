@@ -40,7 +40,7 @@ extension PrefetchJob {
                     ValidationPool(
                         workers: configuration.validationThreads, store: cache, configuration: configuration.validation,
                         lockTimeout: configuration.lockTimeout, maxDecodedBytes: configuration.fetch.maxBytes,
-                        notify: notify)
+                        shared: configuration.fanOut?.shared, notify: notify)
                 })
         }
     }

@@ -83,6 +83,7 @@ final class PrefetchRecorder {
     /// (`settleListings`).
     func recordDownloaded(_ job: ValidationPool.Job, _ image: ValidatedImage, index: (any CacheIndex)?) {
         var result = EntryResult(job.entry, outcome: .downloaded)
+        if case .copied(let from) = job.entry.source { (result.outcome, result.copiedFrom) = (.copied, from) }
         result.fileName = job.fileName
         result.httpStatus = job.entry.source.reportedStatus(job.httpStatus)  // a local file had no response
         result.attempts = job.entry.attempts

@@ -79,7 +79,7 @@ final class PrefetchState {
         let run = StateStore.RunRecord(
             command: "prefetch", startedAt: startedAt.secondsSinceEpoch, finishedAt: Timestamp.now().secondsSinceEpoch,
             totals: StateStore.RunRecord.Totals(
-                lines: totals.lines, downloaded: totals.downloaded, cached: totals.cached,
+                lines: totals.lines, downloaded: totals.downloaded + totals.copied, cached: totals.cached,
                 revalidated: totals.revalidated, failed: totals.failed, blacklisted: totals.blacklisted,
                 invalid: totals.invalid),
             interrupted: interrupted)

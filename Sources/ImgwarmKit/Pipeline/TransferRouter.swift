@@ -17,12 +17,17 @@ final class TransferRouter: TransferDriving {
     /// `network` beside the local bodies of a run of `fetch` storing into `cache` (entries naming
     /// a JSON Lines "file", or a HAR's recorded body in `recorded` under `--offline`, where every
     /// entry names one): they are read, not requested.
-    convenience init(network: any TransferDriving, fetch: FetchConfiguration, cache: CacheStore, recorded: HARBodies?) {
+    /// `shared`: several formats in one run, the bodies downloaded for the others (`CopiedBody`).
+    convenience init(
+        network: any TransferDriving, fetch: FetchConfiguration, cache: CacheStore, recorded: HARBodies?,
+        shared: SharedBodies? = nil
+    ) {
         self.init(
             network: network,
             local: LocalBodies(
                 maxBytes: fetch.maxBytes, memoryLimit: min(fetch.memoryBodyLimit, LocalBodies.memoryLimit),
-                spillFolder: cache.temporaryFolder, spillPrefix: cache.temporaryPrefix, recorded: recorded))
+                spillFolder: cache.temporaryFolder, spillPrefix: cache.temporaryPrefix, recorded: recorded,
+                shared: shared))
     }
 
     func start(_ entry: PendingEntry, validators: Downloader.Validators?) throws(CurlError) {

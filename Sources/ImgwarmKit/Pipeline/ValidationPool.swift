@@ -50,12 +50,16 @@ final class ValidationPool: @unchecked Sendable {
     private let lockTimeout: Double
     /// `--max-bytes`: the most a body stored encoded may decode to (`validate`).
     private let maxDecodedBytes: Int
+    /// Several formats in one run: where each downloaded body is kept for the other formats.
+    private let shared: SharedBodies?
 
     init(
         workers: Int, store: CacheStore, configuration: ValidationConfiguration, lockTimeout: Double,
-        maxDecodedBytes: Int = FetchConfiguration().maxBytes, notify: @escaping @Sendable () -> Void
+        maxDecodedBytes: Int = FetchConfiguration().maxBytes, shared: SharedBodies? = nil,
+        notify: @escaping @Sendable () -> Void
     ) {
         self.store = store
+        self.shared = shared
         self.maxDecodedBytes = maxDecodedBytes
         self.configuration = configuration
         self.notify = notify
@@ -163,6 +167,26 @@ final class ValidationPool: @unchecked Sendable {
         }
     }
 
+    /// Keeps a validated download for the run's other formats (`SharedBodies`), decoded when it
+    /// is stored gzip-encoded (OkHttp's profile): the others store the image, not the wire's bytes.
+    private func keep(_ job: Job, in shared: SharedBodies) {
+        let format = location.format.name
+        let keep = { (bytes: UnsafeRawBufferPointer) in
+            let codings = job.headers.head?.values(of: "Content-Encoding").map { $0.lowercased() } ?? []
+            guard codings.contains("gzip") else {
+                return shared.keep(bytes, url: job.entry.url, headers: job.headers, decoded: false, format: format)
+            }
+            _ = ContentDecoding.withGunzipped(bytes, limit: self.maxDecodedBytes) { decoded in
+                shared.keep(decoded, url: job.entry.url, headers: job.headers, decoded: true, format: format)
+            }
+        }
+        if let spillName = job.spillName {
+            _ = MappedFile.withContents(of: store.temporaryFolder + "/" + spillName) { keep($0) }
+        } else {
+            job.bytes.withUnsafeBytes { keep($0) }
+        }
+    }
+
     private func validateAndStore(
         _ job: Job, _ validator: ImageValidator,
         locked: (() throws(StoreFailure) -> Void) throws(StoreFailure) -> Void
@@ -185,6 +209,7 @@ final class ValidationPool: @unchecked Sendable {
             if let spillName = job.spillName { store.discard(temporaryName: spillName) }
             return Validated(job: job, result: result)
         }
+        if let shared, job.entry.source.isRequested { keep(job, in: shared) }
         // What the format's index keeps of the response; it may name the file (flutter_cache_manager).
         let response = CacheIndexResponse(
             key: job.entry.key, url: job.entry.url, headers: job.headers, receivedAt: job.receivedAt, length: job.count)

@@ -22,6 +22,9 @@ public final class PrefetchReport {
         public var dryRun: Bool
         /// The run's shard, which `totals.shard` describes; nil without `--shard`.
         public var shard: Shard?
+        /// One of several formats' documents (`SeveralDocuments`): `totals.copied` is written,
+        /// and the document is embedded (no line feed, no commit). False by default.
+        public var severalFormats = false
 
         public init(
             cacheFolder: String, cacheFormat: String, inputs: [ListSource], options: [(String, OptionValue)],
@@ -47,11 +50,14 @@ public final class PrefetchReport {
 
     /// `totals.shard`, written at the end (the header is written at the first entry).
     private let shard: Shard?
+    /// `Header.severalFormats`.
+    private let severalFormats: Bool
 
     public init(file: ReportFile, header: Header) {
         self.file = file
         self.header = header
         shard = header.shard
+        severalFormats = header.severalFormats
         writer = JSONWriter(pretty: false, capacity: 1 << 16)
     }
 
@@ -129,6 +135,7 @@ public final class PrefetchReport {
             writer.null()
         }
         writer.field("errorMessage", result.failure.map { Redaction.redact($0.message) })
+        if let from = result.copiedFrom { writer.field("copiedFrom", from) }
         writer.endObject()
         entries += 1
         if writer.bytes.count >= 1 << 16 { file.write(writer.take()) }
@@ -166,6 +173,7 @@ public final class PrefetchReport {
         writer.field("finishedCount", totals.finishedCount)
         writer.field("skippedCount", totals.skippedCount)
         writer.field("downloaded", totals.downloaded)
+        if severalFormats { writer.field("copied", totals.copied) }
         writer.field("cached", totals.cached)
         writer.field("revalidated", totals.revalidated)
         writer.field("failed", totals.failed)
@@ -202,9 +210,6 @@ public final class PrefetchReport {
         }
         writer.endArray()
         writer.endObject()
-        var bytes = writer.take()
-        bytes.append(UInt8(ascii: "\n"))
-        file.write(bytes)
-        try file.commit()
+        try file.finishDocument(writer.take(), embedded: severalFormats)
     }
 }

@@ -117,8 +117,14 @@ extension Prefetch {
     /// (`PrefetchOptions.policy(for:)`) once, before anything else of the run; one the format
     /// does not take is a usage error (exit 2), worded as `run`'s other usage errors are.
     func formatPolicy(for format: any CacheFormat) throws(CommandFailure) -> PrefetchPolicy {
+        try formatPolicies(for: [format])[0]
+    }
+
+    /// `formatPolicy` of each of several formats (`PrefetchOptions.policies(for:)`).
+    func formatPolicies(for formats: [any CacheFormat]) throws(CommandFailure) -> [PrefetchPolicy] {
         do {
-            return try PrefetchOptions(maxSize: maxSize, expiresIn: expiresIn, freshness: freshness).policy(for: format)
+            return try PrefetchOptions(maxSize: maxSize, expiresIn: expiresIn, freshness: freshness).policies(
+                for: formats)
         } catch {
             throw CommandFailure.usage(Self.message(error))
         }

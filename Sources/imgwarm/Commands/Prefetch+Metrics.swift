@@ -5,12 +5,13 @@ extension Prefetch {
     func metricsFile(_ summary: PrefetchJob.Summary?, location: CacheLocation) -> MetricsFile {
         var file = MetricsFile(command: "prefetch", cacheFolder: location.folder)
         let t = summary?.totals ?? PrefetchTotals()
-        let counts: [(Outcome, Int)] = [
-            (.downloaded, t.downloaded), (.cached, t.cached), (.revalidated, t.revalidated), (.failed, t.failed),
-            (.blacklisted, t.blacklisted), (.invalid, t.invalid), (.duplicate, t.duplicates),
-            (.wouldFetch, t.wouldFetch), (.notStarted, t.notStarted), (.interrupted, t.interrupted),
-            (.noBody, t.noBody), (.unsupported, t.unsupported),
-        ]
+        let counts: [(Outcome, Int)] =
+            [
+                (.downloaded, t.downloaded), (.cached, t.cached), (.revalidated, t.revalidated), (.failed, t.failed),
+                (.blacklisted, t.blacklisted), (.invalid, t.invalid), (.duplicate, t.duplicates),
+                (.wouldFetch, t.wouldFetch), (.notStarted, t.notStarted), (.interrupted, t.interrupted),
+                (.noBody, t.noBody), (.unsupported, t.unsupported),
+            ] + (t.copied > 0 ? [(.copied, t.copied)] : [])
         file.gauge(
             "prefetch_lines", "Lines of the last prefetch by outcome.",
             counts.map { ([("outcome", $0.0.rawValue)], Double($0.1)) })

@@ -58,7 +58,7 @@ struct Prefetch: ParsableCommand {
             \(ExitStatus.helpText)
             """)
 
-    @OptionGroup(title: "Cache location") var location: CacheLocationOptions
+    @OptionGroup(title: "Cache location") var location: CacheLocationsOptions
 
     @Option(
         name: .customLong("expires-in"), parsing: .unconditional,
@@ -309,7 +309,10 @@ struct Prefetch: ParsableCommand {
     @OptionGroup(title: "Output") var output: OutputOptions
 
     func run() throws {
-        var location = try location.location()
+        let locations = try location.locations()
+        // Several formats: each filled in turn, each URL requested once (Prefetch+Several.swift).
+        guard locations.count == 1 else { return try prefetchSeveral(locations) }
+        var location = locations[0]
         let policy = try formatPolicy(for: location.format)
         location.format = policy.format
         try OutputTargets.check(report: report, metrics: metrics, location: location, statePath: stateOptions.state)
@@ -332,28 +335,26 @@ struct Prefetch: ParsableCommand {
         var summary: PrefetchJob.Summary?
     }
 
-    /// `maxSize`: the size limit the format's policy resolved (`formatPolicy`).
-    private func prefetch(location: CacheLocation, maxSize: UInt64?, outcome: RunOutcome) throws {
+    /// `maxSize`: the size limit the format's policy resolved (`formatPolicy`); `pass`: one
+    /// format of several (`prefetchSeveral`).
+    func prefetch(location: CacheLocation, maxSize: UInt64?, outcome: RunOutcome, pass: SeveralPass? = nil) throws {
         let sources = listSources()
         var configuration = try configuration(environment: CurrentProcess.environment)
         configuration.maxSize = maxSize
-        let reportFile = try report.map(ReportFile.openForCommand)
+        configuration.fanOut = pass?.fanOut
+        let reportFile = try pass != nil ? pass?.documents?.next() : report.map(ReportFile.openForCommand)
         ProcessTuning.keepHeapForBodies()
         // The handlers are in place since the first instruction (CImgwarmStart): this hands the
         // run their pipe, and sets SIGQUIT's handler again over the Swift runtime's backtracer.
         // A first stop signal stops the run cleanly, whenever it came; a second ends it at once.
-        configuration.stop = StopSource.installSignalHandlers()
+        configuration.stop = pass?.stop ?? StopSource.installSignalHandlers()
         let console = PrefetchConsole(
             output: output, sources: sources, dryRun: dryRun, reportPath: report, offline: offline.offline,
             shard: configuration.shard)
-        // Under --quiet too: warnings are always printed (docs/usage.md), and this one most of all.
-        if insecure {
-            Console.warning("--insecure: TLS certificates are not verified; anyone on the path can substitute images")
-        }
-        // Printed under --quiet too, as warnings are: a cron job's mail is where it will be read.
-        if let netrc = configuration.fetch.netrcFile, let warning = NetrcFile.unsafeOwnership(path: netrc) {
-            Console.warning(warning)
-        }
+        console.format = pass == nil ? nil : location.format.name
+        console.linesSaid = !(pass?.first ?? true)
+        // Said once, by the first format's run.
+        if pass?.first ?? true { warnOfCredentials(configuration) }
         if dryRun && !FileSystem.exists(location.folder) && FileSystem.nonFolder(onPath: location.folder) == nil {
             // docs/usage.md: the read-only commands say so on a cache that does not exist, and change nothing.
             Console.warning("\(location.folder) does not exist yet: every URL would be fetched")
@@ -365,7 +366,8 @@ struct Prefetch: ParsableCommand {
             job.report = PrefetchReport(
                 file: reportFile,
                 header: PrefetchReport.Header(
-                    location: location, inputs: sources, configuration: configuration, startedAt: started))
+                    location: location, inputs: sources, configuration: configuration, startedAt: started,
+                    severalFormats: pass != nil))
         }
 
         let summary: PrefetchJob.Summary
@@ -388,6 +390,17 @@ struct Prefetch: ParsableCommand {
         }
         console.finish(summary)
         throw exitStatus(summary)
+    }
+
+    /// The warnings of `--insecure` and of a netrc file others can write: under --quiet too, as
+    /// warnings are (docs/usage.md), and these most of all: a cron job's mail is where they are read.
+    private func warnOfCredentials(_ configuration: PrefetchJob.Configuration) {
+        if insecure {
+            Console.warning("--insecure: TLS certificates are not verified; anyone on the path can substitute images")
+        }
+        if let netrc = configuration.fetch.netrcFile, let warning = NetrcFile.unsafeOwnership(path: netrc) {
+            Console.warning(warning)
+        }
     }
 
     /// The exit code of a finished run (thrown, as every command's is, `.success` included).

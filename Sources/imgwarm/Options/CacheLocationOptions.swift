@@ -97,7 +97,7 @@ struct CacheLocationOptions: ParsableArguments {
         guard text.contains(",") else { return try format(text) }
         let names = try CacheLocationsOptions.formats(text).map(\.name)
         throw ValidationError(
-            "--cache-format gives \(names.joined(separator: ", ")): this command works on one cache; give one format (verify, stats, clean and pack take several)"
+            "--cache-format gives \(names.joined(separator: ", ")): this command works on one cache; give one format (prefetch, verify, stats, clean and pack take several)"
         )
     }
 

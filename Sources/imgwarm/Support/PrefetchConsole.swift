@@ -31,6 +31,12 @@ final class PrefetchConsole: PrefetchJob.Observer {
 
     /// This run's shard (`--shard`), which the summary names.
     let shard: Shard?
+    /// Several formats in one run: the format this console speaks for, which its lines and
+    /// summary name; nil for one format.
+    var format: String?
+    /// Several formats: the lists' own problems (invalid lines) were said by the first format's
+    /// run; the others leave them out.
+    var linesSaid = false
 
     init(
         output: OutputOptions, sources: [ListSource], dryRun: Bool, reportPath: String?, offline: Bool = false,
@@ -54,6 +60,7 @@ final class PrefetchConsole: PrefetchJob.Observer {
         let problem = [.failed, .invalid, .blacklisted, .noBody].contains(result.outcome)
         guard problem || (output.verbose && !output.quiet) else { return }
         if output.quiet && result.outcome == .blacklisted { return }
+        if linesSaid && result.outcome == .invalid { return }
         if problem && output.quiet {
             guard problemLines < PrefetchConsole.quietLineLimit else {
                 unprintedProblems += 1
@@ -61,7 +68,8 @@ final class PrefetchConsole: PrefetchJob.Observer {
             }
         }
         if problem { problemLines += 1 }
-        print(PrefetchConsole.line(for: result, source: source, hintRetryFailed: hintRetryFailed(result)))
+        print(
+            PrefetchConsole.line(for: result, source: source, hintRetryFailed: hintRetryFailed(result), format: format))
     }
 
     /// True for the first blacklisted line of the run: it says how to request such URLs again.
@@ -72,8 +80,11 @@ final class PrefetchConsole: PrefetchJob.Observer {
     }
 
     /// The one line that tells what happened to `result`.
-    static func line(for result: EntryResult, source: ListSource, hintRetryFailed: Bool) -> String {
-        let place = source.place(result.line)
+    static func line(for result: EntryResult, source: ListSource, hintRetryFailed: Bool, format: String? = nil)
+        -> String
+    {
+        // Several formats: the format the line is about, after its place (`list.txt:3 [glide]`).
+        let place = source.place(result.line) + (format.map { " [\($0)]" } ?? "")
         // Both when the key is not the URL (an explicit key or --key-filter).
         var url = Redaction.redact(result.url)
         if result.key != result.url && result.outcome != .invalid { url += " (key \(Redaction.redact(result.key)))" }
@@ -172,8 +183,8 @@ final class PrefetchConsole: PrefetchJob.Observer {
         }
         Console.writeError(
             PrefetchConsole.summaryText(
-                summary, dryRun: dryRun, reportPath: reportPath, sources: sources, offline: offline, shard: shard)
-                + "\n")
+                summary, dryRun: dryRun, reportPath: reportPath, sources: sources, offline: offline, shard: shard,
+                format: format) + "\n")
         if summary.storedStale > 0 { Console.writeError(PrefetchConsole.staleText(summary.storedStale) + "\n") }
     }
 
@@ -201,9 +212,11 @@ final class PrefetchConsole: PrefetchJob.Observer {
 
     static func summaryText(
         _ summary: PrefetchJob.Summary, dryRun: Bool, reportPath: String?, sources: [ListSource] = [],
-        offline: Bool = false, shard: Shard? = nil
+        offline: Bool = false, shard: Shard? = nil, format: String? = nil
     ) -> String {
         let t = summary.totals
+        // Several formats: one paragraph a format, each named (`imgwarm prefetch (glide): …`).
+        let command = "imgwarm prefetch" + (format.map { " (\($0))" } ?? "")
         let seconds = Quantities.formatDecimal(summary.duration, digits: 2)
         // Lines that never started took no time: the rate counts the ones that finished.
         let finished = t.lines - t.notStarted - t.interrupted - t.otherShard
@@ -213,24 +226,26 @@ final class PrefetchConsole: PrefetchJob.Observer {
         var text: String
         if dryRun {
             text =
-                "imgwarm prefetch (dry run): \(Console.count(t.lines - t.otherShard, "line")): \(t.wouldFetch) would be \(offline ? "stored from recorded bodies" : "fetched"), "
+                "\(command) (dry run): \(Console.count(t.lines - t.otherShard, "line")): \(t.wouldFetch) would be \(offline ? "stored from recorded bodies" : "fetched"), "
                 + "\(t.cached) cached, \(t.blacklisted) blacklisted, \(t.invalid) invalid, "
                 + "\(Console.count(t.duplicates, "duplicate"))"
                 + (t.noBody > 0 ? ", \(t.noBody) no-body (nothing recorded to store)" : "")
                 + (t.unsupported > 0 ? ", \(unsupportedText(t.unsupported))." : ".")
         } else {
-            let inCache = t.downloaded + t.cached + t.revalidated
+            let inCache = t.downloaded + t.copied + t.cached + t.revalidated
             let urls = Console.count(t.lines - t.duplicates - t.otherShard - t.invalid, "URL")
             let revalidated = t.revalidated > 0 ? ", \(t.revalidated) revalidated" : ""
+            // Several formats: stored from another format's bytes, with no request of their own.
+            let copied = t.copied > 0 ? ", \(t.copied) copied from another format" : ""
             let kinds =
-                "(\(t.downloaded) \(offline ? "stored offline" : "downloaded"), \(t.cached) cached\(revalidated))"
+                "(\(t.downloaded) \(offline ? "stored offline" : "downloaded")\(copied), \(t.cached) cached\(revalidated))"
             let unchecked = t.notStarted > 0 ? uncheckedReason(summary) : nil
             if let unchecked {
                 // They were never looked up: they may well be in the cache (a hit needs the lock).
                 text =
-                    "imgwarm prefetch: \(t.notStarted) of \(urls) not checked (\(unchecked)); \(inCache) in the cache \(kinds); "
+                    "\(command): \(t.notStarted) of \(urls) not checked (\(unchecked)); \(inCache) in the cache \(kinds); "
             } else {
-                text = "imgwarm prefetch: \(inCache) of \(urls) in the cache \(kinds); "
+                text = "\(command): \(inCache) of \(urls) in the cache \(kinds); "
             }
             var problems: [String] = []
             if t.failed > 0 {
