@@ -42,10 +42,11 @@ public final class FormatFanOut: @unchecked Sendable {
     }
 
     /// True when `location`'s format stores an entry from the image's bytes alone: it keeps
-    /// nothing of the response (no headers file, no row the response names).
+    /// nothing of the response (not OkHttp's, Picasso's or Coil 1's `<key>.0`, written from the
+    /// whole exchange; not flutter_cache_manager's row, named and timed from the headers).
     static func storesFromBytesAlone(_ location: CacheLocation) -> Bool {
-        guard let index = location.makeIndex() else { return true }
-        return !(index is any ResponseCompanionsIndex) && !(index is any EntryNamingIndex)
+        if location.format is any RequestProfileFormat { return false }
+        return !(location.makeIndex() is any EntryNamingIndex)
     }
 
     /// What `entry`, a miss of `location`'s format about to be requested, is stored from
