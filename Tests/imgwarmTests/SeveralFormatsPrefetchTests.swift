@@ -259,6 +259,61 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: h.temp.path("c5")))
     }
 
+    /// Formats whose time rules agree share one file (a hard link); Kingfisher, whose
+    /// modification time is its expiry date, has its own; `pack` writes every member whole.
+    @Test func twinsShareOneFileOnlyWhenTheirTimeRulesAgree() throws {
+        let h = try PrefetchHarness()
+        let (list, urls, bodies) = try Self.list(h, count: 2)
+        let root = h.temp.path("caches")
+        let run = try h.run([
+            "prefetch", "--quiet", "--cache-format", "sdwebimage,glide,nuke,coil,kingfisher", "--cache-dir", root, list,
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(Self.requests(h, urls) == [1, 1])
+        func inode(_ path: String) throws -> Int {
+            try #require(try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int)
+        }
+        let now = Date().timeIntervalSince1970
+        for url in urls {
+            let key = Digest.sha256Hex(url)
+            let sd = root + "/com.hackemist.SDImageCache/default/" + SDFileName.forKey(url)
+            let nuke = root + "/com.github.kean.Nuke.DataCache/" + (try ReaderModel.name(url, format: "nuke"))
+            let glide = root + "/image_manager_disk_cache/\(key).0"
+            let coil = root + "/coil3_disk_cache/\(key).1"
+            let kingfisher =
+                root + "/" + FormatPrefetchTests.kingfisherFolder + "/"
+                + (try ReaderModel.name(url, format: "kingfisher"))
+            #expect(try inode(sd) == inode(nuke), "SDWebImage and Nuke: a hit sets the access time in both")
+            #expect(try inode(glide) == inode(coil), "Glide and Coil read no file time")
+            #expect(try inode(sd) != inode(glide))
+            #expect(try Set([sd, glide].map(inode)).isDisjoint(with: [try inode(kingfisher)]))
+            for path in [sd, nuke, glide, coil, kingfisher] {
+                #expect(FileManager.default.contents(atPath: path).map([UInt8].init) == bodies[url], "\(path)")
+            }
+            // Each keeps its own time rule: Kingfisher's expiry a week ahead, SDWebImage's the download.
+            let times = try #require(ReaderModel.times(sd))
+            #expect(times.modification <= now + 1)
+            #expect(
+                try ReaderModel.kingfisher(
+                    folder: (kingfisher as NSString).deletingLastPathComponent, key: url, now: now + 86400) == .hit)
+        }
+        let verify = try h.run([
+            "verify", "--cache-format", "sdwebimage,glide,nuke,coil,kingfisher", "--cache-dir", root, list,
+        ])
+        #expect(verify.status == 0, "\(verify.result.stdoutText)")
+
+        // pack: every member a regular file, each linked file whole under each path.
+        let archive = h.temp.path("seed.tar")
+        let pack = try h.run([
+            "pack", "--cache-format", "sdwebimage,nuke", "--cache-dir", root, "--platform", "ios", "-o", archive,
+        ])
+        #expect(pack.status == 0, "\(pack.stderr)")
+        let listing = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/tar"), ["-tvf", archive])
+        let members = listing.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("d") }
+        #expect(members.count == 5, "a manifest and 4 files: \(members)")
+        #expect(members.allSatisfy { $0.hasPrefix("-") }, "no link member: \(members)")
+    }
+
     /// One format: the report has no `copied` and no `copiedFrom`, and the summary is today's.
     @Test func oneFormatIsAsBefore() throws {
         let h = try PrefetchHarness()

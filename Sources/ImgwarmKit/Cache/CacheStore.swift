@@ -10,7 +10,7 @@ public final class CacheStore: Sendable {
     /// names) when the private folder is on another file system.
     public let temporaryFolder: String
     let folderDescriptor: FileDescriptor
-    private let temporaryDescriptor: FileDescriptor
+    let temporaryDescriptor: FileDescriptor
     /// Prefix of temporary file names: empty, or `.imgwarm-` when they live in the cache folder.
     public let temporaryPrefix: String
     private let counter = Mutex(0)
@@ -285,7 +285,7 @@ public final class CacheStore: Sendable {
     }
 
     /// Makes the folders a name with slashes lies in (Fresco's shard folders), inside the cache folder.
-    private func makeParentFolders(of name: String) throws(StoreFailure) {
+    func makeParentFolders(of name: String) throws(StoreFailure) {
         guard let slash = name.lastIndex(of: "/") else { return }
         var path = location.folder
         for component in name[..<slash].split(separator: "/") {
@@ -301,7 +301,7 @@ public final class CacheStore: Sendable {
 
     /// Writes the other files of entry `name` before it: empty, or what a `ResponseCompanionsIndex`
     /// keeps of `response`.
-    private func storeCompanions(of name: String, response: CacheIndexResponse?, copied: CopiedEntry? = nil)
+    func storeCompanions(of name: String, response: CacheIndexResponse?, copied: CopiedEntry? = nil)
         throws(StoreFailure)
     {
         guard let index = index as? any CompanionFilesIndex else { return }
@@ -346,7 +346,7 @@ public final class CacheStore: Sendable {
         if changed { index.didStore(name) }
     }
 
-    private func recordStored(_ name: String, response: CacheIndexResponse?) {
+    func recordStored(_ name: String, response: CacheIndexResponse?) {
         guard let index else { return }
         index.recordStore(name, response: response)
         try? index.flush(force: false, lockTimeout: 0)
@@ -436,7 +436,7 @@ public final class CacheStore: Sendable {
         recordStored(name, response: response)
     }
 
-    private func renameIntoPlace(temporaryName: String, name: String, times copiedTimes: FileTimes? = nil)
+    func renameIntoPlace(temporaryName: String, name: String, times copiedTimes: FileTimes? = nil)
         throws(StoreFailure)
     {
         do {

@@ -18,6 +18,8 @@ public final class SharedBodies: @unchecked Sendable {
         var headers: ResponseHeaders
         /// The format that fetched it (`CacheFormat.name`).
         var format: String
+        /// Where formats stored these very bytes (not encoded), by format, in the order stored.
+        var stored: [(format: String, path: String)] = []
     }
 
     private let file: FileDescriptor
@@ -60,14 +62,23 @@ public final class SharedBodies: @unchecked Sendable {
         end += Int64(bytes.count)
     }
 
-    /// The place of `url`'s kept body, with the format that fetched it and whether its whole
-    /// head was kept (what a format that stores the response whole, OkHttp's, needs); nil when
-    /// this run kept none.
-    public func find(_ url: String) -> (index: Int, format: String, wholeHead: Bool)? {
+    /// Notes that `format` stored `url`'s kept bytes, unchanged, at `path`.
+    func noteStored(_ url: String, format: String, at path: String) {
+        guardian.lock()
+        defer { guardian.unlock() }
+        if let index = byURL[url] { kept[index].stored.append((format, path)) }
+    }
+
+    /// The place of `url`'s kept body, with the format that fetched it, whether its whole head
+    /// was kept (what a format that stores the response whole, OkHttp's, needs) and where formats
+    /// stored the same bytes; nil when this run kept none.
+    public func find(_ url: String) -> (
+        index: Int, format: String, wholeHead: Bool, stored: [(format: String, path: String)]
+    )? {
         guardian.lock()
         defer { guardian.unlock() }
         guard let index = byURL[url] else { return nil }
-        return (index, kept[index].format, kept[index].headers.head != nil)
+        return (index, kept[index].format, kept[index].headers.head != nil, kept[index].stored)
     }
 
     /// The kept response `index`: its headers and length.

@@ -10,13 +10,19 @@ public struct CopiedBody: Sendable, Equatable {
     public var shared: Int?
     /// A hit of another format's cache: the file's path.
     public var path: String?
+    /// This run's download, stored by a format whose time rules agree with this one's: the path
+    /// of that file, which this format's entry may share (a hard link) rather than copy.
+    public var link: String?
 
-    public init(format: String, shared: Int? = nil, path: String? = nil) {
-        (self.format, self.shared, self.path) = (format, shared, path)
+    public init(format: String, shared: Int? = nil, path: String? = nil, link: String? = nil) {
+        (self.format, self.shared, self.path, self.link) = (format, shared, path, link)
     }
 }
 
 extension PendingEntry {
+    /// The file this entry may share with another format's (`CopiedBody.link`), if any.
+    public var sharedFile: String? { copy?.link }
+
     /// Stores `copy`'s bytes instead of requesting the URL.
     public mutating func take(_ copy: CopiedBody) { self.copy = copy }
 

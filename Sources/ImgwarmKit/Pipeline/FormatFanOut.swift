@@ -49,13 +49,34 @@ public final class FormatFanOut: @unchecked Sendable {
         return !(location.makeIndex() is any EntryNamingIndex)
     }
 
+    /// True when two formats' entries of the same bytes may be one file (a hard link): neither
+    /// stamps a time on a stored file (Kingfisher's modification time is its expiry date,
+    /// SDWebImage's the download's), both give a hit the same times (SDWebImage and Nuke its
+    /// access time; PINCache and Fresco its modification time; the journal and database formats
+    /// none), and both keep the image's bytes as they are (not OkHttp's, maybe gzip). A link has
+    /// one set of times: with these rules, what one format's reader or trim does to them is what
+    /// the other's would.
+    static func mayShareFiles(_ one: any CacheFormat, _ other: any CacheFormat) -> Bool {
+        guard !(one is any RequestProfileFormat), !(other is any RequestProfileFormat) else { return false }
+        let now = Timestamp(seconds: 1_000_000_000)
+        return one.timesOnStore(now: now) == FileTimes() && other.timesOnStore(now: now) == FileTimes()
+            && one.timesOnHit(now: now) == other.timesOnHit(now: now)
+    }
+
     /// What `entry`, a miss of `location`'s format about to be requested, is stored from
     /// instead, if anything (the rule above); nil: it is requested.
     func copy(of entry: PendingEntry, into location: CacheLocation) -> CopiedBody? {
         guard entry.source.isRequested, !entry.copyRefused else { return nil }
         let wholeResponse = location.format is any RequestProfileFormat
         if let kept = shared.find(entry.url), kept.format != location.format.name {
-            return !wholeResponse || kept.wholeHead ? CopiedBody(format: kept.format, shared: kept.index) : nil
+            guard !wholeResponse || kept.wholeHead else { return nil }
+            // The first file of a format whose time rules agree with this one's, if any.
+            let twin = kept.stored.first { stored in
+                locations.first { $0.format.name == stored.format }.map {
+                    FormatFanOut.mayShareFiles($0.format, location.format)
+                } ?? false
+            }
+            return CopiedBody(format: kept.format, shared: kept.index, link: twin?.path)
         }
         let bytesAlone = fromBytesAlone[location.folder] ?? FormatFanOut.storesFromBytesAlone(location)
         fromBytesAlone[location.folder] = bytesAlone

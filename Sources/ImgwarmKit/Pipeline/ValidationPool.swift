@@ -187,6 +187,32 @@ final class ValidationPool: @unchecked Sendable {
         }
     }
 
+    /// Stores `job` as another name of the file a format whose time rules agree stored for the
+    /// same download (`PendingEntry.sharedFile`, `CacheStore.store(linking:)`): true when linked.
+    /// Only a regular file of the body's length is linked; anything else (another file system, a
+    /// limit of links, a file gone or changed) is written as a copy instead.
+    private func link(
+        _ job: Job, name: String, response: CacheIndexResponse,
+        locked: (() throws(StoreFailure) -> Void) throws(StoreFailure) -> Void
+    ) -> Bool {
+        guard let path = job.entry.sharedFile, let slash = path.lastIndex(of: "/"),
+            let folder = try? FileDescriptor.openFolder(String(path[..<slash]))
+        else { return false }
+        defer { folder.close() }
+        guard
+            case .opened(let file, let status)? = try? folder.openRegularFile(
+                String(path[path.index(after: slash)...]), keepingAccessTime: true)
+        else { return false }
+        defer { file.close() }
+        guard status.size == UInt64(job.count) else { return false }
+        do {
+            try store.store(linking: file, as: name, response: response, publish: locked)
+            return true
+        } catch {
+            return false
+        }
+    }
+
     private func validateAndStore(
         _ job: Job, _ validator: ImageValidator,
         locked: (() throws(StoreFailure) -> Void) throws(StoreFailure) -> Void
@@ -217,6 +243,19 @@ final class ValidationPool: @unchecked Sendable {
             job.fileName = index.storeName(for: job.fileName, response: response)
         }
         let name = job.fileName
+        if let shared, job.entry.sharedFile != nil, link(job, name: name, response: response, locked: locked) {
+            if let spillName = job.spillName { store.discard(temporaryName: spillName) }
+            return Validated(job: job, result: result)
+        }
+        defer {
+            // A twin of a later format may share this file (`FormatFanOut.mayShareFiles`).
+            if let shared, job.entry.source.isRequested || job.entry.source.fallsBackToNetwork,
+                !store.storesEncodedBodies
+            {
+                shared.noteStored(
+                    job.entry.url, format: location.format.name, at: CacheLocation.join(store.location.folder, name))
+            }
+        }
         do throws(StoreFailure) {
             if let spillName = job.spillName {
                 do throws(StoreFailure) {
