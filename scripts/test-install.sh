@@ -120,15 +120,16 @@ check_pages_cover_help() {
   [ -z "$problems" ] || { echo "$problems"; return 1; }
 }
 
-# man renders every page without a warning, and prefetch's page shows its synopsis.
+# man renders every page without a warning, and prefetch's page shows its synopsis (several
+# formats: --cache-format may be repeated).
 check_man_renders() {
   local folder=$1 page out
   for page in "$folder"/imgwarm*.1*; do
     out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null) || { echo "$page: man failed"; return 1; }
     [ -z "$out" ] || { echo "$page: $out"; return 1; }
   done
-  LC_ALL=C.UTF-8 MANWIDTH=80 man -l "$folder"/imgwarm-prefetch.1* 2>/dev/null | grep -q -- "imgwarm prefetch \[--cache-format name\] \[--cache-dir dir\]" \
-    || { echo "imgwarm-prefetch.1: its synopsis does not begin with [--cache-format name] [--cache-dir dir]"; return 1; }
+  LC_ALL=C.UTF-8 MANWIDTH=80 man -l "$folder"/imgwarm-prefetch.1* 2>/dev/null | grep -q -- "imgwarm prefetch \[--cache-format name\.\.\.\] \[--cache-dir dir\]" \
+    || { echo "imgwarm-prefetch.1: its synopsis does not begin with [--cache-format name...] [--cache-dir dir]"; return 1; }
 }
 
 # bash loads the completion ($1: a completion file, or "" for bash-completion's own loader) and

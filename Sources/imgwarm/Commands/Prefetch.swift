@@ -23,7 +23,12 @@ struct Prefetch: ParsableCommand {
             within --max-bytes, an image whose format is recognised and whose header is read within \
             the pixel limits: by imgwarm for JPEG, PNG, GIF and WebP, by ImageMagick's coder of \
             that format for the others) and then stored atomically under the file name of the \
-            app's image library (--cache-format: SDWebImage by default; docs/cache-formats.md).
+            app's image library (--cache-format: SDWebImage by default; docs/cache-formats.md). \
+            Several formats (--cache-format sdwebimage,glide,flutter) are filled in turn, OkHttp's \
+            first: each URL is requested once, by the first format that misses it, and the others \
+            store the same bytes (copied, or a hard link where their time rules agree), or copy \
+            another format's hit when they need no response headers; one summary per format, the \
+            worst exit status.
 
             Transient failures (timeouts, resets, 408, 429, 5xx) are retried with back-off \
             (--retries, --retry-delay, Retry-After up to --max-retry-wait). Any other failure \
@@ -47,6 +52,8 @@ struct Prefetch: ParsableCommand {
               generate-urls | imgwarm prefetch --quiet -
               imgwarm prefetch --key-filter drop-params:token,expires signed.txt
               imgwarm prefetch --shard 3/8 feed.txt
+              # the iOS and the Android app's caches, each URL requested once
+              imgwarm prefetch --cache-format sdwebimage,glide --cache-dir seed feed.txt
               # shard from the scheduler's task index (Slurm, GitLab, ...)
               imgwarm prefetch --shard auto feed.txt
               imgwarm prefetch --shard auto/8 feed.txt  # Kubernetes: 8 completions
