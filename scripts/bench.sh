@@ -38,6 +38,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+bench=$root/.bench
+# shellcheck source=scripts/bench-net/common.sh
+source scripts/bench-net/common.sh   # the corpus, the site, the server and the link (bench-formats.sh's too)
 
 files=10000
 files_given=0
@@ -108,22 +111,10 @@ if [ -n "$rtt" ]; then
   command -v gcc >/dev/null || need+=(gcc)
   command -v ip >/dev/null || need+=(iproute2)
 fi
-if [ ${#need[@]} -gt 0 ]; then
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
-  $sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${need[@]}"
-fi
+bench_install "${need[@]}"
 bash scripts/install-deps.sh >/dev/null
 
-if [ -z "$imgwarm" ]; then
-  source scripts/env.sh
-  # Built as scripts/install.sh and the .deb build it (the Swift runtime linked in, symbols
-  # bound at start): what users run, and 3 MB less resident memory than a build that loads the
-  # runtime's shared libraries from /opt/swift.
-  echo "== building imgwarm (release, as scripts/install.sh builds it)"
-  swift build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now \
-    --product imgwarm 2>&1 | tail -n 1
-  imgwarm="$(swift build -c release --show-bin-path)/imgwarm"
-fi
+[ -n "$imgwarm" ] || bench_build_imgwarm
 [ -x "$imgwarm" ] || { echo "no imgwarm binary at $imgwarm" >&2; exit 2; }
 [ -z "$baseline" ] || [ -x "$baseline" ] || { echo "no baseline binary at $baseline" >&2; exit 2; }
 if [ -n "$capacity" ]; then
@@ -133,7 +124,6 @@ if [ -n "$capacity" ]; then
   testserver="$(swift build -c release --show-bin-path)/imgwarm-testserver"
 fi
 
-bench=$root/.bench
 work=${out:-$(mktemp -d "${TMPDIR:-/tmp}/imgwarm-bench.XXXXXX")}
 mkdir -p "$bench" "$work"
 ngx=$work/nginx
@@ -142,13 +132,7 @@ rm -f "$ngx/nginx.pid"   # a folder given with --out may hold one from an earlie
 # down (netns.sh leaves its guard route in place; it prints the packets forwarded and dropped),
 # unmount the tmpfs.
 cleanup() {
-  if [ -s "$ngx/nginx.pid" ]; then
-    local pid; pid=$(cat "$ngx/nginx.pid")
-    if [ "$server" = node ]; then kill "$pid" 2>/dev/null || true
-    else nginx -c "$ngx/nginx.conf" -p "$ngx" -s stop 2>/dev/null || true; fi
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  fi
-  if [ -n "$rtt" ]; then scripts/bench-net/netns.sh down 2>&1 | sed 's/^/   /' || true; fi
+  bench_server_stop
   if [ "$output_fs" = tmpfs ]; then umount "$work/runs" 2>/dev/null || true; fi
 }
 trap cleanup EXIT
@@ -157,83 +141,22 @@ if [ "$output_fs" = tmpfs ]; then
   mount -t tmpfs -o size=8g tmpfs "$work/runs" || { echo "--output-fs tmpfs needs root" >&2; exit 2; }
 fi
 
-# ---- corpus ---------------------------------------------------------------------------------
-# 200 distinct images in the mix of a CDN: 150 JPEG, 20 PNG, 20 WebP, 8 GIF, 2 large JPEGs.
-corpus=$bench/corpus
-C=/usr/bin/convert-im6.q16
-if [ ! -f "$corpus/.done" ]; then
-  echo "== generating the image corpus (once)"
-  rm -rf "$corpus"; mkdir -p "$corpus"
-  for i in $(seq 0 149); do $C -seed $((i + 1)) -size 360x270 plasma:fractal -blur 0x1.5 -quality 82 -strip "$corpus/$i.jpg"; done
-  for i in $(seq 150 169); do $C -seed $((i + 1)) -size 220x220 plasma:fractal -blur 0x6 -colors 64 -strip "$corpus/$i.png"; done
-  for i in $(seq 170 189); do $C -seed $((i + 1)) -size 400x300 plasma:fractal -blur 0x2 -quality 80 "$corpus/$i.webp"; done
-  for i in $(seq 190 197); do $C -seed $((i + 1)) -size 160x120 plasma:fractal -blur 0x4 -colors 32 "$corpus/$i.gif"; done
-  for i in 198 199; do $C -seed $((i + 1)) -size 2400x1800 plasma:fractal -quality 90 -strip "$corpus/$i.jpg"; done
-  touch "$corpus/.done"
-fi
-sources=($(cd "$corpus" && ls | sort -n))
-
-# ---- site: N files, hard links to the corpus ---------------------------------------------
-site=$bench/site-$files
-if [ ! -f "$site/.done" ]; then
-  rm -rf "$site"; mkdir -p "$site/img"
-  for i in $(seq 0 $((files - 1))); do
-    src=${sources[$((i % ${#sources[@]}))]}
-    ln "$corpus/$src" "$site/img/$i.${src##*.}"
-  done
-  touch "$site/.done"
-fi
-total_bytes=$(find "$site/img" -type f -printf '%s\n' | awk '{s += $1} END {print s}')
+# ---- corpus and site: N files, hard links to the corpus (scripts/bench-net/common.sh) -------
+bench_corpus
+bench_site "$files"
 echo "== $files files, $((total_bytes / files)) bytes on average"
 
-# ---- nginx, on loopback or behind the delayed link ----------------------------------------------
-# Port 1 speaks HTTP/1.1, port 2 HTTPS with HTTP/2 (http2_max_concurrent_streams 256, not
-# nginx's default 128). The self-signed certificate is the test CA every tool is told to trust.
-mkdir -p "$ngx/logs"
-openssl req -x509 -newkey rsa:2048 -nodes -keyout "$ngx/key.pem" -out "$ngx/cert.pem" -days 2 \
-  -subj /CN=imgwarm-bench -addext subjectAltName=IP:127.0.0.1,IP:10.213.78.2 2>/dev/null
-in_ns=()
-link_location=""
+# ---- nginx, on loopback or behind the delayed link (scripts/bench-net/common.sh) ---------------
+server_locations=""
 if [ -n "$rtt" ]; then
-  # The namespace is ours alone, so fixed ports; the address is the one netns.sh gives it.
-  host=10.213.78.2; port1=8080; port2=8443
-  scripts/bench-net/netns.sh up "$rtt"
-  in_ns=(ip netns exec imgwarm-rtt)
   # One large file of random bytes to measure what the link carries (see link_bound).
   [ -s "$bench/link-100M.bin" ] || head -c 100000000 /dev/urandom > "$bench/link-100M.bin"
   # And one file as large as the N images together, for the "one transfer" row (see one_transfer).
   [ "$(stat -c %s "$bench/link-same-$files.bin" 2>/dev/null || echo 0)" -eq "$total_bytes" ] \
     || head -c "$total_bytes" /dev/urandom > "$bench/link-same-$files.bin"
-  link_location="location ~ ^/link-(100M|same-[0-9]+)\.bin\$ { root $bench; }"
-else
-  host=127.0.0.1; port1=$((20000 + RANDOM % 20000)); port2=$((port1 + 1))
+  server_locations="location ~ ^/link-(100M|same-[0-9]+)\.bin\$ { root $bench; }"
 fi
-cat > "$ngx/nginx.conf" <<NGINX
-worker_processes 2;
-pid $ngx/nginx.pid;
-error_log $ngx/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  sendfile on; tcp_nopush on; tcp_nodelay on;
-  keepalive_requests 1000000; keepalive_timeout 60;
-  types { image/jpeg jpg; image/png png; image/webp webp; image/gif gif; }
-  client_body_temp_path $ngx/tmp; proxy_temp_path $ngx/tmp; fastcgi_temp_path $ngx/tmp; uwsgi_temp_path $ngx/tmp; scgi_temp_path $ngx/tmp;
-  server { listen $host:$port1; root $site; $link_location }
-  server { listen $host:$port2 ssl http2; root $site; $link_location
-           ssl_certificate $ngx/cert.pem; ssl_certificate_key $ngx/key.pem; http2_max_concurrent_streams 256; }
-}
-NGINX
-mkdir -p "$ngx/tmp"
-if [ "$server" = node ]; then
-  "${in_ns[@]}" node "$root/scripts/bench-net/server.mjs" "$site" "$bench" "$host" "$port1" "$port2" \
-    "$ngx/cert.pem" "$ngx/key.pem" 2>"$ngx/logs/error.log" &
-  echo $! > "$ngx/nginx.pid"
-  sleep 1
-else
-  "${in_ns[@]}" nginx -c "$ngx/nginx.conf" -p "$ngx"
-  sleep 0.3
-fi
+bench_server_start
 
 # ---- helpers ----------------------------------------------------------------------------------
 # measure NAME CMD...: runs CMD once to warm up, then $runs times; prints the median wall time,
