@@ -81,7 +81,7 @@ import Testing
         for format in ["sdwebimage", "glide", "flutter"] {
             #expect(run.stderr.contains("imgwarm prefetch (\(format)): 4 of 4 URLs in the cache"), "\(run.stderr)")
         }
-        #expect(run.stderr.contains("(0 downloaded, 4 copied from another format, 0 cached)"), "\(run.stderr)")
+        #expect(run.stderr.contains("(0 downloaded, 4 copied from another cache, 0 cached)"), "\(run.stderr)")
 
         // Every format's verify: all hits.
         let verify = try h.run(["verify", "--cache-format", formats, "--cache-dir", root, list])

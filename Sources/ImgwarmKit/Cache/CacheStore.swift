@@ -422,9 +422,10 @@ public final class CacheStore: Sendable {
 
     /// Renames a complete temporary file (a name inside `temporaryFolder`) to `name`, with the
     /// times the format gives a stored file; with an index, as `store` does.
-    public func moveIntoPlace(temporaryName: String, name: String, response: CacheIndexResponse? = nil)
-        throws(StoreFailure)
-    {
+    /// `times`: an entry copied from another cache whose times carry over (nil: the format's).
+    public func moveIntoPlace(
+        temporaryName: String, name: String, response: CacheIndexResponse? = nil, times: FileTimes? = nil
+    ) throws(StoreFailure) {
         do throws(StoreFailure) {
             try makeParentFolders(of: name)
             try storeCompanions(of: name, response: response)
@@ -432,7 +433,7 @@ public final class CacheStore: Sendable {
             try? temporaryDescriptor.removeFile(temporaryName)
             throw error
         }
-        try renameIntoPlace(temporaryName: temporaryName, name: name)
+        try renameIntoPlace(temporaryName: temporaryName, name: name, times: times)
         recordStored(name, response: response)
     }
 

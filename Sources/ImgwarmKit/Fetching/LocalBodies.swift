@@ -18,7 +18,7 @@ final class LocalBodies {
     /// keeps it open for the run).
     let recorded: HARBodies?
     /// Several formats in one run: the bodies this run downloaded for the other formats.
-    let shared: SharedBodies?
+    let shared: (any KeptBodyReading)?
     private var finished: [Downloader.Finished] = []
 
     /// The largest local body held in memory (256 KiB); a larger one is copied to a temporary file.
@@ -31,7 +31,7 @@ final class LocalBodies {
 
     init(
         maxBytes: Int, memoryLimit: Int, spillFolder: String, spillPrefix: String, recorded: HARBodies? = nil,
-        shared: SharedBodies? = nil
+        shared: (any KeptBodyReading)? = nil
     ) {
         (self.maxBytes, self.memoryLimit) = (maxBytes, memoryLimit)
         (self.spillFolder, self.spillPrefix) = (spillFolder, spillPrefix)
@@ -98,8 +98,8 @@ final class LocalBodies {
     /// Another format's bytes (`CopiedBody`): this run's download with its response, or a hit's
     /// file of another format's folder with none (the status a file has).
     private func read(_ copy: CopiedBody, entry: PendingEntry, into done: inout Downloader.Finished) {
-        if let path = copy.path {
-            done.result = read(path, entry: entry)
+        if let folder = copy.folder, let name = copy.name {
+            done.result = read(name, in: folder, entry: entry)
             return
         }
         guard let shared, let index = copy.shared, let (headers, length) = shared.response(index) else {
@@ -140,6 +140,42 @@ final class LocalBodies {
             }
             position += Int64(bytes.count)
             return bytes[...]
+        }
+    }
+
+    /// The file `name` of another cache's `folder` as a body, read as an untrusted folder's file
+    /// is (docs/hardening.md): no link followed, only a regular file, its access time left as it
+    /// was (a source is only read); at most `maxBytes`, not empty.
+    func read(_ name: String, in folderPath: String, entry: PendingEntry) -> Result<Downloader.Body, Failure> {
+        let what = folderPath + "/" + name
+        let file: FileDescriptor
+        let restore: Timestamp?
+        do {
+            let folder = try FileDescriptor.openFolder(folderPath)
+            defer { folder.close() }
+            let (opening, restoreAccessTime) = try folder.openUntrustedFile(name)
+            switch opening {
+            case .opened(let opened, let status):
+                guard status.size <= UInt64(maxBytes) else {
+                    opened.close()
+                    return .failure(
+                        Failure(.tooLarge, "the file is larger than \(Setting.maxBytes) (\(maxBytes) bytes)"))
+                }
+                (file, restore) = (opened, restoreAccessTime)
+            case .absent: return .failure(Failure(.transferFailed, "\(what) is gone"))
+            case .other(let why): return .failure(Failure(.transferFailed, "\(what): \(why)"))
+            }
+        } catch {
+            return .failure(Failure(.transferFailed, "cannot read \(what): \(SystemError.message(error.code))"))
+        }
+        defer {
+            if let restore { try? file.setAccessTime(restore) }
+            file.close()
+        }
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        return collect(entry: entry, what: what, noun: "the file", status: 200) { () throws(SystemError) in
+            let read = try file.read(into: &chunk)
+            return chunk[..<read]
         }
     }
 
@@ -230,4 +266,11 @@ final class LocalBodies {
         }
         return .success(Downloader.Body(bytes: bytes, spillName: spill?.name, count: count, status: status))
     }
+}
+
+/// The bodies a run kept for its other formats (several formats in one run: `SharedBodies`), as
+/// `LocalBodies` reads them: a kept response's head and length, and its bytes in pieces.
+protocol KeptBodyReading: AnyObject, Sendable {
+    func response(_ index: Int) -> (headers: ResponseHeaders, length: Int64)?
+    func read(_ index: Int, at position: Int64, count: Int) throws(SystemError) -> [UInt8]
 }

@@ -56,28 +56,10 @@ extension MergeJob {
     /// Reads the file `name` (plain names joined by `/`: Fresco's shard folders) of `folder`, at
     /// most `limit` bytes.
     static func readFile(_ name: String, in folder: FileDescriptor, limit: Int) throws(SystemError) -> FileRead {
-        let parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        guard parts.allSatisfy(FileDescriptor.isPlainName) else {
-            return .refused("its name is not a plain name of the folder")
-        }
-        var opened: [FileDescriptor] = []
-        defer { for descriptor in opened { descriptor.close() } }
-        var current = folder
-        for part in parts.dropLast() {
-            do {
-                current = try current.openFolder(part)
-                opened.append(current)
-            } catch {
-                if error.isNotFound { return .absent }
-                // O_NOFOLLOW on a link (ELOOP), or not a folder (ENOTDIR).
-                if error.code == 40 || error.code == 20 { return .refused("\(part) is not a folder") }
-                throw error
-            }
-        }
-        let (opening, restore) = try current.openRegularFileUntouched(parts[parts.count - 1])
+        let (opening, restore) = try folder.openUntrustedFile(name)
         switch opening {
         case .absent: return .absent
-        case .other(let kind): return .refused("it is \(kind), not a regular file")
+        case .other(let why): return .refused(why)
         case .opened(let file, let info):
             defer {
                 if let restore { try? file.setAccessTime(restore) }

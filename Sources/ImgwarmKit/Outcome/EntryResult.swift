@@ -19,6 +19,8 @@ public enum Outcome: String, Codable, Sendable, CaseIterable {
     case duplicate
     /// `--dry-run`: would be requested.
     case wouldFetch = "would-fetch"
+    /// `--dry-run`: would be stored from another cache's copy (`copied`), with no request.
+    case wouldCopy = "would-copy"
     /// The run was interrupted before this URL started (it was still queued, or waiting for a
     /// retry or for its host).
     case notStarted = "not-started"
@@ -105,6 +107,8 @@ public struct PrefetchTotals: Sendable, Equatable {
     public var invalid = 0
     public var duplicates = 0
     public var wouldFetch = 0
+    /// `--dry-run`: lines another cache would fill (`Outcome.wouldCopy`).
+    public var wouldCopy = 0
     public var notStarted = 0
     /// Transfers the interruption abandoned.
     public var interrupted = 0
@@ -155,6 +159,7 @@ public struct PrefetchTotals: Sendable, Equatable {
         case .invalid: invalid += 1
         case .duplicate: duplicates += 1
         case .wouldFetch: wouldFetch += 1
+        case .wouldCopy: wouldCopy += 1
         case .notStarted: notStarted += 1
         case .interrupted: interrupted += 1
         case .noBody: noBody += 1

@@ -2,13 +2,15 @@ import ImgwarmSystem
 
 /// `prefetch --dry-run` past the reading of the lists: every entry gets what the run would do
 /// with it (`EntryStart`, as the run decides it), from the cache folder, its index and the state
-/// database as they are; nothing is requested, locked or written.
+/// database as they are; nothing is requested, locked or written. An entry another cache would
+/// fill (`--from-cache`, another format's hit: `FormatFanOut`) is `would-copy`.
 struct PrefetchDryRun {
     let location: CacheLocation
     let rules: EntryStart.Rules
     let state: PrefetchState
     let recorder: PrefetchRecorder
-    let stop: StopSource
+    let configuration: PrefetchJob.Configuration
+    var stop: StopSource { configuration.stop }
 
     /// Classifies every entry `scheduler` holds, with `index` as the library would read it;
     /// returns the signal that stopped it (what it did not classify is then not started), or 0.
@@ -30,7 +32,9 @@ struct PrefetchDryRun {
                 blacklisted: { entry.source.stoppedByBlacklist ? state.activeBlacklistEntry(url: entry.url) : nil },
                 hostUnavailable: { nil })
             var result = decision.result(of: entry, fileName: name) ?? EntryResult(entry, outcome: .wouldFetch)
-            if result.outcome == .wouldFetch, let failure = entry.source.failureBeforeReading {
+            if result.outcome == .wouldFetch, let copy = configuration.fanOut?.copy(of: entry, into: location) {
+                (result.outcome, result.copiedFrom) = (.wouldCopy, copy.format)
+            } else if result.outcome == .wouldFetch, let failure = entry.source.failureBeforeReading {
                 // --offline: an entry with nothing to store ends as the run would end it.
                 result.outcome = Outcome(finalFailure: failure)
                 result.failure = failure

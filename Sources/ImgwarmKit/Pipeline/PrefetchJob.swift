@@ -65,7 +65,7 @@ public final class PrefetchJob {
                 observer?.prefetchWarning("\(error.description); this dry run does not consult the blacklist")
             }
             let dryRun = PrefetchDryRun(
-                location: location, rules: startRules, state: state, recorder: recorder, stop: configuration.stop)
+                location: location, rules: startRules, state: state, recorder: recorder, configuration: configuration)
             let read = PrefetchDryRun.readIndex(of: location)
             if let failure = read.failure { note(.indexFailure(failure)) }
             let signal = dryRun.classify(scheduler, index: read.index)

@@ -1,10 +1,10 @@
 extension PrefetchReport.Header {
     /// The header of a run of `configuration` on `inputs`, its options recorded as the report
     /// documents them (as `CleanReport` records a clean's); `severalFormats`: one format's document
-    /// of several (`Header.severalFormats`).
+    /// of several (`Header.severalFormats`); `copies`: entries may be copied from another cache.
     public init(
         location: CacheLocation, inputs: [ListSource], configuration: PrefetchJob.Configuration, startedAt: Timestamp,
-        severalFormats: Bool = false
+        severalFormats: Bool = false, copies: Bool = false
     ) {
         // The User-Agent sent is the app client's where the format asks as it (`RequestProfile`).
         var configuration = configuration
@@ -20,6 +20,7 @@ extension PrefetchReport.Header {
             ],
             startedAt: startedAt, dryRun: configuration.dryRun, shard: configuration.shard)
         self.severalFormats = severalFormats
+        self.copies = copies
     }
 
     /// The report's `options`: the settings that change what a run does, in the documented order

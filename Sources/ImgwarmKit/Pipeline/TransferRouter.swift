@@ -20,7 +20,7 @@ final class TransferRouter: TransferDriving {
     /// `shared`: several formats in one run, the bodies downloaded for the others (`CopiedBody`).
     convenience init(
         network: any TransferDriving, fetch: FetchConfiguration, cache: CacheStore, recorded: HARBodies?,
-        shared: SharedBodies? = nil
+        shared: (any KeptBodyReading)? = nil
     ) {
         self.init(
             network: network,

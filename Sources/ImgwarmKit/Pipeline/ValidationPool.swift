@@ -169,15 +169,17 @@ final class ValidationPool: @unchecked Sendable {
 
     /// Keeps a validated download for the run's other formats (`SharedBodies`), decoded when it
     /// is stored gzip-encoded (OkHttp's profile): the others store the image, not the wire's bytes.
-    private func keep(_ job: Job, in shared: SharedBodies) {
+    private func keep(_ job: Job, image: ValidatedImage, in shared: SharedBodies) {
         let format = location.format.name
         let keep = { (bytes: UnsafeRawBufferPointer) in
             let codings = job.headers.head?.values(of: "Content-Encoding").map { $0.lowercased() } ?? []
             guard codings.contains("gzip") else {
-                return shared.keep(bytes, url: job.entry.url, headers: job.headers, decoded: false, format: format)
+                return shared.keep(
+                    bytes, url: job.entry.url, headers: job.headers, decoded: false, format: format, image: image)
             }
             _ = ContentDecoding.withGunzipped(bytes, limit: self.maxDecodedBytes) { decoded in
-                shared.keep(decoded, url: job.entry.url, headers: job.headers, decoded: true, format: format)
+                shared.keep(
+                    decoded, url: job.entry.url, headers: job.headers, decoded: true, format: format, image: image)
             }
         }
         if let spillName = job.spillName {
@@ -219,7 +221,10 @@ final class ValidationPool: @unchecked Sendable {
     ) -> Validated {
         var job = job
         let result: Result<ValidatedImage, Failure>
-        if let spillName = job.spillName {
+        if let index = job.entry.copy?.shared, let image = shared?.image(index) {
+            // This run's download, validated when it came (`SharedBodies`): validated once.
+            result = .success(image)
+        } else if let spillName = job.spillName {
             result =
                 MappedFile.withContents(of: store.temporaryFolder + "/" + spillName) {
                     ValidationPool.validate(
@@ -235,7 +240,9 @@ final class ValidationPool: @unchecked Sendable {
             if let spillName = job.spillName { store.discard(temporaryName: spillName) }
             return Validated(job: job, result: result)
         }
-        if let shared, job.entry.source.isRequested { keep(job, in: shared) }
+        if let shared, job.entry.source.isRequested, case .success(let image) = result {
+            keep(job, image: image, in: shared)
+        }
         // What the format's index keeps of the response; it may name the file (flutter_cache_manager).
         let response = CacheIndexResponse(
             key: job.entry.key, url: job.entry.url, headers: job.headers, receivedAt: job.receivedAt, length: job.count)
@@ -260,7 +267,8 @@ final class ValidationPool: @unchecked Sendable {
             if let spillName = job.spillName {
                 do throws(StoreFailure) {
                     try locked { () throws(StoreFailure) in
-                        try store.moveIntoPlace(temporaryName: spillName, name: name, response: response)
+                        try store.moveIntoPlace(
+                            temporaryName: spillName, name: name, response: response, times: job.entry.copiedTimes)
                     }
                 } catch {
                     store.discard(temporaryName: spillName)
@@ -269,7 +277,9 @@ final class ValidationPool: @unchecked Sendable {
             } else {
                 try job.bytes.withUnsafeBytes { bytes in
                     Result { () throws(StoreFailure) in
-                        try store.store(bytes, as: name, response: response, publish: locked)
+                        try store.store(
+                            bytes, as: name, response: response,
+                            copied: job.entry.copiedTimes.map { CacheStore.CopiedEntry(times: $0) }, publish: locked)
                     }
                 }.get()
             }

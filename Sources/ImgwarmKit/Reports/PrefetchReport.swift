@@ -22,9 +22,12 @@ public final class PrefetchReport {
         public var dryRun: Bool
         /// The run's shard, which `totals.shard` describes; nil without `--shard`.
         public var shard: Shard?
-        /// One of several formats' documents (`SeveralDocuments`): `totals.copied` is written,
-        /// and the document is embedded (no line feed, no commit). False by default.
+        /// One of several formats' documents (`SeveralDocuments`): embedded (no line feed, no
+        /// commit). False by default.
         public var severalFormats = false
+        /// Entries may be copied from another cache (several formats, `--from-cache`):
+        /// `totals.copied` (and `wouldCopy`) are written. False by default.
+        public var copies = false
 
         public init(
             cacheFolder: String, cacheFormat: String, inputs: [ListSource], options: [(String, OptionValue)],
@@ -50,14 +53,16 @@ public final class PrefetchReport {
 
     /// `totals.shard`, written at the end (the header is written at the first entry).
     private let shard: Shard?
-    /// `Header.severalFormats`.
+    /// `Header.severalFormats`, `Header.copies`.
     private let severalFormats: Bool
+    private let copies: Bool
 
     public init(file: ReportFile, header: Header) {
         self.file = file
         self.header = header
         shard = header.shard
         severalFormats = header.severalFormats
+        copies = header.copies || header.severalFormats
         writer = JSONWriter(pretty: false, capacity: 1 << 16)
     }
 
@@ -173,7 +178,7 @@ public final class PrefetchReport {
         writer.field("finishedCount", totals.finishedCount)
         writer.field("skippedCount", totals.skippedCount)
         writer.field("downloaded", totals.downloaded)
-        if severalFormats { writer.field("copied", totals.copied) }
+        if copies { writer.field("copied", totals.copied) }
         writer.field("cached", totals.cached)
         writer.field("revalidated", totals.revalidated)
         writer.field("failed", totals.failed)
@@ -181,6 +186,7 @@ public final class PrefetchReport {
         writer.field("invalid", totals.invalid)
         writer.field("duplicates", totals.duplicates)
         writer.field("wouldFetch", totals.wouldFetch)
+        if copies { writer.field("wouldCopy", totals.wouldCopy) }
         writer.field("notStarted", totals.notStarted)
         writer.field("interrupted", totals.interrupted)
         writer.field("noBody", totals.noBody)

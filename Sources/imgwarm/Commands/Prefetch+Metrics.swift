@@ -11,7 +11,7 @@ extension Prefetch {
                 (.blacklisted, t.blacklisted), (.invalid, t.invalid), (.duplicate, t.duplicates),
                 (.wouldFetch, t.wouldFetch), (.notStarted, t.notStarted), (.interrupted, t.interrupted),
                 (.noBody, t.noBody), (.unsupported, t.unsupported),
-            ] + (t.copied > 0 ? [(.copied, t.copied)] : [])
+            ] + (t.copied > 0 ? [(.copied, t.copied)] : []) + (t.wouldCopy > 0 ? [(.wouldCopy, t.wouldCopy)] : [])
         file.gauge(
             "prefetch_lines", "Lines of the last prefetch by outcome.",
             counts.map { ([("outcome", $0.0.rawValue)], Double($0.1)) })

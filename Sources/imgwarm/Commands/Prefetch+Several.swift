@@ -19,7 +19,18 @@ extension Prefetch {
         var stop: StopSource
     }
 
-    func prefetchSeveral(_ given: [CacheLocation]) throws {
+    /// The fan-out of a run filling `locations`, seeded from `source` (`--from-cache`) if given.
+    static func fanOut(_ locations: [CacheLocation], source: CacheLocation?) throws -> FormatFanOut {
+        let spoolFolder = PrefetchJob.Configuration().spoolFolder
+        do {
+            return try FormatFanOut(
+                locations: locations, sources: source.map { [$0] } ?? [], scratchFolder: spoolFolder)
+        } catch {
+            throw CommandFailure.cache("cannot make a scratch file in \(spoolFolder): \(error.message)")
+        }
+    }
+
+    func prefetchSeveral(_ given: [CacheLocation], source: CacheLocation?) throws {
         try stateOptions.refuseWithSeveral(given)
         if (lists + highLists + lowLists).contains("-") {
             throw CommandFailure.usage(
@@ -33,13 +44,7 @@ extension Prefetch {
             try OutputTargets.check(report: report, metrics: metrics, location: location, statePath: nil)
         }
         let metricsOutput = try MetricsOutput.open(metrics)
-        let spoolFolder = PrefetchJob.Configuration().spoolFolder
-        let fanOut: FormatFanOut
-        do {
-            fanOut = try FormatFanOut(locations: locations, scratchFolder: spoolFolder)
-        } catch {
-            throw CommandFailure.cache("cannot make a scratch file in \(spoolFolder): \(error.message)")
-        }
+        let fanOut = try Self.fanOut(locations, source: source)
         let reportFile = try report.map(ReportFile.openForCommand)
         let documents = reportFile.map {
             SeveralDocuments(file: $0, schemaVersion: PrefetchReport.schemaVersion, command: "prefetch")

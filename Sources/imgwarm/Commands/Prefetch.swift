@@ -67,6 +67,8 @@ struct Prefetch: ParsableCommand {
 
     @OptionGroup(title: "Cache location") var location: CacheLocationsOptions
 
+    @OptionGroup(title: "Seeding from another cache") var fromCache: FromCacheOptions
+
     @Option(
         name: .customLong("expires-in"), parsing: .unconditional,
         help: ArgumentHelp(
@@ -317,16 +319,18 @@ struct Prefetch: ParsableCommand {
 
     func run() throws {
         let locations = try location.locations()
+        let source = try fromCache.source(targets: locations)
         // Several formats: each filled in turn, each URL requested once (Prefetch+Several.swift).
-        guard locations.count == 1 else { return try prefetchSeveral(locations) }
+        guard locations.count == 1 else { return try prefetchSeveral(locations, source: source) }
         var location = locations[0]
         let policy = try formatPolicy(for: location.format)
         location.format = policy.format
         try OutputTargets.check(report: report, metrics: metrics, location: location, statePath: stateOptions.state)
         let metricsOutput = try MetricsOutput.open(metrics)
+        let fanOut = try source.map { try Self.fanOut([location], source: $0) }
         let outcome = RunOutcome()
         do {
-            try prefetch(location: location, maxSize: policy.maxSize, outcome: outcome)
+            try prefetch(location: location, maxSize: policy.maxSize, outcome: outcome, fanOut: fanOut)
         } catch {
             if let metricsOutput {
                 metricsOutput.write(
@@ -344,11 +348,15 @@ struct Prefetch: ParsableCommand {
 
     /// `maxSize`: the size limit the format's policy resolved (`formatPolicy`); `pass`: one
     /// format of several (`prefetchSeveral`).
-    func prefetch(location: CacheLocation, maxSize: UInt64?, outcome: RunOutcome, pass: SeveralPass? = nil) throws {
+    /// `fanOut`: one format seeded from `--from-cache`.
+    func prefetch(
+        location: CacheLocation, maxSize: UInt64?, outcome: RunOutcome, pass: SeveralPass? = nil,
+        fanOut: FormatFanOut? = nil
+    ) throws {
         let sources = listSources()
         var configuration = try configuration(environment: CurrentProcess.environment)
         configuration.maxSize = maxSize
-        configuration.fanOut = pass?.fanOut
+        configuration.fanOut = pass?.fanOut ?? fanOut
         let reportFile = try pass != nil ? pass?.documents?.next() : report.map(ReportFile.openForCommand)
         ProcessTuning.keepHeapForBodies()
         // The handlers are in place since the first instruction (CImgwarmStart): this hands the
@@ -374,7 +382,7 @@ struct Prefetch: ParsableCommand {
                 file: reportFile,
                 header: PrefetchReport.Header(
                     location: location, inputs: sources, configuration: configuration, startedAt: started,
-                    severalFormats: pass != nil))
+                    severalFormats: pass != nil, copies: configuration.fanOut != nil))
         }
 
         let summary: PrefetchJob.Summary

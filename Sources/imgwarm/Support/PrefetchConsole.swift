@@ -227,6 +227,7 @@ final class PrefetchConsole: PrefetchJob.Observer {
         if dryRun {
             text =
                 "\(command) (dry run): \(Console.count(t.lines - t.otherShard, "line")): \(t.wouldFetch) would be \(offline ? "stored from recorded bodies" : "fetched"), "
+                + (t.wouldCopy > 0 ? "\(t.wouldCopy) copied from another cache, " : "")
                 + "\(t.cached) cached, \(t.blacklisted) blacklisted, \(t.invalid) invalid, "
                 + "\(Console.count(t.duplicates, "duplicate"))"
                 + (t.noBody > 0 ? ", \(t.noBody) no-body (nothing recorded to store)" : "")
@@ -236,7 +237,7 @@ final class PrefetchConsole: PrefetchJob.Observer {
             let urls = Console.count(t.lines - t.duplicates - t.otherShard - t.invalid, "URL")
             let revalidated = t.revalidated > 0 ? ", \(t.revalidated) revalidated" : ""
             // Several formats: stored from another format's bytes, with no request of their own.
-            let copied = t.copied > 0 ? ", \(t.copied) copied from another format" : ""
+            let copied = t.copied > 0 ? ", \(t.copied) copied from another cache" : ""
             let kinds =
                 "(\(t.downloaded) \(offline ? "stored offline" : "downloaded")\(copied), \(t.cached) cached\(revalidated))"
             let unchecked = t.notStarted > 0 ? uncheckedReason(summary) : nil

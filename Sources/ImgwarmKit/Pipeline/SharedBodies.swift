@@ -3,11 +3,12 @@ import ImgwarmSystem
 /// The bodies this run downloaded, kept for the other formats of a run that fills several
 /// (`--cache-format a,b`): each URL is requested once, and the formats stored after the one that
 /// fetched it store the same bytes and response from here (`CopiedBody.shared`, read by
-/// `LocalBodies`). The bodies go to one unlinked scratch file (as a HAR's recorded bodies do:
+/// `LocalBodies`, through `KeptBodyReading`). The bodies go to one unlinked scratch file (as a HAR's recorded bodies do:
 /// `HARBodies`), decoded when they came gzip-encoded (only OkHttp's profile keeps them so), so
-/// memory holds their places and heads, never a body. Validation workers add, the download loop
-/// reads: a mutex guards the table.
-public final class SharedBodies: @unchecked Sendable {
+/// memory holds their places and heads, never a body. They were validated once, when downloaded:
+/// what validation found is kept with them, and a later format stores them without validating
+/// them again. Validation workers add, the download loop reads: a mutex guards the table.
+public final class SharedBodies: KeptBodyReading, @unchecked Sendable {
     /// One kept response.
     struct Kept {
         var offset: Int64
@@ -20,6 +21,8 @@ public final class SharedBodies: @unchecked Sendable {
         var format: String
         /// Where formats stored these very bytes (not encoded), by format, in the order stored.
         var stored: [(format: String, path: String)] = []
+        /// What validation found of them.
+        var image: ValidatedImage
     }
 
     private let file: FileDescriptor
@@ -39,7 +42,10 @@ public final class SharedBodies: @unchecked Sendable {
     /// (`decoded`: the bytes are the gzip body's decoding, not what came off the network). A
     /// URL kept already keeps its first body. A scratch file that cannot be written keeps
     /// nothing: the other formats then request the URL themselves.
-    func keep(_ bytes: UnsafeRawBufferPointer, url: String, headers: ResponseHeaders, decoded: Bool, format: String) {
+    func keep(
+        _ bytes: UnsafeRawBufferPointer, url: String, headers: ResponseHeaders, decoded: Bool, format: String,
+        image: ValidatedImage
+    ) {
         var headers = headers
         if decoded, var head = headers.head {
             head.fields = head.fields.filter {
@@ -58,7 +64,7 @@ public final class SharedBodies: @unchecked Sendable {
             return
         }
         byURL[url] = kept.count
-        kept.append(Kept(offset: end, length: Int64(bytes.count), headers: headers, format: format))
+        kept.append(Kept(offset: end, length: Int64(bytes.count), headers: headers, format: format, image: image))
         end += Int64(bytes.count)
     }
 
@@ -81,8 +87,15 @@ public final class SharedBodies: @unchecked Sendable {
         return (index, kept[index].format, kept[index].headers.head != nil, kept[index].stored)
     }
 
+    /// What validation found of kept body `index`.
+    func image(_ index: Int) -> ValidatedImage? {
+        guardian.lock()
+        defer { guardian.unlock() }
+        return index >= 0 && index < kept.count ? kept[index].image : nil
+    }
+
     /// The kept response `index`: its headers and length.
-    func response(_ index: Int) -> (headers: ResponseHeaders, length: Int64)? {
+    public func response(_ index: Int) -> (headers: ResponseHeaders, length: Int64)? {
         guardian.lock()
         defer { guardian.unlock() }
         guard index >= 0 && index < kept.count else { return nil }
@@ -90,7 +103,7 @@ public final class SharedBodies: @unchecked Sendable {
     }
 
     /// Up to `count` bytes of kept body `index` from `position` (empty at its end).
-    func read(_ index: Int, at position: Int64, count: Int) throws(SystemError) -> [UInt8] {
+    public func read(_ index: Int, at position: Int64, count: Int) throws(SystemError) -> [UInt8] {
         guardian.lock()
         let body = index >= 0 && index < kept.count ? kept[index] : nil
         guardian.unlock()
