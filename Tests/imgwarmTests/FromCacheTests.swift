@@ -74,6 +74,7 @@ import Testing
     /// target's verify all hits, the source unchanged.
     @Test(arguments: [
         ("kingfisher7", "kingfisher"), ("coil2", "coil"), ("sdwebimage", "kingfisher"), ("glide", "sdwebimage"),
+        ("flutter", "nuke"), ("fresco", "pinremoteimage"),
     ])
     func conversionsNeedNoRequest(from: String, to: String) throws {
         let s = try Setup(from)
@@ -158,6 +159,25 @@ import Testing
             FileManager.default.contents(atPath: glide + "/\(Digest.sha256Hex(s.urls[0])).0").map([UInt8].init)
                 == s.h.routes.valid["photo.jpg"])
         #expect(Self.snapshot(s.source) == before)
+    }
+
+    /// A source is untrusted: a link in place of an entry is not followed, and an entry its
+    /// reader would not return (a Kingfisher file past its expiry date) is not copied.
+    @Test func linksAndExpiredEntriesAreNoSource() throws {
+        let s = try Setup("kingfisher7")
+        let old = s.source + "/" + FormatPrefetchTests.kingfisherFolder
+        let linked = old + "/" + (try ReaderModel.name(s.urls[0], format: "kingfisher7"))
+        let elsewhere = try s.h.temp.write("elsewhere.jpg", Data(s.h.routes.valid["photo.jpg"]!))
+        try FileManager.default.removeItem(atPath: linked)
+        try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: elsewhere)
+        let expired = old + "/" + (try ReaderModel.name(s.urls[1], format: "kingfisher7"))
+        let past = Date().timeIntervalSince1970 - 3600
+        try FormatPrefetchTests.setTimes(expired, access: past, modification: past.rounded())
+        let run = try s.run([
+            "--offline", "--cache-format", "kingfisher", "--from-cache", s.source, "--from-format", "kingfisher7",
+        ])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(try s.outcomes(run) == ["no-body", "no-body", "copied"])
     }
 
     /// Several target formats from one source: no request; a dry run says what would be copied

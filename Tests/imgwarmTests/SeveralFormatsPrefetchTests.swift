@@ -260,13 +260,16 @@ import Testing
     }
 
     /// Formats whose time rules agree share one file (a hard link); Kingfisher, whose
-    /// modification time is its expiry date, has its own; `pack` writes every member whole.
+    /// modification time is its expiry date, has its own; `pack` writes every member whole. A
+    /// Fresco entry (a hit moves the modification time) is not SDWebImage's (whose modification
+    /// time is the download's).
     @Test func twinsShareOneFileOnlyWhenTheirTimeRulesAgree() throws {
         let h = try PrefetchHarness()
         let (list, urls, bodies) = try Self.list(h, count: 2)
         let root = h.temp.path("caches")
         let run = try h.run([
-            "prefetch", "--quiet", "--cache-format", "sdwebimage,glide,nuke,coil,kingfisher", "--cache-dir", root, list,
+            "prefetch", "--quiet", "--cache-format", "sdwebimage,glide,nuke,coil,kingfisher,fresco", "--cache-dir", root,
+            list,
         ])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(Self.requests(h, urls) == [1, 1])
@@ -285,8 +288,13 @@ import Testing
                 + (try ReaderModel.name(url, format: "kingfisher"))
             #expect(try inode(sd) == inode(nuke), "SDWebImage and Nuke: a hit sets the access time in both")
             #expect(try inode(glide) == inode(coil), "Glide and Coil read no file time")
-            #expect(try inode(sd) != inode(glide))
-            #expect(try Set([sd, glide].map(inode)).isDisjoint(with: [try inode(kingfisher)]))
+            #expect(try inode(sd) == inode(glide), "nor does Glide move one")
+            #expect(try inode(kingfisher) != inode(sd), "Kingfisher's modification time is its expiry date")
+            let fresco = try #require(
+                FileManager.default.enumerator(atPath: root + "/image_cache")?.allObjects.compactMap { $0 as? String }
+                    .filter { $0.hasSuffix(".cnt") }.map { root + "/image_cache/" + $0 }
+                    .first { FileManager.default.contents(atPath: $0).map([UInt8].init) == bodies[url] })
+            #expect(try inode(fresco) != inode(sd), "Fresco's hit moves the modification time")
             for path in [sd, nuke, glide, coil, kingfisher] {
                 #expect(FileManager.default.contents(atPath: path).map([UInt8].init) == bodies[url], "\(path)")
             }

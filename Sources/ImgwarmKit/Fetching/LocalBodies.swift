@@ -150,6 +150,7 @@ final class LocalBodies {
         let what = folderPath + "/" + name
         let file: FileDescriptor
         let restore: Timestamp?
+        let size: UInt64
         do {
             let folder = try FileDescriptor.openFolder(folderPath)
             defer { folder.close() }
@@ -161,7 +162,7 @@ final class LocalBodies {
                     return .failure(
                         Failure(.tooLarge, "the file is larger than \(Setting.maxBytes) (\(maxBytes) bytes)"))
                 }
-                (file, restore) = (opened, restoreAccessTime)
+                (file, restore, size) = (opened, restoreAccessTime, status.size)
             case .absent: return .failure(Failure(.transferFailed, "\(what) is gone"))
             case .other(let why): return .failure(Failure(.transferFailed, "\(what): \(why)"))
             }
@@ -172,7 +173,8 @@ final class LocalBodies {
             if let restore { try? file.setAccessTime(restore) }
             file.close()
         }
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        // A piece of at most 1 MiB, and not more than the file and its end's check need.
+        var chunk = [UInt8](repeating: 0, count: Int(min(size + 1, 1 << 20)))
         return collect(entry: entry, what: what, noun: "the file", status: 200) { () throws(SystemError) in
             let read = try file.read(into: &chunk)
             return chunk[..<read]

@@ -72,16 +72,20 @@ public final class FormatFanOut: @unchecked Sendable {
 
     /// True when two formats' entries of the same bytes may be one file (a hard link): neither
     /// stamps a time on a stored file (Kingfisher's modification time is its expiry date,
-    /// SDWebImage's the download's), both give a hit the same times (SDWebImage and Nuke its
-    /// access time; PINCache and Fresco its modification time; the journal and database formats
-    /// none), and both keep the image's bytes as they are (not OkHttp's, maybe gzip). A link has
-    /// one set of times: with these rules, what one format's reader or trim does to them is what
-    /// the other's would.
+    /// SDWebImage's the download's), both keep the image's bytes as they are (not OkHttp's, maybe
+    /// gzip), and what one's hit does to the file's times is what the other's does, or nothing
+    /// the other reads: SDWebImage and Nuke set the access time, PINCache and Fresco the
+    /// modification time, and the formats whose index decides (Glide, Coil, flutter_cache_manager)
+    /// set and read none, so they share with any of these. A link has one set of times: with
+    /// these rules, no format's reader or trim sees a time another format moved.
     static func mayShareFiles(_ one: any CacheFormat, _ other: any CacheFormat) -> Bool {
-        guard !(one is any RequestProfileFormat), !(other is any RequestProfileFormat) else { return false }
+        guard one.keepsImageBytes, other.keepsImageBytes else { return false }
         let now = Timestamp(seconds: 1_000_000_000)
-        return one.timesOnStore(now: now) == FileTimes() && other.timesOnStore(now: now) == FileTimes()
-            && one.timesOnHit(now: now) == other.timesOnHit(now: now)
+        guard one.timesOnStore(now: now) == FileTimes(), other.timesOnStore(now: now) == FileTimes() else {
+            return false
+        }
+        let (oneHit, otherHit) = (one.timesOnHit(now: now), other.timesOnHit(now: now))
+        return oneHit == otherHit || oneHit == FileTimes() || otherHit == FileTimes()
     }
 
     /// What `entry`, a miss of `location`'s format about to be requested, is stored from
