@@ -180,6 +180,27 @@ import Testing
         #expect(try s.outcomes(run) == ["no-body", "no-body", "copied"])
     }
 
+    /// A copy is no request: a URL the target's blacklist holds is copied all the same.
+    @Test func aBlacklistedURLIsCopied() throws {
+        let s = try Setup("sdwebimage")
+        let gone = s.h.url("/nothing-here/photo.jpg")
+        let list = try s.h.temp.write("gone.txt", Data((gone + "\n").utf8))
+        let failed = try s.run(["--cache-format", "glide"], list: list)
+        let failedOutcomes = try s.outcomes(failed)
+        #expect(failed.status == 1 && failedOutcomes == ["failed"], "\(failed.stderr)")
+        let listed = try s.h.run(["blacklist", "list", "--cache-format", "glide", "--cache-dir", s.target])
+        #expect(listed.result.stdoutText.contains("/nothing-here/photo.jpg"), "\(listed.result.stdoutText)")
+        // The old cache holds an image under that URL's key.
+        let file = s.source + "/com.hackemist.SDImageCache/default/" + SDFileName.forKey(gone)
+        try Data(s.h.routes.valid["photo.jpg"]!).write(to: URL(fileURLWithPath: file))
+        let requests = s.requests
+        let run = try s.run(
+            ["--cache-format", "glide", "--from-cache", s.source, "--from-format", "sdwebimage"], list: list)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try s.outcomes(run) == ["copied"])
+        #expect(s.requests == requests)
+    }
+
     /// Several target formats from one source: no request; a dry run says what would be copied
     /// and writes nothing.
     @Test func severalTargetsAndTheDryRun() throws {

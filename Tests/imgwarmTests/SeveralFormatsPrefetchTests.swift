@@ -268,7 +268,8 @@ import Testing
         let (list, urls, bodies) = try Self.list(h, count: 2)
         let root = h.temp.path("caches")
         let run = try h.run([
-            "prefetch", "--quiet", "--cache-format", "sdwebimage,glide,nuke,coil,kingfisher,fresco", "--cache-dir", root,
+            "prefetch", "--quiet", "--cache-format", "sdwebimage,glide,nuke,coil,kingfisher,fresco", "--cache-dir",
+            root,
             list,
         ])
         #expect(run.status == 0, "\(run.stderr)")

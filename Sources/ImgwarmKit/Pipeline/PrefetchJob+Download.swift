@@ -124,6 +124,8 @@ extension PrefetchJob {
         let (name, lookup, damage) = store.lookup(&entry)
         // The app would not decode a damaged hit and downloads it again: so does the run.
         if let damage { recorder.noteDamagedHit(name, damage) }
+        // A miss another cache holds is its copy (`FormatFanOut`): not requested, so no blacklist.
+        if case .miss = lookup, let copy = configuration.fanOut?.copy(of: entry, into: location) { entry.take(copy) }
         let decision = EntryStart.decide(
             lookup, name: name, firstAttempt: entry.attempts == 0, rules: startRules,
             record: { state.record(forKey: entry.key) },
@@ -156,7 +158,7 @@ extension PrefetchJob {
             entry.isRefresh = true
             validators = stored
         case .fetch:
-            if let copy = configuration.fanOut?.copy(of: entry, into: location) { entry.take(copy) }
+            break
         }
         entry.attempts += 1
         if entry.firstStarted == 0 { entry.firstStarted = Monotonic.now() }

@@ -28,7 +28,9 @@ struct Prefetch: ParsableCommand {
             first: each URL is requested once, by the first format that misses it, and the others \
             store the same bytes (copied, or a hard link where their time rules agree), or copy \
             another format's hit when they need no response headers; one summary per format, the \
-            worst exit status.
+            worst exit status. --from-cache DIR --from-format NAME seeds from another library's or \
+            version's cache: each line's entry there is validated and stored with no request, its \
+            times kept where they mean the same; the others are requested (--offline: no-body).
 
             Transient failures (timeouts, resets, 408, 429, 5xx) are retried with back-off \
             (--retries, --retry-delay, Retry-After up to --max-retry-wait). Any other failure \
@@ -54,6 +56,8 @@ struct Prefetch: ParsableCommand {
               imgwarm prefetch --shard 3/8 feed.txt
               # the iOS and the Android app's caches, each URL requested once
               imgwarm prefetch --cache-format sdwebimage,glide --cache-dir seed feed.txt
+              # Kingfisher 7 to 8 without a request
+              imgwarm prefetch --offline --cache-format kingfisher --from-cache old --from-format kingfisher7 feed.txt
               # shard from the scheduler's task index (Slurm, GitLab, ...)
               imgwarm prefetch --shard auto feed.txt
               imgwarm prefetch --shard auto/8 feed.txt  # Kubernetes: 8 completions

@@ -123,7 +123,7 @@ import Testing
             atPath: Self.root.appendingPathComponent("Pipeline").path)
         let parts: Set<String> = [
             "EntryStart.swift", "SlotPolicy+Prefetch.swift", "TransferRouter.swift", "ValidationPool.swift",
-            "FormatFanOut.swift",
+            "FormatFanOut.swift", "SharedBodies.swift",
         ]
         #expect(files.count > 10)
         #expect(files.filter { !$0.hasPrefix("Prefetch") && !parts.contains($0) }.isEmpty, "\(files.sorted())")
