@@ -57,7 +57,8 @@ struct Prefetch: ParsableCommand {
               # the iOS and the Android app's caches, each URL requested once
               imgwarm prefetch --cache-format sdwebimage,glide --cache-dir seed feed.txt
               # Kingfisher 7 to 8 without a request
-              imgwarm prefetch --offline --cache-format kingfisher --from-cache old --from-format kingfisher7 feed.txt
+              imgwarm prefetch --offline --cache-format kingfisher \\
+                  --from-cache old --from-format kingfisher7 feed.txt
               # shard from the scheduler's task index (Slurm, GitLab, ...)
               imgwarm prefetch --shard auto feed.txt
               imgwarm prefetch --shard auto/8 feed.txt  # Kubernetes: 8 completions
