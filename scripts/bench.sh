@@ -176,6 +176,7 @@ fresh() {  # fresh TOOL: points $work/out-TOOL at a new, empty folder
   ln -sfn "$work/runs/$1-$run_serial" "$work/out-$1"
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+words() { tr -s ' ' '\n' <<< "$1"; }   # the samples of a string "1.2 1.3 ", one a line
 measure() {
   local name=$1; shift
   local times=() cpus=() rsss=()
@@ -248,7 +249,7 @@ if [ -n "$rtt" ]; then
 fi
 
 run_protocol() {
-  local proto=$1 base scheme extra_curl=() extra_aria=() extra_imgwarm=() extra_wget2=()
+  local proto=$1 base extra_curl=() extra_aria=() extra_imgwarm=() extra_wget2=()
   if [ "$proto" = http1 ]; then base="http://$host:$port1"; extra_curl=(--http1.1)
   else base="https://$host:$port2"; extra_curl=(--cacert "$ngx/cert.pem"); extra_aria=(--ca-certificate="$ngx/cert.pem")
        extra_imgwarm=(--cacert "$ngx/cert.pem"); extra_wget2=(--ca-certificate="$ngx/cert.pem"); fi
@@ -335,9 +336,9 @@ run_protocol() {
     done
   done
   for tool in "${tools[@]}"; do
-    wall[$tool]=$(printf '%s\n' ${samples_wall[$tool]} | median)
-    cpu[$tool]=$(printf '%s\n' ${samples_cpu[$tool]} | median)
-    rss[$tool]=$(printf '%s\n' ${samples_rss[$tool]} | median)
+    wall[$tool]=$(words "${samples_wall[$tool]}" | median)
+    cpu[$tool]=$(words "${samples_cpu[$tool]}" | median)
+    rss[$tool]=$(words "${samples_rss[$tool]}" | median)
   done
   verify imgwarm "$imgexp"
   if [ -n "$rtt" ]; then
@@ -414,11 +415,11 @@ if [ -n "$capacity" ]; then
   done
   kill "$cap_pid" 2>/dev/null; wait "$cap_pid" 2>/dev/null || true
   printf '\n%-28s %9s %9s %14s %16s\n' "small origin (K=$capacity)" "wall s" "vs K" "held after 1 s" "conns after 1 s"
-  base_wall=$(printf '%s\n' ${cap_wall["--max-per-host $capacity"]} | median)
+  base_wall=$(words "${cap_wall["--max-per-host $capacity"]}" | median)
   for variant in "${variants[@]}"; do
-    w=$(printf '%s\n' ${cap_wall[$variant]} | median)
-    held_max=$(printf '%s\n' ${cap_held[$variant]} | sort -n | tail -1)
-    conn_max=$(printf '%s\n' ${cap_conn[$variant]} | sort -n | tail -1)
+    w=$(words "${cap_wall[$variant]}" | median)
+    held_max=$(words "${cap_held[$variant]}" | sort -n | tail -1)
+    conn_max=$(words "${cap_conn[$variant]}" | sort -n | tail -1)
     printf '%-28s %9s %9s %14s %16s\n' "imgwarm $variant" "$w" "$(ratio "$w" "$base_wall")" "$held_max" "$conn_max"
   done
   echo "   (held: requests queued and served at once, the most over the runs; conns: connections open at once, the reset request's own included)"
@@ -429,7 +430,7 @@ fi
 seq 1 100000 | sed 's|^|https://cdn.example.com/images/photo-|; s|$|.jpg?w=640|' > "$work/keys.txt"
 prepare() { :; }
 measure path sh -c "'$imgwarm' path - < '$work/keys.txt' > /dev/null"
-printf '\nimgwarm path - on 100,000 keys: %s s (CPU %s s, %d MB)\n' "${wall[path]}" "${cpu[path]}" $(( ${rss[path]} / 1024 ))
+printf '\nimgwarm path - on 100,000 keys: %s s (CPU %s s, %d MB)\n' "${wall[path]}" "${cpu[path]}" $(( rss[path] / 1024 ))
 
 # ---- list reading -----------------------------------------------------------------------------
 # Reading a list on its own (issue 31): a dry run of 300,000 lines into a cache that does not
@@ -437,7 +438,7 @@ printf '\nimgwarm path - on 100,000 keys: %s s (CPU %s s, %d MB)\n' "${wall[path
 seq 1 300000 | sed 's|^|https://cdn.example.com/images/photo-|; s|$|.jpg?w=640|' > "$work/list300k.txt"
 measure "list reading" sh -c "'$imgwarm' prefetch --dry-run --quiet --disk-cache-path '$work/no-cache' '$work/list300k.txt' 2> /dev/null"
 printf 'imgwarm prefetch --dry-run of 300,000 lines, no cache: %s s (CPU %s s, %d MB)\n' \
-  "${wall[list reading]}" "${cpu[list reading]}" $(( ${rss[list reading]} / 1024 ))
+  "${wall[list reading]}" "${cpu[list reading]}" $(( rss["list reading"] / 1024 ))
 
 # ---- clean ------------------------------------------------------------------------------------
 if [ "$skip_clean" -eq 0 ]; then
