@@ -35,14 +35,16 @@
 # --conversion N (issue 55) times seeding a cache from another library's: a source cache of N
 # entries in kingfisher7 (Kingfisher 7's folder; under .bench/, made once from the corpus with
 # --offline JSON Lines "file" lines, again when 6 days old, before its 7-day expiry) converted into
-# kingfisher (Kingfisher 8's) by prefetch --offline --from-cache, against downloading the same N
-# images from the loopback server into kingfisher (HTTP/1.1, imgwarm's defaults): R pairs after a
-# warm-up pair, interleaved, each run into a new caches root on disk (even with --output-fs tmpfs)
-# after a sync; min/median/max, the pairs' ratios and a markdown table. Then verify (every key a
-# hit in the last round's caches) and a listing of the source before and after (names, sizes,
-# modification, access and change times, a folder's access time aside: unchanged). Room:
-# (2R + 3) x N x 27 KB (100,000: about 24 GB at R=3), the runs' folders removed at the end.
-# `--protocol none --quick --files 200 --conversion 100000` times only it. Not with --rtt.
+# kingfisher (Kingfisher 8's) by prefetch --from-cache, with --offline (A) and without (C: every
+# line is in the source, so nothing is requested either), against downloading the same N images
+# from the loopback server into kingfisher (B; HTTP/1.1, imgwarm's defaults): R rounds after a
+# warm-up round, interleaved, each run into a new caches root on disk (even with --output-fs
+# tmpfs) after a sync; min/median/max, the ratios to B round by round, a markdown table. Then
+# verify (every key a hit in the last round's caches) and a listing of the source before and
+# after (names, sizes, modification, access and change times, a folder's access time aside:
+# unchanged). Room: (3R + 4) x N x 27 KB (100,000: about 35 GB at R=3), the runs' folders removed
+# at the end. `--protocol none --quick --files 200 --conversion 100000` times only it. Not with
+# --rtt.
 #
 # Needs root (or sudo) once to install nginx, aria2, wget2, curl, ImageMagick (and for --rtt gcc
 # and iproute2) from Debian's packages. The image corpus is generated once (deterministically)
@@ -98,7 +100,7 @@ while [ $# -gt 0 ]; do
     --skip-state) skip_state=1; shift ;;
     --output-fs) output_fs=$2; shift 2 ;;
     --conversion) conversion=$2; shift 2 ;;
-    -h|--help) sed -n '2,49p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,51p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -448,9 +450,10 @@ fi
 # A source cache of N entries in kingfisher7, each entry i the corpus's image i mod 200 under the
 # URL https://img.bench.invalid/img/J.EXT?n=i (made once under .bench/ by prefetch --offline from
 # JSON Lines "file" lines: no server, so its keys do not depend on this run's port). Timed: its
-# conversion into kingfisher (prefetch --offline --from-cache, no request) against downloading
-# the same N images, http://127.0.0.1:PORT/img/J.EXT?n=i, from the loopback server into
-# kingfisher: R pairs after a warm-up pair, A B then B A, each run into a new caches root.
+# conversion into kingfisher (prefetch --from-cache, with and without --offline: no request)
+# against downloading the same N images, http://127.0.0.1:PORT/img/J.EXT?n=i, from the loopback
+# server into kingfisher: R rounds after a warm-up round, A C B then B C A, each run into a new
+# caches root.
 if [ -n "$conversion" ]; then
   conv=$work/conversion
   conv_src=$bench/conversion-$conversion   # the source: its caches root is $conv_src/caches
@@ -474,7 +477,7 @@ if [ -n "$conversion" ]; then
   conv_build=0
   if [ ! -f "$conv_src/.done" ] || [ -n "$(find "$conv_src/.done" -mmin +8640)" ]; then conv_build=1; fi
   # Room for every run's caches until the part ends (and the source, if it is made now), a tenth to spare.
-  conv_need_kb=$(( (2 * (runs + 1) + conv_build) * conv_bytes * 11 / 10240 ))
+  conv_need_kb=$(( (3 * (runs + 1) + conv_build) * conv_bytes * 11 / 10240 ))
   conv_free_kb=$(df -Pk "$conv" | awk 'NR == 2 {print $4}')
   [ "$conv_need_kb" -lt "$conv_free_kb" ] || conv_fail "the runs need about $((conv_need_kb / 1024)) MB in $conv, which has $((conv_free_kb / 1024)) MB free: a smaller N or fewer --runs, or --out elsewhere"
   if [ "$conv_build" -eq 1 ]; then
@@ -519,58 +522,68 @@ if [ -n "$conversion" ]; then
     conv_cpu[$name]+="$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.2f", u + s}')"$'\n'
     conv_rss[$name]+="$m"$'\n'
   }
-  conv_a="conversion, --offline --from-cache"
-  conv_b="download from loopback"
-  conv_ratios=""
-  echo "== conversion: $conversion entries, kingfisher7 -> kingfisher; A: $conv_a; B: $conv_b (HTTP/1.1, defaults); $runs pairs after a warm-up pair"
+  # Three commands: A and C convert (C without --offline: every line is in the source, so it
+  # requests nothing either, and a request to the .invalid host would fail the run), B downloads.
+  declare -A conv_name conv_list conv_last conv_ratios
+  conv_name[a]="conversion, --offline"; conv_list[a]=$conv/list.txt
+  conv_name[c]="conversion, without --offline"; conv_list[c]=$conv/list.txt
+  conv_name[b]="download from loopback"; conv_list[b]=$conv/list-http.txt
+  conv_run() {  # conv_run SIDE ROUND: one timed run of A, B or C into a new caches root
+    local side=$1 r=$2 dest=$conv/runs/$2-$1 offline=()
+    mkdir -p "$dest"
+    if [ "$side" = b ]; then
+      conv_timed "${conv_name[b]}" $((r > 0)) "$imgwarm" prefetch --quiet --cache-format kingfisher \
+        --cache-dir "$dest" "${conv_list[b]}"
+    else
+      [ "$side" = c ] || offline=(--offline)
+      conv_timed "${conv_name[$side]}" $((r > 0)) "$imgwarm" prefetch "${offline[@]}" --quiet --from-cache "$conv_src/caches" \
+        --from-format kingfisher7 --cache-format kingfisher --cache-dir "$dest" "${conv_list[$side]}"
+    fi
+    conv_last[$side]=$last_wall
+  }
+  echo "== conversion: $conversion entries, kingfisher7 -> kingfisher; A: imgwarm prefetch --offline --from-cache; C: the same without --offline; B: download (HTTP/1.1, defaults); $runs rounds after a warm-up round"
   for r in $(seq 0 "$runs"); do
-    order=(a b); [ $((r % 2)) -eq 0 ] || order=(b a)
-    for side in "${order[@]}"; do
-      mkdir -p "$conv/runs/$r-$side"
-      if [ "$side" = a ]; then
-        conv_timed "$conv_a" $((r > 0)) "$imgwarm" prefetch --offline --quiet --from-cache "$conv_src/caches" \
-          --from-format kingfisher7 --cache-format kingfisher --cache-dir "$conv/runs/$r-a" "$conv/list.txt"
-        wall_a=$last_wall
-      else
-        conv_timed "$conv_b" $((r > 0)) "$imgwarm" prefetch --quiet --cache-format kingfisher \
-          --cache-dir "$conv/runs/$r-b" "$conv/list-http.txt"
-        wall_b=$last_wall
-      fi
+    order=(a c b); [ $((r % 2)) -eq 0 ] || order=(b c a)
+    for side in "${order[@]}"; do conv_run "$side" "$r"; done
+    printf '   round %d%s: A %s s, C %s s, B %s s\n' "$r" "$([ "$r" -gt 0 ] || echo ' (warm-up)')" \
+      "${conv_last[a]}" "${conv_last[c]}" "${conv_last[b]}"
+    [ "$r" -eq 0 ] && continue
+    for side in a c; do
+      conv_ratios[$side]+="$(awk -v a="${conv_last[$side]}" -v b="${conv_last[b]}" 'BEGIN {printf "%.3f", a / b}')"$'\n'
     done
-    printf '   round %d%s: %s %s s, %s %s s\n' "$r" "$([ "$r" -gt 0 ] || echo ' (warm-up)')" "$conv_a" "$wall_a" "$conv_b" "$wall_b"
-    [ "$r" -eq 0 ] || conv_ratios+="$(awk -v a="$wall_a" -v b="$wall_b" 'BEGIN {printf "%.3f", a / b}')"$'\n'
   done
   # The last round's caches: every key a hit; the source: as it was.
-  last=$runs
-  for side in a b; do
-    list=$conv/list.txt; [ "$side" = a ] || list=$conv/list-http.txt
-    if "$imgwarm" verify --cache-format kingfisher --cache-dir "$conv/runs/$last-$side" "$list" >"$conv/verify.txt" 2>&1; then
-      echo "   verify, round $last's $([ "$side" = a ] && echo "$conv_a" || echo "$conv_b"): $(tail -n 1 "$conv/verify.txt")"
+  for side in a c b; do
+    if "$imgwarm" verify --cache-format kingfisher --cache-dir "$conv/runs/$runs-$side" "${conv_list[$side]}" >"$conv/verify.txt" 2>&1; then
+      echo "   verify, round $runs's ${conv_name[$side]}: $(tail -n 1 "$conv/verify.txt")"
     else
-      echo "   verify, round $last's $([ "$side" = a ] && echo "$conv_a" || echo "$conv_b"): MISSES KEYS:"; tail -n 5 "$conv/verify.txt" | sed 's/^/     /'
+      echo "   verify, round $runs's ${conv_name[$side]}: MISSES KEYS:"; tail -n 5 "$conv/verify.txt" | sed 's/^/     /'
     fi
   done
   conv_listing > "$conv/source-after.txt"
   if cmp -s "$conv/source-before.txt" "$conv/source-after.txt"; then
-    echo "   the source after $((runs + 1)) conversions: unchanged ($(wc -l < "$conv/source-after.txt") names; sizes, modification, access and change times, the folders' access times aside)"
+    echo "   the source after $((2 * (runs + 1))) conversions: unchanged ($(wc -l < "$conv/source-after.txt") names; sizes, modification, access and change times, the folders' access times aside)"
   else
     echo "   the source CHANGED ($(diff "$conv/source-before.txt" "$conv/source-after.txt" | grep -c '^[<>]') listing lines differ):"
     diff "$conv/source-before.txt" "$conv/source-after.txt" | head -n 6 | sed 's/^/     /'
   fi
 
   conv_kb=$(awk -v b="$conv_bytes" -v n="$conversion" 'BEGIN {printf "%.1f", b / n / 1000}')
-  printf '\n### Seeding from another cache: %s entries of %s KB on average, kingfisher7 into kingfisher (%s pairs after a warm-up)\n\n' \
+  printf '\n### Seeding from another cache: %s entries of %s KB on average, kingfisher7 into kingfisher (%s rounds after a warm-up)\n\n' \
     "$conversion" "$conv_kb" "$runs"
   printf '| run | wall s, min | median | max | CPU s | peak RSS | entries/s |\n|---|---:|---:|---:|---:|---:|---:|\n'
-  for name in "$conv_b" "$conv_a"; do
+  for side in b a c; do
+    name=${conv_name[$side]}
     read -r wmin wmed wmax < <(printf '%s' "${conv_wall[$name]}" | conv_stat3)
     read -r _ cmed _ < <(printf '%s' "${conv_cpu[$name]}" | conv_stat3)
     read -r _ rmed _ < <(printf '%s' "${conv_rss[$name]}" | conv_stat3)
     printf '| %s | %.2f | **%.2f** | %.2f | %.2f | %.0f MB | %.0f |\n' "$name" "$wmin" "$wmed" "$wmax" "$cmed" \
       "$(awk -v k="$rmed" 'BEGIN {print k / 1024}')" "$(awk -v n="$conversion" -v w="$wmed" 'BEGIN {print n / w}')"
   done
-  read -r rmin rmed rmax < <(printf '%s' "$conv_ratios" | conv_stat3)
-  printf '| conversion ÷ download, pair by pair | %.2f× | **%.2f×** | %.2f× | | | |\n' "$rmin" "$rmed" "$rmax"
+  for side in a c; do
+    read -r rmin rmed rmax < <(printf '%s' "${conv_ratios[$side]}" | conv_stat3)
+    printf '| %s ÷ download, round by round | %.2f× | **%.2f×** | %.2f× | | | |\n' "${conv_name[$side]}" "$rmin" "$rmed" "$rmax"
+  done
   rm -rf "$conv/runs"
 fi
 
