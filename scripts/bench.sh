@@ -6,7 +6,7 @@
 #                    [--rtt MS] [--output-fs disk|tmpfs] [--out DIR] [--imgwarm BINARY]
 #                    [--baseline BINARY] [--capacity K [--service-time S] [--capacity-files N]]
 #                    [--clean-files N] [--skip-clean] [--skip-memory] [--skip-index] [--skip-state] [--quick]
-#                    [--server nginx|node]
+#                    [--server nginx|node] [--conversion N]
 #
 # Without --rtt, nginx listens on loopback and every tool gets the same parallelism C (default 16):
 # imgwarm --concurrency C, curl --parallel-max C, wget2 --max-threads C, aria2c -j C; a row
@@ -31,6 +31,20 @@
 # what HTTP/2's defaults should not be slower than: issue 37), and skips path, list reading, clean
 # and memory. --server node serves the files from scripts/bench-net/server.mjs (Node's http and
 # http2 modules, 2 processes) instead of nginx, where nginx is not installed.
+#
+# --conversion N (issue 55) times seeding a cache from another library's: a source cache of N
+# entries in kingfisher7 (Kingfisher 7's folder; under .bench/, made once from the corpus with
+# --offline JSON Lines "file" lines, again when 6 days old, before its 7-day expiry) converted into
+# kingfisher (Kingfisher 8's) by prefetch --from-cache, with --offline (A) and without (C: every
+# line is in the source, so nothing is requested either), against downloading the same N images
+# from the loopback server into kingfisher (B; HTTP/1.1, imgwarm's defaults): R rounds after a
+# warm-up round, interleaved, each run into a new caches root on disk (even with --output-fs
+# tmpfs) after a sync; min/median/max, the ratios to B round by round, a markdown table. Then
+# verify (every key a hit in the last round's caches) and a listing of the source before and
+# after (names, sizes, modification, access and change times, a folder's access time aside:
+# unchanged). Room: (3R + 4) x N x 27 KB (100,000: about 35 GB at R=3), the runs' folders removed
+# at the end. `--protocol none --quick --files 200 --conversion 100000` times only it. Not with
+# --rtt.
 #
 # Needs root (or sudo) once to install nginx, aria2, wget2, curl, ImageMagick (and for --rtt gcc
 # and iproute2) from Debian's packages. The image corpus is generated once (deterministically)
@@ -63,6 +77,7 @@ baseline=""
 capacity=""
 service_time=0.05
 capacity_files=400
+conversion=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --files) files=$2; files_given=1; shift 2 ;;
@@ -84,7 +99,8 @@ while [ $# -gt 0 ]; do
     --skip-index) skip_index=1; shift ;;
     --skip-state) skip_state=1; shift ;;
     --output-fs) output_fs=$2; shift 2 ;;
-    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+    --conversion) conversion=$2; shift 2 ;;
+    -h|--help) sed -n '2,51p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -93,6 +109,11 @@ if [ -n "$rtt" ]; then
   [ "$concurrency_given" -eq 0 ] || { echo "--rtt runs every tool at its own default parallelism; --concurrency is for loopback" >&2; exit 2; }
   [ "$(id -u)" -eq 0 ] || { echo "--rtt needs root (a network namespace and TUN devices)" >&2; exit 2; }
   [ "$files_given" -eq 1 ] || files=2000
+fi
+if [ -n "$conversion" ]; then
+  [[ "$conversion" =~ ^[1-9][0-9]*$ ]] || { echo "--conversion takes a number of entries, at least 1" >&2; exit 2; }
+  [ -z "$rtt" ] || { echo "--conversion's download is from loopback: not with --rtt" >&2; exit 2; }
+  [ "$files" -ge 200 ] || { echo "--conversion serves the corpus's 200 images: --files at least 200" >&2; exit 2; }
 fi
 
 # ---- dependencies -------------------------------------------------------------------------
@@ -176,6 +197,7 @@ fresh() {  # fresh TOOL: points $work/out-TOOL at a new, empty folder
   ln -sfn "$work/runs/$1-$run_serial" "$work/out-$1"
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+words() { tr -s ' ' '\n' <<< "$1"; }   # the samples of a string "1.2 1.3 ", one a line
 measure() {
   local name=$1; shift
   local times=() cpus=() rsss=()
@@ -248,7 +270,7 @@ if [ -n "$rtt" ]; then
 fi
 
 run_protocol() {
-  local proto=$1 base scheme extra_curl=() extra_aria=() extra_imgwarm=() extra_wget2=()
+  local proto=$1 base extra_curl=() extra_aria=() extra_imgwarm=() extra_wget2=()
   if [ "$proto" = http1 ]; then base="http://$host:$port1"; extra_curl=(--http1.1)
   else base="https://$host:$port2"; extra_curl=(--cacert "$ngx/cert.pem"); extra_aria=(--ca-certificate="$ngx/cert.pem")
        extra_imgwarm=(--cacert "$ngx/cert.pem"); extra_wget2=(--ca-certificate="$ngx/cert.pem"); fi
@@ -335,9 +357,9 @@ run_protocol() {
     done
   done
   for tool in "${tools[@]}"; do
-    wall[$tool]=$(printf '%s\n' ${samples_wall[$tool]} | median)
-    cpu[$tool]=$(printf '%s\n' ${samples_cpu[$tool]} | median)
-    rss[$tool]=$(printf '%s\n' ${samples_rss[$tool]} | median)
+    wall[$tool]=$(words "${samples_wall[$tool]}" | median)
+    cpu[$tool]=$(words "${samples_cpu[$tool]}" | median)
+    rss[$tool]=$(words "${samples_rss[$tool]}" | median)
   done
   verify imgwarm "$imgexp"
   if [ -n "$rtt" ]; then
@@ -414,14 +436,155 @@ if [ -n "$capacity" ]; then
   done
   kill "$cap_pid" 2>/dev/null; wait "$cap_pid" 2>/dev/null || true
   printf '\n%-28s %9s %9s %14s %16s\n' "small origin (K=$capacity)" "wall s" "vs K" "held after 1 s" "conns after 1 s"
-  base_wall=$(printf '%s\n' ${cap_wall["--max-per-host $capacity"]} | median)
+  base_wall=$(words "${cap_wall["--max-per-host $capacity"]}" | median)
   for variant in "${variants[@]}"; do
-    w=$(printf '%s\n' ${cap_wall[$variant]} | median)
-    held_max=$(printf '%s\n' ${cap_held[$variant]} | sort -n | tail -1)
-    conn_max=$(printf '%s\n' ${cap_conn[$variant]} | sort -n | tail -1)
+    w=$(words "${cap_wall[$variant]}" | median)
+    held_max=$(words "${cap_held[$variant]}" | sort -n | tail -1)
+    conn_max=$(words "${cap_conn[$variant]}" | sort -n | tail -1)
     printf '%-28s %9s %9s %14s %16s\n' "imgwarm $variant" "$w" "$(ratio "$w" "$base_wall")" "$held_max" "$conn_max"
   done
   echo "   (held: requests queued and served at once, the most over the runs; conns: connections open at once, the reset request's own included)"
+fi
+
+# ---- seeding from another cache (--conversion N, issue 55) ---------------------------------------
+# A source cache of N entries in kingfisher7, each entry i the corpus's image i mod 200 under the
+# URL https://img.bench.invalid/img/J.EXT?n=i (made once under .bench/ by prefetch --offline from
+# JSON Lines "file" lines: no server, so its keys do not depend on this run's port). Timed: its
+# conversion into kingfisher (prefetch --from-cache, with and without --offline: no request)
+# against downloading the same N images, http://127.0.0.1:PORT/img/J.EXT?n=i, from the loopback
+# server into kingfisher: R rounds after a warm-up round, A C B then B C A, each run into a new
+# caches root.
+if [ -n "$conversion" ]; then
+  conv=$work/conversion
+  conv_src=$bench/conversion-$conversion   # the source: its caches root is $conv_src/caches
+  rm -rf "$conv"; mkdir -p "$conv/runs"
+  conv_fail() { echo "conversion: $*" >&2; exit 1; }
+  # The three lists, and the N entries' bytes together (for the room the runs need).
+  (cd "$corpus" && stat -c '%n %s' -- "${sources[@]}") > "$conv/sources.txt"
+  conv_bytes=$(awk -v n="$conversion" -v dl="http://$host:$port1" -v dir="$conv" '
+    { name[NR - 1] = $1; size[NR - 1] = $2; count = NR }
+    END {
+      for (i = 0; i < n; i++) {
+        j = i % count; ext = name[j]; sub(/^[^.]*\./, "", ext)
+        path = "/img/" j "." ext "?n=" i
+        printf "{\"url\": \"https://img.bench.invalid%s\", \"file\": \"%s\"}\n", path, name[j] > (dir "/source.jsonl")
+        print "https://img.bench.invalid" path > (dir "/list.txt")
+        print dl path > (dir "/list-http.txt")
+        total += size[j]
+      }
+      printf "%.0f\n", total
+    }' "$conv/sources.txt")
+  conv_build=0
+  if [ ! -f "$conv_src/.done" ] || [ -n "$(find "$conv_src/.done" -mmin +8640)" ]; then conv_build=1; fi
+  # Room for every run's caches until the part ends (and the source, if it is made now), a tenth to spare.
+  conv_need_kb=$(( (3 * (runs + 1) + conv_build) * conv_bytes * 11 / 10240 ))
+  conv_free_kb=$(df -Pk "$conv" | awk 'NR == 2 {print $4}')
+  [ "$conv_need_kb" -lt "$conv_free_kb" ] || conv_fail "the runs need about $((conv_need_kb / 1024)) MB in $conv, which has $((conv_free_kb / 1024)) MB free: a smaller N or fewer --runs, or --out elsewhere"
+  if [ "$conv_build" -eq 1 ]; then
+    # Kingfisher 7 takes an entry whose modification time (its expiry, 7 days after the store) is
+    # past as a miss: a source older than 6 days is made again.
+    echo "== conversion: making the source, $conversion entries in kingfisher7 (once; again when 6 days old)"
+    rm -rf "$conv_src"; mkdir -p "$conv_src"
+    /usr/bin/time -f '%e %U %S %M' -o "$conv/time" "$imgwarm" prefetch --offline --quiet --cache-format kingfisher7 \
+      --cache-dir "$conv_src/caches" --files-root "$corpus" "$conv/source.jsonl" >"$conv/stdout" 2>"$conv/stderr" \
+      || { tail -n 5 "$conv/stderr" >&2; conv_fail "making the source failed"; }
+    read -r e u s m < <(tail -n 1 "$conv/time")
+    printf '   made in %s s (CPU %.2f s, %d MB): prefetch --offline of %s JSON Lines "file" lines\n' \
+      "$e" "$(awk -v u="$u" -v s="$s" 'BEGIN {print u + s}')" $((m / 1024)) "$conversion"
+    touch "$conv_src/.done"
+  fi
+  # Every key a hit in the source (verify leaves its access times as they were), then its listing.
+  "$imgwarm" verify --cache-format kingfisher7 --cache-dir "$conv_src/caches" --quiet "$conv/list.txt" >"$conv/verify.txt" 2>&1 \
+    || { head -n 5 "$conv/verify.txt" >&2; conv_fail "the source misses keys (rm -rf $conv_src makes it again)"; }
+  # A folder's access time is left out: reading the folder for this listing moves it.
+  conv_listing() {
+    find "$conv_src/caches" \( -type d -printf '%P %y %T@ %C@\n' \) -o -printf '%P %y %s %T@ %A@ %C@\n' | LC_ALL=C sort
+  }
+  conv_listing > "$conv/source-before.txt"
+  curl -sf -o /dev/null "$(head -n 1 "$conv/list-http.txt")" || conv_fail "the server does not answer at http://$host:$port1"
+
+  conv_stat3() {  # min, median (of an even count: the middle two's mean) and max
+    sort -g | awk '{a[NR] = $1} END {
+      m = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+      printf "%s %s %s\n", a[1], m, a[NR] }'
+  }
+  declare -A conv_wall conv_cpu conv_rss
+  # conv_timed NAME COUNTED CMD...: one run after a sync; a failed run ends the script.
+  conv_timed() {
+    local name=$1 counted=$2 e u s m; shift 2
+    sync
+    /usr/bin/time -f '%e %U %S %M' -o "$conv/time" "$@" >"$conv/stdout" 2>"$conv/stderr" \
+      || { tail -n 5 "$conv/stderr" >&2; conv_fail "a run of '$name' failed: $*"; }
+    read -r e u s m < <(tail -n 1 "$conv/time")
+    last_wall=$e
+    [ "$counted" -eq 1 ] || return 0
+    conv_wall[$name]+="$e"$'\n'
+    conv_cpu[$name]+="$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.2f", u + s}')"$'\n'
+    conv_rss[$name]+="$m"$'\n'
+  }
+  # Three commands: A and C convert (C without --offline: every line is in the source, so it
+  # requests nothing either, and a request to the .invalid host would fail the run), B downloads.
+  declare -A conv_name conv_list conv_last conv_ratios
+  conv_name[a]="conversion, --offline"; conv_list[a]=$conv/list.txt
+  conv_name[c]="conversion, without --offline"; conv_list[c]=$conv/list.txt
+  conv_name[b]="download from loopback"; conv_list[b]=$conv/list-http.txt
+  conv_run() {  # conv_run SIDE ROUND: one timed run of A, B or C into a new caches root
+    local side=$1 r=$2 dest=$conv/runs/$2-$1 offline=()
+    mkdir -p "$dest"
+    if [ "$side" = b ]; then
+      conv_timed "${conv_name[b]}" $((r > 0)) "$imgwarm" prefetch --quiet --cache-format kingfisher \
+        --cache-dir "$dest" "${conv_list[b]}"
+    else
+      [ "$side" = c ] || offline=(--offline)
+      conv_timed "${conv_name[$side]}" $((r > 0)) "$imgwarm" prefetch "${offline[@]}" --quiet --from-cache "$conv_src/caches" \
+        --from-format kingfisher7 --cache-format kingfisher --cache-dir "$dest" "${conv_list[$side]}"
+    fi
+    conv_last[$side]=$last_wall
+  }
+  echo "== conversion: $conversion entries, kingfisher7 -> kingfisher; A: imgwarm prefetch --offline --from-cache; C: the same without --offline; B: download (HTTP/1.1, defaults); $runs rounds after a warm-up round"
+  for r in $(seq 0 "$runs"); do
+    order=(a c b); [ $((r % 2)) -eq 0 ] || order=(b c a)
+    for side in "${order[@]}"; do conv_run "$side" "$r"; done
+    printf '   round %d%s: A %s s, C %s s, B %s s\n' "$r" "$([ "$r" -gt 0 ] || echo ' (warm-up)')" \
+      "${conv_last[a]}" "${conv_last[c]}" "${conv_last[b]}"
+    [ "$r" -eq 0 ] && continue
+    for side in a c; do
+      conv_ratios[$side]+="$(awk -v a="${conv_last[$side]}" -v b="${conv_last[b]}" 'BEGIN {printf "%.3f", a / b}')"$'\n'
+    done
+  done
+  # The last round's caches: every key a hit; the source: as it was.
+  for side in a c b; do
+    if "$imgwarm" verify --cache-format kingfisher --cache-dir "$conv/runs/$runs-$side" "${conv_list[$side]}" >"$conv/verify.txt" 2>&1; then
+      echo "   verify, round $runs's ${conv_name[$side]}: $(tail -n 1 "$conv/verify.txt")"
+    else
+      echo "   verify, round $runs's ${conv_name[$side]}: MISSES KEYS:"; tail -n 5 "$conv/verify.txt" | sed 's/^/     /'
+    fi
+  done
+  conv_listing > "$conv/source-after.txt"
+  if cmp -s "$conv/source-before.txt" "$conv/source-after.txt"; then
+    echo "   the source after $((2 * (runs + 1))) conversions: unchanged ($(wc -l < "$conv/source-after.txt") names; sizes, modification, access and change times, the folders' access times aside)"
+  else
+    echo "   the source CHANGED ($(diff "$conv/source-before.txt" "$conv/source-after.txt" | grep -c '^[<>]') listing lines differ):"
+    diff "$conv/source-before.txt" "$conv/source-after.txt" | head -n 6 | sed 's/^/     /'
+  fi
+
+  conv_kb=$(awk -v b="$conv_bytes" -v n="$conversion" 'BEGIN {printf "%.1f", b / n / 1000}')
+  printf '\n### Seeding from another cache: %s entries of %s KB on average, kingfisher7 into kingfisher (%s rounds after a warm-up)\n\n' \
+    "$conversion" "$conv_kb" "$runs"
+  printf '| run | wall s, min | median | max | CPU s | peak RSS | entries/s |\n|---|---:|---:|---:|---:|---:|---:|\n'
+  for side in b a c; do
+    name=${conv_name[$side]}
+    read -r wmin wmed wmax < <(printf '%s' "${conv_wall[$name]}" | conv_stat3)
+    read -r _ cmed _ < <(printf '%s' "${conv_cpu[$name]}" | conv_stat3)
+    read -r _ rmed _ < <(printf '%s' "${conv_rss[$name]}" | conv_stat3)
+    printf '| %s | %.2f | **%.2f** | %.2f | %.2f | %.0f MB | %.0f |\n' "$name" "$wmin" "$wmed" "$wmax" "$cmed" \
+      "$(awk -v k="$rmed" 'BEGIN {print k / 1024}')" "$(awk -v n="$conversion" -v w="$wmed" 'BEGIN {print n / w}')"
+  done
+  for side in a c; do
+    read -r rmin rmed rmax < <(printf '%s' "${conv_ratios[$side]}" | conv_stat3)
+    printf '| %s ÷ download, round by round | %.2f× | **%.2f×** | %.2f× | | | |\n' "${conv_name[$side]}" "$rmin" "$rmed" "$rmax"
+  done
+  rm -rf "$conv/runs"
 fi
 
 [ "$quick" -eq 1 ] && { echo; echo "work folder: $work"; exit 0; }
@@ -429,7 +592,7 @@ fi
 seq 1 100000 | sed 's|^|https://cdn.example.com/images/photo-|; s|$|.jpg?w=640|' > "$work/keys.txt"
 prepare() { :; }
 measure path sh -c "'$imgwarm' path - < '$work/keys.txt' > /dev/null"
-printf '\nimgwarm path - on 100,000 keys: %s s (CPU %s s, %d MB)\n' "${wall[path]}" "${cpu[path]}" $(( ${rss[path]} / 1024 ))
+printf '\nimgwarm path - on 100,000 keys: %s s (CPU %s s, %d MB)\n' "${wall[path]}" "${cpu[path]}" $(( rss[path] / 1024 ))
 
 # ---- list reading -----------------------------------------------------------------------------
 # Reading a list on its own (issue 31): a dry run of 300,000 lines into a cache that does not
@@ -437,7 +600,7 @@ printf '\nimgwarm path - on 100,000 keys: %s s (CPU %s s, %d MB)\n' "${wall[path
 seq 1 300000 | sed 's|^|https://cdn.example.com/images/photo-|; s|$|.jpg?w=640|' > "$work/list300k.txt"
 measure "list reading" sh -c "'$imgwarm' prefetch --dry-run --quiet --disk-cache-path '$work/no-cache' '$work/list300k.txt' 2> /dev/null"
 printf 'imgwarm prefetch --dry-run of 300,000 lines, no cache: %s s (CPU %s s, %d MB)\n' \
-  "${wall[list reading]}" "${cpu[list reading]}" $(( ${rss[list reading]} / 1024 ))
+  "${wall[list reading]}" "${cpu[list reading]}" $(( rss["list reading"] / 1024 ))
 
 # ---- clean ------------------------------------------------------------------------------------
 if [ "$skip_clean" -eq 0 ]; then
