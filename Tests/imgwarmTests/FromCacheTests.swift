@@ -180,6 +180,22 @@ import Testing
         #expect(try s.outcomes(run) == ["no-body", "no-body", "copied"])
     }
 
+    /// `--offline` with a long list of plain URL lines (what a conversion's list is): every line
+    /// is `no-body`, each message naming its setting. Reading the setting's name once grew a
+    /// thunk a message, and the process overflowed its stack past some 110,000 lines.
+    @Test func aLongOfflineListOfPlainLines() throws {
+        let h = try PrefetchHarness()
+        let lines = (0..<150_000).map { "https://img.example.invalid/\($0).jpg" }
+        let list = try h.temp.write("long.txt", Data((lines.joined(separator: "\n") + "\n").utf8))
+        let run = try h.run(
+            ["prefetch", "--offline", "--dry-run", "--quiet", "--cache-dir", h.temp.path("c"), list], timeout: 300,
+            binary: true)
+        #expect(run.status == 1, "\(run.stderr.suffix(300))")
+        #expect(
+            run.stderr.contains("150000 more failed or invalid lines") || run.stderr.contains("more failed"),
+            "\(run.stderr.suffix(300))")
+    }
+
     /// A copy is no request: a URL the target's blacklist holds is copied all the same.
     @Test func aBlacklistedURLIsCopied() throws {
         let s = try Setup("sdwebimage")

@@ -29,6 +29,11 @@ final class LocalBodies {
     /// rename into the cache.
     static let memoryLimit = 256 << 10
 
+    /// The most bodies read and not yet handed to validation: a list of local bodies or copies
+    /// (`--from-cache`) is read as fast as it is validated, not all at once (100,000 copies held
+    /// 1.5 GB before this bound: `scripts/bench.sh --conversion`). The validation queue's length.
+    static let waitingLimit = 64
+
     init(
         maxBytes: Int, memoryLimit: Int, spillFolder: String, spillPrefix: String, recorded: HARBodies? = nil,
         shared: (any KeptBodyReading)? = nil

@@ -97,7 +97,7 @@ extension PrefetchJob {
         // A hit of a busy host is recorded at once; it takes no slot (`--refresh` revalidates
         // hits, so there every URL needs one).
         let refresh = configuration.refresh
-        while halts.lock == nil,
+        while halts.lock == nil, downloader.readsWaiting < LocalBodies.waitingLimit,
             let entry = scheduler.next(
                 now: now, validating: validating,
                 needsTransfer: { entry in

@@ -15,6 +15,9 @@ protocol TransferStarting: AnyObject {
 protocol TransferDriving: TransferStarting {
     /// The transfers started and not yet returned by `completions` or `abortAll`.
     var inFlight: Int { get }
+    /// Of those, the bodies read, not requested (`LocalBodies`), held in memory until the next
+    /// `completions`: the download loop starts no more past `LocalBodies.waitingLimit`.
+    var readsWaiting: Int { get }
     /// When transfers paused by `--limit-rate` may go on (monotonic seconds), if any wait.
     var resumeDue: Double? { get }
     /// Lets the transfers run as far as they can now.
@@ -55,3 +58,8 @@ protocol BodyValidating: AnyObject {
 extension Downloader: TransferDriving {}
 
 extension ValidationPool: BodyValidating {}
+
+extension TransferDriving {
+    /// A network alone reads no body: none waits.
+    var readsWaiting: Int { 0 }
+}

@@ -39,6 +39,7 @@ final class TransferRouter: TransferDriving {
     }
 
     var inFlight: Int { network.inFlight + local.inFlight }
+    var readsWaiting: Int { local.inFlight }
     var resumeDue: Double? { network.resumeDue }
     func perform() { network.perform() }
     func completions() -> [Downloader.Finished] { local.completions() + network.completions() }

@@ -47,15 +47,24 @@ public enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
     /// (a command run in-process), else the installed one, else the configuration's name.
     public var description: String {
         if let names = ProcessContext.current?.settingNames { return names(rawValue) }
-        return installedSettingNames.withLock { $0 }?(self) ?? rawValue
+        return installedSettingNames.withLock { $0 }?.names(self) ?? rawValue
     }
 
     /// Makes every message name settings with `names` (a command-line program's flags), for
     /// the rest of the process. Call once, before any job runs; a command run in-process names
     /// them through its `ProcessContext.settingNames` instead, leaving the process's alone.
     public static func useNames(_ names: @escaping @Sendable (Setting) -> String) {
-        installedSettingNames.withLock { $0 = names }
+        installedSettingNames.withLock { $0 = SettingNames(names: names) }
     }
 }
 
-private let installedSettingNames = Mutex<(@Sendable (Setting) -> String)?>(nil)
+/// The installed names, boxed: a closure taken out of the `Mutex` as a value came back wrapped
+/// in one more reabstraction thunk at each reading, so the n-th message called through n thunks
+/// (quadratic, and a stack overflow past some 100,000 messages: an `--offline` list of plain
+/// URL lines, each line's `no-body` message naming the setting). A class reference is read as is.
+private final class SettingNames: Sendable {
+    let names: @Sendable (Setting) -> String
+    init(names: @escaping @Sendable (Setting) -> String) { self.names = names }
+}
+
+private let installedSettingNames = Mutex<SettingNames?>(nil)
