@@ -250,7 +250,7 @@ final class ValidationPool: @unchecked Sendable {
             job.fileName = index.storeName(for: job.fileName, response: response)
         }
         let name = job.fileName
-        if let shared, job.entry.sharedFile != nil, link(job, name: name, response: response, locked: locked) {
+        if job.entry.sharedFile != nil, link(job, name: name, response: response, locked: locked) {
             if let spillName = job.spillName { store.discard(temporaryName: spillName) }
             return Validated(job: job, result: result)
         }
